@@ -1,0 +1,71 @@
+"""compilescope: what torch.compile did to your program, whether it paid off, what to change.
+
+    import compilescope
+
+    with compilescope.record() as session:     # any code that calls torch.compile'd things
+        model(x)
+    print(session)
+
+    session = compilescope.explain(model, x)    # compile one call and explain it
+    session = compilescope.load("run.json")     # a saved session, or a TORCH_TRACE log
+
+Importing compilescope does not import torch; capture() and explain() do, when called.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ContextManager
+
+from compilescope.session.model import Session
+
+__version__ = "0.1.0"
+__all__ = ["Session", "capture", "explain", "load", "load_all", "__version__"]
+
+
+
+def capture(trace_path: str | Path | None = None) -> ContextManager[Session]:
+    """Record what torch.compile does inside a `with` block (see compilescope.record.capture)."""
+    from compilescope.record import capture as record_capture
+
+    return record_capture(trace_path)
+
+
+def explain(fn: Any, *args: Any, **kwargs: Any) -> Session:
+    """Compile `fn` once with the given arguments and return what torch.compile did
+    (see compilescope.record.explain for the options: backend, mode, dynamic, fullgraph)."""
+    from compilescope.record import explain as record_explain
+
+    return record_explain(fn, *args, **kwargs)
+
+
+def load_all(path: str | Path) -> list[Session]:
+    """Every session at `path`: a saved session (.json), a trace file, or a TORCH_TRACE folder
+    (one session per rank's log)."""
+    target = Path(path)
+    if not target.exists():
+        raise FileNotFoundError(f"{path}: no such file or folder")
+    if target.is_file() and _looks_like_json(target):
+        from compilescope.session.jsonio import loads
+
+        return [loads(target.read_text(encoding="utf-8"))]
+    from compilescope.session.build import load_trace
+
+    sessions = load_trace(target)
+    for session in sessions:
+        if session.program is None:
+            from compilescope.session.model import Program
+
+            session.program = Program(kind="trace", target=str(session.trace_files[0] if session.trace_files else path))
+    return sessions
+
+
+def load(path: str | Path) -> Session:
+    """The session at `path` (for a folder of several ranks' traces, the first; see load_all)."""
+    return load_all(path)[0]
+
+
+def _looks_like_json(path: Path) -> bool:
+    with open(path, "rb") as handle:
+        start = handle.read(64).lstrip()
+    return start.startswith(b"{")

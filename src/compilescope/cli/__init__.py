@@ -1,0 +1,46 @@
+"""The `compilescope` command: one module per subcommand, each a class whose docstring is its help."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from compilescope import __version__
+from compilescope.cli.doctor import DoctorCommand
+from compilescope.cli.errors import CommandError
+from compilescope.cli.report import ReportCommand
+from compilescope.cli.run import RunCommand
+
+COMMANDS = {"run": RunCommand, "report": ReportCommand, "doctor": DoctorCommand}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="compilescope",
+        description="See what torch.compile did to your program, whether it paid off, and what to change.",
+    )
+    parser.add_argument("--version", action="version", version=f"compilescope {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, command in COMMANDS.items():
+        doc = (command.__doc__ or "").strip()
+        sub = subparsers.add_parser(
+            name,
+            help=doc.splitlines()[0] if doc else None,
+            description=doc,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        command.prepare_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return COMMANDS[args.command]().run(args)
+    except CommandError as error:
+        print(f"compilescope {args.command}: {error}", file=sys.stderr)
+        return error.exit_code

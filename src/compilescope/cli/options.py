@@ -1,0 +1,37 @@
+"""Options shared by the commands that print a session (run, report)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, TextIO
+
+from compilescope.cli.errors import CommandError
+from compilescope.render.console import DETAILS
+from compilescope.session.model import Session
+
+
+def add_view_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--show",
+        metavar="WHAT",
+        default="",
+        help=f"details to print for each compile, comma-separated: {', '.join(DETAILS)}, or all",
+    )
+    parser.add_argument("--frame", metavar="NAME", help="only the compiled function with this name")
+    parser.add_argument("--all", dest="all_frames", action="store_true", help="list every compiled function (default: the first 25)")
+
+
+def view_options(args: argparse.Namespace) -> dict[str, Any]:
+    show = [item.strip() for item in (args.show or "").split(",") if item.strip()]
+    unknown = [item for item in show if item not in DETAILS and item != "all"]
+    if unknown:
+        raise CommandError(f"--show: unknown detail {', '.join(unknown)}; choose from {', '.join(DETAILS)}, all")
+    return {"show": show, "frame_filter": args.frame, "max_frames": 10**9 if args.all_frames else 25}
+
+
+def print_session(session: Session, options: dict[str, Any], stream: TextIO) -> None:
+    from rich.console import Console
+
+    from compilescope.render.console import show
+
+    show(session, console=Console(file=stream, highlight=False), **options)

@@ -1,0 +1,163 @@
+"""compilescope run: run a program unchanged and explain what torch.compile did in it."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import runpy
+import sys
+import time
+import traceback
+from pathlib import Path
+from types import TracebackType
+
+from compilescope.cli.errors import CommandError
+from compilescope.cli.options import add_view_options, print_session, view_options
+from compilescope.session.model import Program
+
+
+class RunCommand:
+    """Run a Python program exactly as `python` would, then explain what torch.compile did.
+
+    compilescope run train.py --epochs 1
+    compilescope run -m mypackage.train --epochs 1
+
+    The program's output, exit status and exceptions pass through unchanged; the explanation
+    goes to stderr afterwards. The session is saved as compilescope-<name>.json and torch's raw
+    structured trace as compilescope-<name>.log (readable by `compilescope report` and tlparse),
+    also when the program crashes.
+    """
+
+    @staticmethod
+    def prepare_parser(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("-m", dest="module", action="store_true", help="run a library module as a script, like python -m")
+        parser.add_argument("--json", metavar="PATH", help="where to save the session (default: compilescope-<name>.json)")
+        parser.add_argument("--trace", metavar="PATH", help="where to save torch's raw trace (default: compilescope-<name>.log)")
+        parser.add_argument("--no-save", action="store_true", help="save nothing; only print the explanation")
+        add_view_options(parser)
+        parser.add_argument("target", metavar="script.py | module", help="the program to run")
+        parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the program")
+
+    def run(self, args: argparse.Namespace) -> int:
+        if args.module:
+            spec = _find_module(args.target)
+            name = args.target.rsplit(".", 1)[-1]
+            kind, target = "module", args.target
+            argv0 = spec.origin or args.target
+        else:
+            script = Path(args.target)
+            if not script.exists():
+                raise CommandError(f"no such script: {args.target}")
+            if script.is_dir():
+                raise CommandError(f"{args.target} is a folder; give a .py file, or -m for a package")
+            name, kind, target, argv0 = script.stem, "script", args.target, args.target
+
+        json_path = Path(args.json or f"compilescope-{name}.json")
+        trace_path = Path(args.trace or (f"compilescope-{name}.log" if not args.no_save else _temporary_trace()))
+        for path in (json_path, trace_path):
+            if not args.no_save and not path.parent.exists():
+                raise CommandError(f"cannot write {path}: folder {path.parent} does not exist")
+
+        from compilescope.record import Capture
+
+        saved_argv, saved_path0 = sys.argv[:], (sys.path[0] if sys.path else None)
+        sys.argv = [argv0, *args.args]
+        path0 = os.getcwd() if args.module else str(Path(args.target).resolve().parent)
+        if sys.path:
+            sys.path[0] = path0
+        else:
+            sys.path.insert(0, path0)
+        recorder = Capture(trace_path, wait_for_torch=True)
+        started = time.perf_counter()
+        exit_status, exception = 0, None
+        try:
+            if args.module:
+                runpy.run_module(args.target, run_name="__main__", alter_sys=True)
+            else:
+                runpy.run_path(args.target, run_name="__main__")
+        except SystemExit as stop:
+            exit_status = _exit_status(stop)
+        except BaseException as error:  # the program's own error: report it as Python would
+            _print_program_traceback(error)
+            exit_status = 130 if isinstance(error, KeyboardInterrupt) else 1
+            exception = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}".rstrip(": ")
+        finally:
+            sys.argv = saved_argv
+            if saved_path0 is not None and sys.path:
+                sys.path[0] = saved_path0
+        wall = time.perf_counter() - started
+        _flush_streams()
+
+        program = Program(kind=kind, target=target, argv=list(args.args), exit_status=exit_status, exception=exception, wall_time_s=wall)
+        recorder.record_program(program)
+        session = recorder.build()
+        session.program = program
+        if args.no_save:
+            session.trace_files = []
+            trace_path.unlink(missing_ok=True)
+        else:
+            session.save(str(json_path))
+        print_session(session, view_options(args), stream=sys.stderr)
+        if not args.no_save:
+            print(
+                f"\nSaved the session to {json_path} and torch's trace to {trace_path}.\n"
+                f"See every detail: compilescope report {json_path} --show all",
+                file=sys.stderr,
+            )
+        return exit_status
+
+
+def _find_module(name: str):
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError) as error:
+        raise CommandError(f"no module named {name!r} ({error})") from None
+    if spec is None:
+        raise CommandError(f"no module named {name!r}")
+    if spec.submodule_search_locations is not None:
+        main = importlib.util.find_spec(f"{name}.__main__")
+        if main is None:
+            raise CommandError(f"{name!r} is a package and has no __main__ module; it cannot be run with -m")
+        return main
+    return spec
+
+
+def _temporary_trace() -> str:
+    import tempfile
+
+    handle, name = tempfile.mkstemp(prefix="compilescope-", suffix=".log")
+    os.close(handle)
+    return name
+
+
+def _exit_status(stop: SystemExit) -> int:
+    """The status Python itself would exit with for this SystemExit."""
+    code = stop.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _print_program_traceback(error: BaseException) -> None:
+    # Show the traceback Python would show: from the program's own frames, not ours or runpy's.
+    tb: TracebackType | None = error.__traceback__
+    package = str(Path(__file__).resolve().parent.parent)
+
+    def is_ours(filename: str) -> bool:
+        return filename in (runpy.__file__, "<frozen runpy>") or os.path.abspath(filename).startswith(package)
+
+    while tb is not None and tb.tb_next is not None and is_ours(tb.tb_frame.f_code.co_filename):
+        tb = tb.tb_next
+    traceback.print_exception(type(error), error, tb, file=sys.stderr)
+
+
+def _flush_streams() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass

@@ -1,0 +1,212 @@
+"""Findings: what matters in a Session, most important first, each with what to change.
+
+Plain Python over the Session (no torch). A finding names the compile it came from, so every
+statement can be traced back to the trace records behind it; advice is only given where the
+facts support it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from compilescope.session.model import Compile, Frame, Session
+
+PROBLEM, WARNING, INFO = "problem", "warning", "info"
+_ORDER = {PROBLEM: 0, WARNING: 1, INFO: 2}
+
+
+@dataclass
+class Finding:
+    level: str  # problem, warning, info
+    title: str
+    detail: str = ""
+    advice: str = ""
+    compile_ids: tuple[str, ...] = ()
+    where: str | None = None  # "file:line" in the user's code
+
+
+def findings(session: Session) -> list[Finding]:
+    found: list[Finding] = []
+    if not session.compiles:
+        found.append(_nothing_compiled(session))
+    for frame in session.frames:
+        found.extend(_failures(frame))
+        found.extend(_graph_breaks(frame))
+        found.extend(_recompiles(frame))
+    found.extend(_compile_time(session))
+    if session.skipped:
+        found.append(
+            Finding(
+                WARNING,
+                f"{len(session.skipped)} part(s) of the trace could not be read",
+                detail="; ".join(session.skipped[:3]) + (" …" if len(session.skipped) > 3 else ""),
+                advice="What could be read is explained; the rest is listed under 'skipped'.",
+            )
+        )
+    found.sort(key=lambda f: _ORDER[f.level])
+    return found
+
+
+def _nothing_compiled(session: Session) -> Finding:
+    if session.program and session.program.exception and session.program.kind != "trace":
+        detail = f"The program stopped with {session.program.exception} before anything was compiled."
+    else:
+        detail = "torch.compile compiled nothing while this ran."
+    return Finding(
+        INFO,
+        "Nothing was compiled",
+        detail=detail,
+        advice=(
+            "torch.compile(model) only wraps: compiling happens on the first call of the "
+            "wrapped model or function. Check that the compiled object (not the original) is "
+            "the one called, and that it is called at all."
+        ),
+    )
+
+
+def _where(filename: str | None, lineno: int | None) -> str | None:
+    if filename is None:
+        return None
+    return f"{filename}:{lineno}" if lineno is not None else filename
+
+
+def _failures(frame: Frame) -> list[Finding]:
+    out = []
+    for c in frame.compiles:
+        if c.status != "failed":
+            continue
+        advice = "Without fullgraph=True, Dynamo would break the graph here and run this part in Python."
+        if c.failure and ("recompile_limit" in c.failure or "cache_size_limit" in c.failure):
+            advice = (
+                "Dynamo gave up recompiling this function and runs it without compiling. "
+                "See the recompile reasons above: usually a changing shape or Python value."
+            )
+        out.append(
+            Finding(
+                PROBLEM,
+                f"Compiling {frame.name} failed ({c.compile_id})",
+                detail=c.failure or "",
+                advice=advice if "UserError" in (c.failure or "") or "limit" in (c.failure or "") else "",
+                compile_ids=(c.compile_id,),
+                where=_where(c.failure_filename, c.failure_lineno),
+            )
+        )
+    return out
+
+
+# Advice for common break reasons, beyond torch's own hint.
+_BREAK_ADVICE = [
+    (re.compile(r"Tensor\.item\(\)|item\(\)", re.I),
+     "Python needs a real value here, so the graph is cut. Keep the decision in the graph "
+     "(torch.where(cond, a, b) instead of `if`), or set "
+     "torch._dynamo.config.capture_scalar_outputs = True."),
+    (re.compile(r"print|builtin", re.I), "Move printing and logging out of the compiled function."),
+    (re.compile(r"data-dependent|Data-dependent", re.I),
+     "Control flow that depends on a tensor's values cannot be traced; torch.where or torch.cond keep it in the graph."),
+    (re.compile(r"numpy|tolist", re.I), "Converting to Python or NumPy values leaves the graph; stay in torch ops."),
+]
+
+
+def _graph_breaks(frame: Frame) -> list[Finding]:
+    out = []
+    counts: Counter[tuple] = Counter()
+    first: dict[tuple, tuple[Compile, object]] = {}
+    for c in frame.compiles:
+        for brk in c.graph_breaks:
+            key = (brk.reason, brk.filename, brk.lineno)
+            counts[key] += 1
+            first.setdefault(key, (c, brk))
+    for key, count in counts.items():
+        c, brk = first[key]
+        advice = next((text for pattern, text in _BREAK_ADVICE if pattern.search(brk.reason)), "")
+        if brk.hint:
+            advice = (advice + "\n" if advice else "") + f"torch's hint: {brk.hint}"
+        where = _where(brk.filename, brk.lineno)
+        title = f"Graph break in {brk.function or frame.name}"
+        if where:
+            title += f" at {_short(where)}"
+        detail = brk.reason
+        if brk.code:
+            detail += f"\n    {brk.code}"
+        if brk.resume_function:
+            detail += f"\nThe code after it runs as {brk.resume_function}, compiled separately."
+        if count > 1:
+            detail += f"\nSeen in {count} compiles."
+        out.append(Finding(WARNING, title, detail=detail, advice=advice, compile_ids=(c.compile_id,), where=where))
+    return out
+
+
+def _recompiles(frame: Frame) -> list[Finding]:
+    versions = [c for c in frame.compiles if c.recompile_reason]
+    if not versions:
+        return []
+    out = []
+    for c in versions:
+        guard = c.failed_guards[0] if c.failed_guards else None
+        text = guard.text if guard else "; ".join(c.recompile_reason or [])
+        advice = ""
+        if guard and guard.what and "size mismatch" in guard.what:
+            dim = re.search(r"index (\d+)", guard.what)
+            became_dynamic = any(d.kind in ("automatic dynamic", "symbol") for d in c.dynamic)
+            advice = (
+                f"The size of {guard.subject or 'an input'} changed"
+                + (f" in dimension {dim.group(1)}" if dim else "")
+                + f" ({guard.expected} → {guard.actual})."
+            )
+            if became_dynamic:
+                advice += (
+                    " torch made that dimension dynamic in this version, so further sizes reuse "
+                    "it; to skip the first recompile, mark it up front: "
+                    f"torch._dynamo.mark_dynamic({guard.subject or 'x'}, {dim.group(1) if dim else 0})."
+                )
+            else:
+                advice += " If it keeps changing, compile with dynamic=True or use torch._dynamo.mark_dynamic."
+        elif "grad_mode" in text:
+            advice = "Gradient mode changed (torch.no_grad vs training): each mode gets its own compiled version. This is expected when a model is used for both."
+        out.append(
+            Finding(
+                WARNING if len(versions) < 4 else PROBLEM,
+                f"{frame.name} compiled again ({c.compile_id})",
+                detail=f"Guard failed: {text}",
+                advice=advice,
+                compile_ids=(c.compile_id,),
+                where=_where(frame.filename, frame.lineno),
+            )
+        )
+    return out
+
+
+def _compile_time(session: Session) -> list[Finding]:
+    total = session.total_compile_time_s
+    if not total:
+        return []
+    stages: Counter[str] = Counter()
+    for c in session.compiles:
+        t = c.time
+        for label, value in (
+            ("Dynamo (tracing Python)", t.dynamo_s),
+            ("AOT Autograd", t.aot_autograd_s),
+            ("Inductor (lowering)", t.inductor_s),
+            ("code generation and C++/Triton compile", t.codegen_s),
+            ("loading compiled graphs from the cache", t.from_cache_s),
+        ):
+            if value:
+                stages[label] += value
+    detail = ", ".join(f"{label} {value:.2f} s" for label, value in stages.most_common())
+    hits = sum((c.cache.fx_graph_hits or 0) for c in session.compiles)
+    misses = sum((c.cache.fx_graph_misses or 0) for c in session.compiles)
+    advice = ""
+    if misses and not hits:
+        advice = "Every Inductor graph was compiled from scratch (FX graph cache misses); a second run of the same program reuses the on-disk cache and compiles much faster."
+    elif hits:
+        advice = f"The FX graph cache served {hits} of {hits + misses} Inductor graphs from disk"
+        saved = sum(c.time.cache_saved_s or 0 for c in session.compiles)
+        advice += f"; torch estimates that saved {saved:.1f} s of compiling." if saved else "."
+    return [Finding(INFO, f"Compiling took {total:.2f} s in all", detail=detail, advice=advice)]
+
+
+def _short(where: str) -> str:
+    parts = where.split("/")
+    return "/".join(parts[-2:]) if len(parts) > 2 else where

@@ -1,0 +1,190 @@
+"""Capture: the only part of compilescope that runs inside the user's process and uses torch.
+
+    with compilescope.record() as session:
+        model(x)
+    session.show()
+
+It attaches a handler to torch's structured-trace logger for the duration of the block,
+writes what torch reports to a trace file, and at the end builds the Session from that file.
+It changes no torch config and replaces no code: the program computes what it computes
+without us.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from compilescope.record import import_hook
+from compilescope.record.writer import TraceFileWriter
+from compilescope.session.build import ENVIRONMENT_RECORD, PROGRAM_RECORD, build_session
+from compilescope.session.model import Program, Session
+from compilescope.trace.reader import read_trace
+
+
+def environment(final: bool = False) -> dict[str, Any]:
+    """What we can say about this process's setup without changing it: no torch import if the
+    program has none, no CUDA start if the program has not started it."""
+    facts: dict[str, Any] = {"python": platform.python_version(), "platform": platform.platform(terse=True)}
+    torch = sys.modules.get("torch")
+    if torch is None or not hasattr(torch, "__version__"):
+        return facts
+
+    from compilescope.record import torch_adapter
+
+    facts.update(
+        torch=str(torch.__version__),
+        threads=torch.get_num_threads(),
+        compiler=torch_adapter.inductor_cxx(),
+        cuda=getattr(torch.version, "cuda", None),
+    )
+    device = f"cpu ({_cpu_name()})"
+    # Asking for the GPU's name would start CUDA in a program that may not use it (and break a
+    # later fork), so only name it once the program itself has started CUDA.
+    if final and torch.cuda.is_available() and torch.cuda.is_initialized():
+        device = f"cuda: {torch.cuda.get_device_name()}"
+    facts["device"] = device
+    triton = sys.modules.get("triton")
+    if triton is not None:
+        facts["triton"] = getattr(triton, "__version__", None)
+    return facts
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return f"{line.split(':', 1)[1].strip()}, {os.cpu_count()} cores"
+    except OSError:
+        pass
+    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+
+
+class Capture:
+    """An attached trace writer; `finish()` detaches it and builds the Session."""
+
+    def __init__(self, trace_path: str | Path | None = None, wait_for_torch: bool = False) -> None:
+        self._temporary = trace_path is None
+        if trace_path is None:
+            handle, name = tempfile.mkstemp(prefix="compilescope-", suffix=".log")
+            os.close(handle)
+            trace_path = name
+        self.trace_path = Path(trace_path)
+        self.writer = TraceFileWriter(self.trace_path)
+        self.started = time.perf_counter()
+        self._logger: logging.Logger | None = None
+        self._old_level: int | None = None
+        self._finder = None
+        if wait_for_torch:
+            self._finder = import_hook.when_torch_imported(self._attach)
+        else:
+            import torch  # noqa: F401  (torch sets up its trace logger when imported)
+
+            self._attach()
+
+    def _attach(self) -> None:
+        from compilescope.record import torch_adapter
+
+        logger = torch_adapter.trace_logger()
+        # torch keeps this logger at DEBUG and emits only while it has a handler; keep it so.
+        if logger.level != logging.DEBUG:
+            self._old_level = logger.level
+            logger.setLevel(logging.DEBUG)
+        strings = torch_adapter.interned_strings()
+        if isinstance(strings, dict):
+            # torch writes each file name once per process; repeat the earlier ones for us.
+            for text, index in sorted(strings.items(), key=lambda item: item[1]):
+                self.writer.write_record("str", [text, index])
+        self.writer.write_record(ENVIRONMENT_RECORD, environment())
+        logger.addHandler(self.writer)
+        self._logger = logger
+
+    def record_program(self, program: Program) -> None:
+        self.writer.write_record(PROGRAM_RECORD, dataclasses.asdict(program))
+
+    def detach(self) -> None:
+        if self._finder is not None:
+            import_hook.remove(self._finder)
+            self._finder = None
+        if self._logger is None and not self.writer.closed:
+            self.writer.write_record(ENVIRONMENT_RECORD, environment(final=True))
+            self.writer.close()
+        if self._logger is not None:
+            self._logger.removeHandler(self.writer)
+            if self._old_level is not None:
+                self._logger.setLevel(self._old_level)
+            self._logger = None
+            try:
+                self.writer.write_record(ENVIRONMENT_RECORD, environment(final=True))
+            except Exception:
+                pass
+            self.writer.close()
+
+    def build(self) -> Session:
+        self.detach()
+        session = build_session(read_trace(self.trace_path))
+        if self._temporary:
+            session.trace_files = []
+            with contextlib.suppress(OSError):
+                self.trace_path.unlink()
+        return session
+
+
+@contextlib.contextmanager
+def capture(trace_path: str | Path | None = None) -> Iterator[Session]:
+    """Record what torch.compile does inside the block; the yielded Session is filled in when
+    the block ends (also when it raises)."""
+    session = Session()
+    recorder = Capture(trace_path)
+    try:
+        yield session
+    finally:
+        built = recorder.build()
+        for item in dataclasses.fields(Session):
+            setattr(session, item.name, getattr(built, item.name))
+        if session.program is None:
+            session.program = Program(kind="capture", target="capture()", wall_time_s=time.perf_counter() - recorder.started)
+
+
+def explain(
+    fn: Callable[..., Any],
+    *args: Any,
+    backend: str | Callable[..., Any] = "inductor",
+    mode: str | None = None,
+    dynamic: bool | None = None,
+    fullgraph: bool = False,
+    options: dict[str, Any] | None = None,
+    **kwargs: Any,
+) -> Session:
+    """Compile `fn` (a function or nn.Module) with torch.compile, call it once with the given
+    arguments, and return what torch.compile did. An error in the call is recorded in the
+    session (`session.program.exception`) rather than raised, since it is often what the user
+    wants explained (a fullgraph=True failure, say)."""
+    import torch
+
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    started = time.perf_counter()
+    exception: str | None = None
+    with capture() as session:
+        compiled = torch.compile(fn, backend=backend, mode=mode, dynamic=dynamic, fullgraph=fullgraph, options=options)
+        try:
+            compiled(*args, **kwargs)
+        except Exception as error:  # explained, not raised: see the docstring
+            exception = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+    session.program = Program(
+        kind="function",
+        target=name,
+        exit_status=None,
+        exception=exception,
+        wall_time_s=time.perf_counter() - started,
+    )
+    return session

@@ -1,0 +1,58 @@
+"""Every private torch detail capture relies on, each guarded.
+
+A newer torch that moved one of these degrades to "not available in torch X" (a note in the
+session), never to a crash in the user's program.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from typing import Any
+
+# torch's structured trace is emitted on this logger (torch/_logging/_internal.py: trace_log);
+# TORCH_TRACE and tlparse read the same records.
+TRACE_LOGGER = "torch.__trace"
+
+
+def torch_version() -> str:
+    import torch
+
+    return str(torch.__version__)
+
+
+def not_available(what: str) -> str:
+    return f"{what}: not available in torch {torch_version()}"
+
+
+def trace_logger() -> logging.Logger:
+    return logging.getLogger(TRACE_LOGGER)
+
+
+def interned_strings() -> dict[str, int] | str:
+    """The file names torch already interned in this process (it writes each one only once,
+    so a capture started late must repeat them), or a note saying why not."""
+    try:
+        from torch._logging import structured
+
+        table = structured.INTERN_TABLE
+        if isinstance(table, dict):
+            return dict(table)
+    except Exception:
+        pass
+    return not_available("file names interned before capture")
+
+
+def inductor_cxx() -> str | None:
+    """The C++ compiler Inductor will call, as it would find it."""
+    try:
+        from torch._inductor import config
+
+        configured = config.cpp.cxx
+        names = [c for c in configured if c] if isinstance(configured, tuple) else [configured]
+        for name in names:
+            if isinstance(name, str) and shutil.which(name):
+                return name
+        return names[0] if names else None
+    except Exception:
+        return None

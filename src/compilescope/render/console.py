@@ -1,0 +1,277 @@
+"""The terminal explanation (rich).
+
+Most important first: what ran, the totals, the findings with advice, then one block per
+compiled function. Details (guards, graphs, AOT graphs, kernels and their code, dynamic shapes,
+compile time by stage) are shown on request, so a large program stays readable.
+
+Every string from the user's program goes into rich `Text` objects, never into markup, so a
+name like "[bold]" or "<script>" shows literally.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from typing import Iterable
+
+from rich.console import Console, Group
+from rich.syntax import Syntax
+from rich.text import Text
+
+from compilescope.explain import INFO, PROBLEM, WARNING, Finding, findings
+from compilescope.session.model import Compile, Frame, Session
+
+DETAILS = ("graph", "guards", "dynamic", "aot", "kernels", "code", "time")
+_STATUS_STYLE = {
+    "ok": "green",
+    "graph break": "yellow",
+    "failed": "bold red",
+    "empty graph": "dim",
+    "skipped": "dim",
+    "unknown": "magenta",
+}
+_LEVEL = {PROBLEM: ("✖", "bold red"), WARNING: ("▲", "yellow"), INFO: ("●", "cyan")}
+
+
+def _unknown(value: object, suffix: str = "") -> str:
+    return "unknown" if value is None else f"{value}{suffix}"
+
+
+def _seconds(value: float | None) -> str:
+    return "unknown" if value is None else f"{value:.2f} s"
+
+
+def _short_path(path: str | None) -> str:
+    if not path:
+        return "unknown file"
+    try:
+        relative = os.path.relpath(path)
+        return relative if not relative.startswith("..") else path
+    except ValueError:
+        return path
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    return f"{count} {word if count == 1 else (words or word + 's')}"
+
+
+def _limited(items: list[str], limit: int) -> str:
+    if len(items) <= limit:
+        return ", ".join(items)
+    return ", ".join(items[:limit]) + f", … {len(items) - limit} more"
+
+
+def renderables(
+    session: Session,
+    show: Iterable[str] = (),
+    frame_filter: str | None = None,
+    max_frames: int = 25,
+) -> list:
+    show = set(DETAILS) if "all" in show else set(show)
+    out: list = [_header(session), _summary(session), Text("")]
+    found = findings(session)
+    if found:
+        out.append(Text("What to look at", style="bold underline"))
+        for finding in found:
+            out.append(_finding(finding))
+        out.append(Text(""))
+    frames = [f for f in session.frames if frame_filter is None or f.name == frame_filter]
+    if frame_filter is not None and not frames:
+        out.append(Text(f"No compiled function is named {frame_filter!r}.", style="red"))
+    if frames:
+        out.append(Text("Compiled functions", style="bold underline"))
+        for frame in frames[:max_frames]:
+            out.extend(_frame(frame, show))
+        if len(frames) > max_frames:
+            out.append(Text(f"… {len(frames) - max_frames} more functions (--all to list them all, --frame NAME for one)", style="dim"))
+    if session.skipped:
+        out.append(Text(""))
+        out.append(Text(f"Skipped while reading ({len(session.skipped)}):", style="yellow"))
+        for item in session.skipped[:10]:
+            out.append(Text(f"  {item}", style="yellow"))
+        if len(session.skipped) > 10:
+            out.append(Text(f"  … {len(session.skipped) - 10} more", style="yellow"))
+    return out
+
+
+def _header(session: Session) -> Text:
+    text = Text("compilescope", style="bold")
+    program = session.program
+    if program is not None:
+        text.append(f" · {program.kind} ")
+        text.append(program.target, style="bold")
+        if program.exit_status is not None:
+            text.append(f" · exit status {program.exit_status}")
+        if program.exception:
+            text.append(" · raised ")
+            text.append(program.exception, style="red")
+        if program.wall_time_s is not None:
+            text.append(f" · ran {program.wall_time_s:.1f} s")
+    if session.rank is not None:
+        text.append(f" · rank {session.rank}")
+    env = session.environment
+    text.append("\n")
+    parts = [
+        f"Python {_unknown(env.python)}",
+        f"torch {_unknown(env.torch)}",
+        f"device {_unknown(env.device)}",
+    ]
+    if env.threads is not None:
+        parts.append(f"{env.threads} threads")
+    parts.append(f"C++ compiler {_unknown(env.compiler)}")
+    text.append(" · ".join(parts), style="dim")
+    return text
+
+
+def _summary(session: Session) -> Text:
+    compiles = session.compiles
+    recompiles = len(session.recompiles)
+    failed = sum(1 for c in compiles if c.status == "failed")
+    text = Text("\n")
+    text.append(f"{plural(len(session.frames), 'function')} compiled · {plural(len(compiles), 'compile')}")
+    if recompiles:
+        text.append(f" ({plural(recompiles, 'recompile')})", style="yellow")
+    if failed:
+        text.append(f" · {failed} failed", style="red")
+    text.append(f" · {plural(session.graph_count, 'graph')} · ")
+    breaks = len(session.graph_breaks)
+    text.append(plural(breaks, "graph break"), style="yellow" if breaks else "")
+    text.append(f" · {plural(len(session.kernels), 'kernel')} · compile time {_seconds(session.total_compile_time_s)}")
+    return text
+
+
+def _finding(finding: Finding) -> Text:
+    mark, style = _LEVEL[finding.level]
+    text = Text(f" {mark} ", style=style)
+    text.append(finding.title, style="bold")
+    if finding.detail:
+        for line in finding.detail.splitlines():
+            text.append(f"\n     {line}")
+    if finding.advice:
+        for index, line in enumerate(finding.advice.splitlines()):
+            text.append("\n   → " if index == 0 else "\n     ", style="green")
+            text.append(line, style="green")
+    return text
+
+
+def _frame(frame: Frame, show: set[str]) -> list:
+    out: list = []
+    title = Text("\n")
+    title.append(frame.name, style="bold")
+    title.append(f"  {_short_path(frame.filename)}:{_unknown(frame.lineno)}", style="dim")
+    if frame.resumes:
+        title.append(f"  (continues {frame.resumes} after a graph break)", style="dim")
+    out.append(title)
+    for c in frame.compiles:
+        out.extend(_compile(c, show))
+    return out
+
+
+def _compile(c: Compile, show: set[str]) -> list:
+    out: list = []
+    line = Text("  ")
+    line.append(f"{c.compile_id:6}", style="bold")
+    line.append(f" {c.status:11}", style=_STATUS_STYLE.get(c.status, ""))
+    ops = [op for g in c.graphs for op in g.ops]
+    if c.graphs:
+        line.append(f" {plural(len(ops), 'op')}: {_limited(ops, 8)}")
+    line.append(f" · {plural(len(c.kernels), 'kernel')}" if c.kernels else "")
+    line.append(f" · {_seconds(c.compile_time_s)}", style="dim")
+    out.append(line)
+    if c.recompile_reason:
+        reason = Text("         why compiled again: ", style="yellow")
+        reason.append("; ".join(c.recompile_reason))
+        out.append(reason)
+    if c.failure:
+        failure = Text("         ", style="red")
+        failure.append(c.failure, style="red")
+        out.append(failure)
+    for brk in c.graph_breaks:
+        text = Text("         graph break: ", style="yellow")
+        text.append(brk.reason)
+        if brk.filename:
+            text.append(f"\n           at {_short_path(brk.filename)}:{_unknown(brk.lineno)}", style="dim")
+            if brk.code:
+                text.append(f": {brk.code}")
+        out.append(text)
+    if c.kernels and "kernels" not in show:
+        out.append(Text("         kernels: " + _limited([k.name for k in c.kernels], 6), style="dim"))
+
+    if "graph" in show:
+        for graph in c.graphs:
+            out.append(Text("         graph:", style="bold"))
+            for node in graph.nodes:
+                row = Text(f"           {node.op:14} ")
+                row.append(node.name)
+                if node.target and node.op != "output" and node.target != node.name:
+                    row.append(f"  {node.target}", style="dim")
+                if node.shape:
+                    row.append(f"  {node.shape}", style="cyan")
+                out.append(row)
+    if "guards" in show:
+        out.append(Text(f"         guards: {len(c.guards)} (torch counts {_unknown(c.guard_count)}; checking them took {_unknown(c.guard_latency_us, ' µs')})", style="bold"))
+        for guard in c.guards:
+            if guard.kind == "DIMENSION_DYNAMIC_MARKING_GUARD":
+                continue
+            row = Text(f"           {guard.kind:16} ", style="dim")
+            row.append(guard.plain)
+            out.append(row)
+    if "dynamic" in show and c.dynamic:
+        out.append(Text("         dynamic shapes:", style="bold"))
+        for d in c.dynamic:
+            row = Text(f"           {d.kind}: ")
+            row.append(" ".join(str(x) for x in (d.symbol, d.source) if x))
+            if d.value:
+                row.append(f" = {d.value}")
+            if d.range:
+                row.append(f" range {d.range}", style="dim")
+            if d.reason:
+                row.append(f" ({d.reason})", style="dim")
+            if d.filename:
+                row.append(f"  at {_short_path(d.filename)}:{d.lineno}", style="dim")
+            out.append(row)
+    if "aot" in show:
+        for which in ("forward", "backward", "inference"):
+            graph = getattr(c.aot, which)
+            if graph is not None:
+                out.append(Text(f"         AOT {which} graph ({len(graph.ops)} ATen ops):", style="bold"))
+                out.append(Text("           " + "\n           ".join(graph.ops)))
+    if "kernels" in show or "code" in show:
+        for kernel in c.kernels:
+            row = Text(f"         {kernel.kind:12} ", style="dim")
+            row.append(kernel.name, style="bold")
+            if kernel.aten_ops:
+                row.append("  made from " + ", ".join(kernel.aten_ops))
+                if kernel.aten_ops_from == "kernel name":
+                    row.append(" (read from its name)", style="dim")
+            elif kernel.aten_ops is None:
+                row.append("  made from: unknown", style="dim")
+            out.append(row)
+            if "code" in show and kernel.code:
+                lexer = "cpp" if kernel.kind == "cpp" else "python"
+                out.append(Syntax(kernel.code, lexer, line_numbers=False, word_wrap=True, theme="ansi_dark"))
+    if "time" in show:
+        t = c.time
+        out.append(
+            Text(
+                f"         time: Dynamo {_seconds(t.dynamo_s)} · AOT Autograd {_seconds(t.aot_autograd_s)} · "
+                f"Inductor {_seconds(t.inductor_s)} · code gen + compile {_seconds(t.codegen_s)}"
+                + (f" · loaded from cache {_seconds(t.from_cache_s)}" if t.from_cache_s is not None else "")
+                + (f" · backward {_seconds(t.backward_s)}" if t.backward_s is not None else "")
+                + f" · FX graph cache {_unknown(c.cache.fx_graph_hits)} hit / {_unknown(c.cache.fx_graph_misses)} miss",
+                style="dim",
+            )
+        )
+    return out
+
+
+def show(session: Session, console: Console | None = None, **options) -> None:
+    console = console or Console(highlight=False)
+    console.print(Group(*renderables(session, **options)))
+
+
+def render_text(session: Session, width: int = 100, **options) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, no_color=True, highlight=False, emoji=False, color_system=None)
+    show(session, console=console, **options)
+    return buffer.getvalue()

@@ -1,0 +1,109 @@
+"""Graph-break messages and recompile reasons, from torch's own text, into fields.
+
+A graph break (`dynamo_graph_break_reason`):
+
+    Graph break in user code at /path/graph_break.py:9
+    Graph Break Reason: Encountered graph break when attempting to trace CALL: ...
+
+    Unsupported Tensor.item() call with capture_scalar_outputs=False
+      Explanation: Dynamo does not support tracing `Tensor.item()` ...
+      Hint: Set `torch._dynamo.config.capture_scalar_outputs = True` ...
+    ...
+    User code traceback:
+      File "/path/graph_break.py", line 9, in forward
+        if x.sum().item() > 0:
+
+A recompile reason (`recompile_reasons`): "0/0: tensor 'x' size mismatch at index 0. expected 8,
+actual 16", one line per compiled version that was tried.
+"""
+
+from __future__ import annotations
+
+import re
+
+from compilescope.session.model import FailedGuard, GraphBreak
+
+_AT = re.compile(r"Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$", re.M)
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>.+)$')
+_URL = re.compile(r"https?://\S+")
+
+
+def parse_graph_break(text: str) -> GraphBreak:
+    lines = text.splitlines()
+    brk = GraphBreak(reason="", text=text)
+    if m := _AT.search(text):
+        brk.filename, brk.lineno = m.group("file"), int(m.group("line"))
+
+    # The one-line reason: the first non-empty line after the "Graph Break Reason:" line,
+    # unless that line already says it all.
+    reason_index = next((i for i, l in enumerate(lines) if l.startswith("Graph Break Reason:")), None)
+    if reason_index is not None:
+        head = lines[reason_index].removeprefix("Graph Break Reason:").strip()
+        following = next((l.strip() for l in lines[reason_index + 1 :] if l.strip()), "")
+        if following and not following.startswith(("Explanation:", "User code traceback", "Hint:")):
+            brk.reason = following
+        else:
+            brk.reason = head
+    else:
+        brk.reason = next((l.strip() for l in lines if l.strip()), "graph break")
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("Explanation:") and brk.explanation is None:
+            brk.explanation = stripped.removeprefix("Explanation:").strip()
+        elif stripped.startswith("Hint:"):
+            hint = stripped.removeprefix("Hint:").strip()
+            if brk.hint is None:
+                brk.hint = hint
+            elif hint not in brk.hint.splitlines():
+                brk.hint = f"{brk.hint}\n{hint}"
+    if m := _URL.search(text):
+        brk.url = m.group(0)
+
+    # The user's line: the last frame of "User code traceback" at the break's file and line.
+    try:
+        start = next(i for i, l in enumerate(lines) if l.startswith("User code traceback"))
+    except StopIteration:
+        start = None
+    if start is not None:
+        for index in range(start + 1, len(lines)):
+            frame = _FRAME.match(lines[index])
+            if frame is None:
+                if lines[index].startswith("Traceback"):
+                    break
+                continue
+            if brk.filename is None or (
+                frame.group("file") == brk.filename and int(frame.group("line")) == brk.lineno
+            ):
+                brk.function = frame.group("fn").strip()
+                if brk.filename is None:
+                    brk.filename, brk.lineno = frame.group("file"), int(frame.group("line"))
+                if index + 1 < len(lines) and not _FRAME.match(lines[index + 1]):
+                    brk.code = lines[index + 1].strip() or None
+    return brk
+
+
+_REASON = re.compile(r"^(?P<cid>[!\d/_]+): (?P<text>.*)$")
+_EXPECTED_ACTUAL = re.compile(r"expected (?P<expected>.+?), actual (?P<actual>[^\s,.]+)")
+
+
+def parse_recompile_reasons(lines: list[str]) -> list[FailedGuard]:
+    failed: list[FailedGuard] = []
+    for raw in lines:
+        raw = raw.strip()
+        if not raw:
+            continue
+        guard = FailedGuard(text=raw)
+        text = raw
+        if m := _REASON.match(raw):
+            guard.previous_compile = m.group("cid")
+            text = m.group("text")
+        if m := re.match(r"^tensor '(?P<subject>[^']+)' (?P<what>.+?)\. expected (?P<e>.+?), actual (?P<a>.+?)$", text):
+            guard.subject, guard.what = m.group("subject"), m.group("what")
+            guard.expected, guard.actual = m.group("e"), m.group("a")
+        elif m := _EXPECTED_ACTUAL.search(text):
+            guard.expected, guard.actual = m.group("expected"), m.group("actual")
+            guard.what = text[: m.start()].strip().rstrip(".") or None
+        else:
+            guard.what = text
+        failed.append(guard)
+    return failed

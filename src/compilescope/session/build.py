@@ -1,0 +1,384 @@
+"""Build a Session from structured-trace records (no torch).
+
+Records carry a compile id; a compile begins at its `dynamo_start`. Compile ids can repeat in
+one trace (`torch._dynamo.reset()`, which `torch._dynamo.explain` calls, starts counting again),
+so a record belongs to the *latest* compile begun with its id. Frames are functions, keyed by
+(file, first line, name): every version Dynamo compiled of one function is one Frame.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compilescope.session.breaks import parse_graph_break, parse_recompile_reasons
+from compilescope.session.graphs import parse_aot_graph, parse_dynamo_graph
+from compilescope.session.guards import parse_guard_tree
+from compilescope.session.kernels import parse_kernels
+from compilescope.session.model import (
+    CacheUse,
+    Compile,
+    CompileTime,
+    DynamicShape,
+    Environment,
+    Frame,
+    Program,
+    Session,
+)
+from compilescope.trace.reader import CompileId, Record, TraceLog, read_trace, trace_files
+
+# Records compilescope's own capture adds to the trace (torch never writes these names).
+ENVIRONMENT_RECORD = "compilescope_environment"
+PROGRAM_RECORD = "compilescope_program"
+
+
+@dataclass
+class _Pending:
+    """A compile while its records are being read; a Compile when done."""
+
+    compile: Compile
+    frame_key: tuple[str | None, int | None, str]
+    metrics: dict[str, Any] = field(default_factory=dict)
+    backward_metrics: dict[str, Any] = field(default_factory=dict)
+    break_texts: list[str] = field(default_factory=list)
+    output_code: list[str] = field(default_factory=list)
+    chromium: dict[str, float] = field(default_factory=dict)
+
+
+def load_trace(path: str | Path) -> list[Session]:
+    """One Session per trace file (per rank) found at `path`."""
+    files = trace_files(path)
+    if not files:
+        raise FileNotFoundError(f"no trace files (*.log) in {path}")
+    return [build_session(read_trace(f)) for f in files]
+
+
+def build_session(log: TraceLog) -> Session:
+    builder = _Builder(log)
+    for record in log.records:
+        builder.add(record)
+    return builder.finish()
+
+
+class _Builder:
+    def __init__(self, log: TraceLog) -> None:
+        self.log = log
+        self.session = Session(trace_files=[log.path] if log.path else [])
+        self.frames: dict[tuple[str | None, int | None, str], Frame] = {}
+        self.latest: dict[tuple, _Pending] = {}
+        self.order: list[_Pending] = []
+        self.program: Program | None = None
+
+    # ---- dispatch ---------------------------------------------------------------------------
+    def add(self, record: Record) -> None:
+        if record.rank is not None and self.session.rank is None:
+            self.session.rank = record.rank
+        handler = getattr(self, f"_on_{record.kind}", None)
+        if handler is not None:
+            try:
+                handler(record)
+            except Exception as error:  # a record in a shape we do not know: say so, go on
+                self.session.skipped.append(
+                    f"line {record.line}: could not read {record.kind!r} ({type(error).__name__}: {error})"
+                )
+
+    def pending(self, record: Record) -> _Pending | None:
+        if record.compile_id is None:
+            return None
+        found = self.latest.get(record.compile_id.key)
+        if found is None:
+            found = self._begin(record.compile_id, None)
+        found.compile.records.append(record.line)
+        return found
+
+    def _begin(self, compile_id: CompileId, stack: list[dict] | None) -> _Pending:
+        frame_key: tuple[str | None, int | None, str] = (None, None, "unknown")
+        called_from: list[str] = []
+        if stack:
+            last = stack[-1]
+            frame_key = (self.log.string(last.get("filename")), last.get("line"), str(last.get("name")))
+            for entry in stack[:-1]:
+                filename = self.log.string(entry.get("filename")) or "?"
+                if "/torch/" in filename or "/site-packages/" in filename:
+                    continue
+                called_from.append(f"{filename}:{entry.get('line')} in {entry.get('name')}")
+        compile_ = Compile(compile_id=str(CompileId(compile_id.frame_id, compile_id.frame_compile_id, 0, compile_id.compiled_autograd_id)), status="unknown")
+        compile_.called_from = called_from
+        item = _Pending(compile=compile_, frame_key=frame_key)
+        self.latest[compile_id.key] = item
+        self.order.append(item)
+        return item
+
+    # ---- record handlers -----------------------------------------------------------------------
+    def _on_dynamo_start(self, record: Record) -> None:
+        assert record.compile_id is not None
+        existing = self.latest.get(record.compile_id.key)
+        stack = record.metadata.get("stack") if isinstance(record.metadata, dict) else None
+        if existing is not None and existing.frame_key[2] == "unknown" and not existing.metrics:
+            # Records (a timing event) came before dynamo_start: this is the same compile.
+            fresh = self._begin(record.compile_id, stack)
+            fresh.compile.records = existing.compile.records + [record.line]
+            fresh.chromium = existing.chromium
+            self.order.remove(existing)
+            return
+        if existing is not None and record.compile_id.attempt > 0:
+            existing.compile.records.append(record.line)
+            return  # a restart of the same compile
+        self._begin(record.compile_id, stack).compile.records.append(record.line)
+
+    def _on_dynamo_output_graph(self, record: Record) -> None:
+        item = self.pending(record)
+        if item and record.payload is not None:
+            item.compile.graphs.append(parse_dynamo_graph(record.payload))
+
+    def _on_dynamo_cpp_guards_str(self, record: Record) -> None:
+        item = self.pending(record)
+        if item and record.payload is not None:
+            item.compile.guards_text = record.payload
+            item.compile.guards = parse_guard_tree(record.payload)
+
+    def _on_dynamo_graph_break_reason(self, record: Record) -> None:
+        item = self.pending(record)
+        if item and record.payload is not None:
+            item.break_texts.append(record.payload)
+
+    def _on_recompile_reasons(self, record: Record) -> None:
+        item = self.pending(record)
+        if item and record.payload is not None:
+            lines = _json_or_lines(record.payload)
+            item.compile.recompile_reason = lines
+            item.compile.failed_guards = parse_recompile_reasons(lines)
+
+    def _on_compilation_metrics(self, record: Record) -> None:
+        item = self.pending(record)
+        if item and isinstance(record.metadata, dict):
+            item.metrics = record.metadata
+
+    def _on_bwd_compilation_metrics(self, record: Record) -> None:
+        item = self.pending(record)
+        if item and isinstance(record.metadata, dict):
+            item.backward_metrics = record.metadata
+
+    def _aot(self, record: Record, which: str) -> None:
+        item = self.pending(record)
+        if item and record.payload is not None:
+            setattr(item.compile.aot, which, parse_aot_graph(record.payload))
+
+    def _on_aot_forward_graph(self, record: Record) -> None:
+        self._aot(record, "forward")
+
+    def _on_aot_backward_graph(self, record: Record) -> None:
+        self._aot(record, "backward")
+
+    def _on_aot_inference_graph(self, record: Record) -> None:
+        self._aot(record, "inference")
+
+    def _on_inductor_output_code(self, record: Record) -> None:
+        item = self.pending(record)
+        if item and record.payload is not None:
+            item.output_code.append(record.payload)
+
+    def _on_create_symbol(self, record: Record) -> None:
+        self._dynamic(record, "symbol")
+
+    def _on_create_unbacked_symbol(self, record: Record) -> None:
+        self._dynamic(record, "unbacked symbol")
+
+    def _on_symbolic_shape_specialization(self, record: Record) -> None:
+        self._dynamic(record, "specialization")
+
+    def _on_guard_added_fast(self, record: Record) -> None:
+        self._dynamic(record, "guard")
+
+    def _dynamic(self, record: Record, kind: str) -> None:
+        item = self.pending(record)
+        meta = record.metadata if isinstance(record.metadata, dict) else {}
+        if item is None:
+            return
+        decision = DynamicShape(
+            kind=kind,
+            symbol=_str(meta.get("symbol")) or _str(meta.get("expr")),
+            source=_str(meta.get("source")) or (", ".join(meta["sources"]) if meta.get("sources") else None),
+            value=_str(meta.get("val", meta.get("value"))),
+            range=_str(meta.get("vr")),
+            reason=_str(meta.get("reason")),
+        )
+        user_stack = meta.get("user_stack") or []
+        if user_stack:
+            top = user_stack[0] if kind in ("symbol", "unbacked symbol") else user_stack[-1]
+            decision.filename = self.log.string(top.get("filename"))
+            decision.lineno = top.get("line")
+            decision.code = top.get("loc")
+        item.compile.dynamic.append(decision)
+
+    def _on_chromium_event(self, record: Record) -> None:
+        if record.payload is None:
+            return
+        event = json.loads(record.payload)
+        if event.get("name") == "automatic_dynamic" and record.compile_id is not None:
+            item = self.pending(record)
+            args = event.get("args", {})
+            if item is not None:
+                dim = args.get("dim_changed")
+                item.compile.dynamic.append(
+                    DynamicShape(
+                        kind="automatic dynamic",
+                        source=f"{args.get('name')}" + (f" dim {dim}" if dim not in (None, "all", "scalar") else ""),
+                        value=f"{args.get('cached')} -> {args.get('new')}",
+                        reason=_str(args.get("reason")),
+                    )
+                )
+
+    def _on_torch_version(self, record: Record) -> None:
+        if record.payload:
+            data = json.loads(record.payload)
+            self.session.environment.torch = self.session.environment.torch or data.get("pytorch_version")
+
+    def _on_compilescope_environment(self, record: Record) -> None:
+        if isinstance(record.metadata, dict):
+            env = self.session.environment
+            for key, value in record.metadata.items():
+                if hasattr(env, key) and value is not None:
+                    setattr(env, key, value)
+
+    def _on_compilescope_program(self, record: Record) -> None:
+        if isinstance(record.metadata, dict):
+            meta = record.metadata
+            self.program = Program(
+                kind=str(meta.get("kind", "script")),
+                target=str(meta.get("target", "")),
+                argv=list(meta.get("argv", [])),
+                exit_status=meta.get("exit_status"),
+                exception=meta.get("exception"),
+                wall_time_s=meta.get("wall_time_s"),
+            )
+
+    # ---- finishing ------------------------------------------------------------------------------
+    def finish(self) -> Session:
+        for item in self.order:
+            self._finish_compile(item)
+            frame = self.frames.get(item.frame_key)
+            if frame is None:
+                filename, lineno, name = item.frame_key
+                frame = Frame(name=name, filename=filename, lineno=lineno)
+                self.frames[item.frame_key] = frame
+                self.session.frames.append(frame)
+            frame.compiles.append(item.compile)
+        self._link_resumes()
+        self.session.program = self.program
+        env = self.session.environment
+        if env.python is None:
+            env.python = next(
+                (str(i.metrics["python_version"]).split()[0] for i in self.order if i.metrics.get("python_version")),
+                None,
+            )
+        if env.torch is None:
+            env.torch = next((i.metrics.get("pytorch_version") for i in self.order if i.metrics.get("pytorch_version")), None)
+        self.session.skipped = [f"line {s.line}: {s.reason}" for s in self.log.skipped] + self.session.skipped
+        return self.session
+
+    def _finish_compile(self, item: _Pending) -> None:
+        c, m = item.compile, item.metrics
+        if item.frame_key[2] == "unknown" and m.get("co_name"):
+            item.frame_key = (m.get("co_filename"), m.get("co_firstlineno"), str(m["co_name"]))
+        c.graph_breaks = [parse_graph_break(text) for text in item.break_texts]
+        c.op_count = m.get("graph_op_count")
+        c.guard_count = m.get("guard_count")
+        c.guard_latency_us = m.get("guard_latency_us")
+        c.restarts = [str(r) for r in m.get("restart_reasons") or []]
+        if c.recompile_reason is None and m.get("recompile_reason"):
+            c.recompile_reason = [str(m["recompile_reason"])]
+            c.failed_guards = parse_recompile_reasons(c.recompile_reason)
+        if m.get("fail_type"):
+            reason = str(m.get("fail_reason") or "").strip()
+            c.failure = f"{m['fail_type']}: {reason.splitlines()[0] if reason else ''}".strip()
+            c.failure_filename = m.get("fail_user_frame_filename")
+            c.failure_lineno = m.get("fail_user_frame_lineno")
+        c.time = _compile_time(m, item.backward_metrics)
+        c.compile_time_s = c.time.total_s
+        c.cache = CacheUse(
+            fx_graph_hits=m.get("inductor_fx_local_cache_hit_count"),
+            fx_graph_misses=m.get("inductor_fx_local_cache_miss_count"),
+            aot_autograd_hits=m.get("aotautograd_local_cache_hit_count"),
+            aot_autograd_misses=m.get("aotautograd_local_cache_miss_count"),
+        )
+        graph_ops = set()
+        for graph in (c.aot.forward, c.aot.backward, c.aot.inference):
+            if graph is not None:
+                graph_ops.update(graph.ops)
+        c.inductor_code = "\n\n".join(item.output_code)
+        for code in item.output_code:
+            c.kernels.extend(parse_kernels(code, graph_ops))
+        c.status = _status(c, m)
+
+    def _link_resumes(self) -> None:
+        # Dynamo names the function that continues after a break at line N of `fn`
+        # "torch_dynamo_resume_in_<fn>_at_<N>".
+        for frame in self.session.frames:
+            if not frame.is_resume:
+                continue
+            rest = frame.name.removeprefix("torch_dynamo_resume_in_")
+            function, _, line = rest.rpartition("_at_")
+            frame.resumes = f"{function} line {line}"
+            for other in self.session.frames:
+                for compile_ in other.compiles:
+                    for brk in compile_.graph_breaks:
+                        if brk.filename == frame.filename and str(brk.lineno) == line:
+                            brk.resume_function = frame.name
+
+
+def _status(c: Compile, metrics: dict[str, Any]) -> str:
+    if c.failure:
+        return "failed"
+    if c.graph_breaks:
+        return "graph break"
+    if not metrics:
+        return "unknown"  # the trace ended before torch reported on this compile
+    if metrics.get("has_guarded_code") is False:
+        return "skipped"
+    if not c.graphs and not metrics.get("graph_op_count"):
+        return "empty graph"
+    return "ok"
+
+
+def _compile_time(m: dict[str, Any], bwd: dict[str, Any]) -> CompileTime:
+    def seconds(key: str) -> float | None:
+        value = m.get(key)
+        return float(value) if isinstance(value, (int, float)) else None
+
+    total = seconds("entire_frame_compile_time_s")
+    backend = seconds("backend_compile_time_s")
+    inductor = seconds("inductor_compile_time_s")
+    codegen = seconds("code_gen_time_s")
+    time = CompileTime(total_s=total)
+    if total is not None:
+        time.dynamo_s = total - (backend or 0.0)
+    time.cache_saved_s = seconds("remote_cache_time_saved_s") or None
+    if m.get("aotautograd_local_cache_hit_count") and inductor is None:
+        # Served by the AOT Autograd cache: the backend only loaded the compiled graph.
+        time.from_cache_s = backend
+    elif backend is not None:
+        time.aot_autograd_s = backend - (inductor or 0.0)
+    if inductor is not None:
+        time.inductor_s = inductor - (codegen or 0.0)
+    time.codegen_s = codegen
+    if bwd:
+        value = bwd.get("inductor_compile_time_s")
+        time.backward_s = float(value) if isinstance(value, (int, float)) else None
+    return time
+
+
+def _json_or_lines(payload: str) -> list[str]:
+    try:
+        data = json.loads(payload)
+    except json.JSONDecodeError:
+        return [line for line in payload.splitlines() if line.strip()]
+    if isinstance(data, list):
+        return [str(item) for item in data]
+    return [str(data)]
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None else str(value)

@@ -1,0 +1,283 @@
+"""The Session: everything compilescope learned about one run, as plain data.
+
+No torch here. A Session is built from trace records (session.build), saved and loaded as
+versioned JSON (session.jsonio), explained (explain) and rendered (render). Where torch did not
+say something, the field is None and renderers show "unknown": nothing is filled in by guess.
+The JSON field names are documented in docs/schema.md; change them only with the schema version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SCHEMA = "compilescope/1"
+
+
+@dataclass
+class Environment:
+    python: str | None = None
+    torch: str | None = None
+    device: str | None = None  # "cpu (…)" or the CUDA device's name
+    compiler: str | None = None  # the C++ compiler Inductor uses
+    platform: str | None = None
+    threads: int | None = None
+    cuda: str | None = None
+    triton: str | None = None
+
+
+@dataclass
+class Program:
+    """What ran: a script, a module, a function; how it ended."""
+
+    kind: str  # "script", "module", "function", "capture", "trace"
+    target: str  # the script's path, module name, function name or trace path
+    argv: list[str] = field(default_factory=list)
+    exit_status: int | None = None  # None while running, or when not known
+    exception: str | None = None  # "ValueError: ..." when the program raised
+    wall_time_s: float | None = None
+
+
+@dataclass
+class GraphNode:
+    op: str  # placeholder, call_function, call_method, call_module, get_attr, output
+    name: str
+    target: str | None = None  # as written in the graph code: "torch.relu", "+", "sum"
+    shape: str | None = None  # "f32[8, 64]"
+
+
+@dataclass
+class Graph:
+    """A graph Dynamo captured (FX), from the `dynamo_output_graph` record."""
+
+    ops: list[str]  # call targets as torch names them: "linear", "add", "relu"
+    nodes: list[GraphNode]
+    code: str = ""
+
+
+@dataclass
+class Guard:
+    """One check that must pass before a compiled version is reused."""
+
+    source: str | None  # what is checked: "L['x']", "G['torch']", or None for global state
+    kind: str  # torch's name: TENSOR_MATCH, ID_MATCH, GLOBAL_STATE, ...
+    text: str  # torch's own text of the check
+    plain: str  # the same in plain words
+    user_code: str | None = None  # the line of user code that made torch add it
+    dtype: str | None = None
+    device: str | None = None
+    size: list[int | None] | None = None  # None in a dimension means dynamic
+    stride: list[int | None] | None = None
+    requires_grad: bool | None = None
+
+
+@dataclass
+class FailedGuard:
+    """Why a compiled version was not reused: the guard that failed, from the recompile reason."""
+
+    text: str  # verbatim: "tensor 'x' size mismatch at index 0. expected 8, actual 16"
+    previous_compile: str | None = None  # the compile id whose guard failed ("0/0")
+    subject: str | None = None  # "x"
+    what: str | None = None  # "size mismatch at index 0"
+    expected: str | None = None
+    actual: str | None = None
+
+
+@dataclass
+class GraphBreak:
+    reason: str  # one line, torch's own words
+    explanation: str | None = None
+    hint: str | None = None
+    filename: str | None = None
+    lineno: int | None = None
+    function: str | None = None
+    code: str | None = None  # the user's source line
+    resume_function: str | None = None  # the function Dynamo made to continue after the break
+    url: str | None = None
+    text: str = ""  # torch's full message
+
+
+@dataclass
+class DynamicShape:
+    """A dynamic-shape decision: a symbol made, a dimension made dynamic, a specialization."""
+
+    kind: str  # "symbol", "unbacked symbol", "automatic dynamic", "specialization", "guard"
+    symbol: str | None = None  # "s77"
+    source: str | None = None  # "L['x'].size()[0]"
+    value: str | None = None  # the example value it was made from, or the value it was fixed to
+    range: str | None = None  # "[2, int_oo]"
+    reason: str | None = None
+    filename: str | None = None
+    lineno: int | None = None
+    code: str | None = None
+
+
+@dataclass
+class AotGraph:
+    ops: list[str]  # ATen overloads in order: "aten.addmm.default"
+    code: str = ""
+
+
+@dataclass
+class Aot:
+    forward: AotGraph | None = None
+    backward: AotGraph | None = None
+    inference: AotGraph | None = None
+
+
+@dataclass
+class Kernel:
+    name: str  # "cpp_fused_add_relu_0", "triton_poi_fused_add_0", or a library call "mm"
+    kind: str  # "cpp", "triton", "library call", "aten fallback", "template"
+    aten_ops: list[str] | None  # the ATen ops it was made from; None if torch did not say
+    aten_ops_from: str | None = None  # "comment" (Inductor's own) or "kernel name"
+    source_nodes: list[str] | None = None
+    code: str = ""  # the kernel's generated source; empty for library calls
+    call: str | None = None  # the line in the wrapper that runs it
+
+
+@dataclass
+class CompileTime:
+    """Seconds by stage, from torch's compilation_metrics; None where torch did not say."""
+
+    total_s: float | None = None
+    dynamo_s: float | None = None  # tracing Python bytecode into a graph
+    aot_autograd_s: float | None = None
+    inductor_s: float | None = None  # lowering and scheduling
+    codegen_s: float | None = None  # writing and compiling C++/Triton
+    backward_s: float | None = None  # compiling the backward graph, when it was done lazily
+    from_cache_s: float | None = None  # AOT Autograd + Inductor, when the graph came from the cache
+    cache_saved_s: float | None = None  # torch's estimate of the compile time the cache saved
+
+
+@dataclass
+class CacheUse:
+    fx_graph_hits: int | None = None
+    fx_graph_misses: int | None = None
+    aot_autograd_hits: int | None = None
+    aot_autograd_misses: int | None = None
+
+
+@dataclass
+class Compile:
+    compile_id: str
+    status: str  # "ok", "graph break", "failed", "empty graph", "skipped", "unknown"
+    recompile_reason: list[str] | None = None  # None for a first compile
+    failed_guards: list[FailedGuard] = field(default_factory=list)
+    failure: str | None = None  # "UserError: ..." when the compile failed
+    failure_filename: str | None = None
+    failure_lineno: int | None = None
+    restarts: list[str] = field(default_factory=list)
+    graph_breaks: list[GraphBreak] = field(default_factory=list)
+    graphs: list[Graph] = field(default_factory=list)
+    op_count: int | None = None
+    guards: list[Guard] = field(default_factory=list)
+    guard_count: int | None = None  # torch's own count
+    guard_latency_us: float | None = None
+    guards_text: str = ""
+    dynamic: list[DynamicShape] = field(default_factory=list)
+    aot: Aot = field(default_factory=Aot)
+    kernels: list[Kernel] = field(default_factory=list)
+    inductor_code: str = ""
+    compile_time_s: float | None = None
+    time: CompileTime = field(default_factory=CompileTime)
+    cache: CacheUse = field(default_factory=CacheUse)
+    called_from: list[str] = field(default_factory=list)  # user frames: "file:line in fn"
+    records: list[int] = field(default_factory=list)  # trace lines this compile came from
+
+
+@dataclass
+class Frame:
+    """One Python function Dynamo compiled, with each version it compiled of it."""
+
+    name: str
+    filename: str | None
+    lineno: int | None
+    compiles: list[Compile] = field(default_factory=list)
+    resumes: str | None = None  # for a resume function: "forward" line 9, the break it continues
+
+    @property
+    def is_resume(self) -> bool:
+        return self.name.startswith("torch_dynamo_resume_in_")
+
+
+@dataclass
+class Session:
+    schema: str = SCHEMA
+    environment: Environment = field(default_factory=Environment)
+    program: Program | None = None
+    frames: list[Frame] = field(default_factory=list)
+    trace_files: list[str] = field(default_factory=list)
+    rank: int | None = None
+    skipped: list[str] = field(default_factory=list)  # what could not be read, and why
+    compilescope_version: str | None = None
+
+    # ---- derived views, not stored -------------------------------------------------------
+    @property
+    def compiles(self) -> list[Compile]:
+        return [c for f in self.frames for c in f.compiles]
+
+    @property
+    def recompiles(self) -> list[Compile]:
+        return [c for c in self.compiles if c.recompile_reason]
+
+    @property
+    def graph_breaks(self) -> list[GraphBreak]:
+        return [b for c in self.compiles for b in c.graph_breaks]
+
+    @property
+    def kernels(self) -> list[Kernel]:
+        return [k for c in self.compiles for k in c.kernels]
+
+    @property
+    def graph_count(self) -> int:
+        return sum(len(c.graphs) for c in self.compiles)
+
+    @property
+    def total_compile_time_s(self) -> float | None:
+        times = [c.compile_time_s for c in self.compiles if c.compile_time_s is not None]
+        return sum(times) if times else None
+
+    def frame(self, name: str) -> Frame:
+        """The first frame of that function name (KeyError if none)."""
+        for frame in self.frames:
+            if frame.name == name:
+                return frame
+        raise KeyError(f"no compiled frame named {name!r}; frames: {[f.name for f in self.frames]}")
+
+    def find_compile(self, compile_id: str) -> Compile:
+        for compile_ in self.compiles:
+            if compile_.compile_id == compile_id:
+                return compile_
+        raise KeyError(compile_id)
+
+    # ---- rendering entry points (imported lazily: the model stays dependency-free) --------
+    def to_json(self) -> str:
+        from compilescope.session.jsonio import dumps
+
+        return dumps(self)
+
+    def save(self, path: str) -> None:
+        from compilescope.session.jsonio import save
+
+        save(self, path)
+
+    def explain(self) -> list:
+        from compilescope.explain import findings
+
+        return findings(self)
+
+    def show(self, **options) -> None:
+        from compilescope.render.console import show
+
+        show(self, **options)
+
+    def __str__(self) -> str:
+        from compilescope.render.console import render_text
+
+        return render_text(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"<compilescope.Session {len(self.frames)} frames, {len(self.compiles)} compiles, "
+            f"{len(self.graph_breaks)} graph breaks, {len(self.kernels)} kernels>"
+        )

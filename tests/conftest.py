@@ -1,0 +1,68 @@
+"""Shared test setup.
+
+Every test run gets one fresh Inductor cache folder (TORCHINDUCTOR_CACHE_DIR), shared by all
+tests and the subprocesses they start: a graph compiled by one test is a cache hit for the next,
+which keeps the suite fast on two cores, and nothing from an earlier run leaks in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TUTORIAL = ROOT.parent / "shared" / "tutorial"
+
+_CACHE = tempfile.mkdtemp(prefix="compilescope-test-inductor-")
+os.environ["TORCHINDUCTOR_CACHE_DIR"] = _CACHE
+
+
+def lesson(name: str) -> Path:
+    path = TUTORIAL / name
+    if not path.exists():
+        raise FileNotFoundError(f"tutorial lesson {path} is missing: the tests expect ../shared/tutorial beside the repository")
+    return path
+
+
+@dataclass
+class CliRun:
+    returncode: int
+    stdout: str
+    stderr: str
+    cwd: Path
+
+    def session_json(self, name: str) -> dict:
+        return json.loads((self.cwd / name).read_text())
+
+
+def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: int = 900) -> CliRun:
+    """`python -m compilescope ARGS` in a real subprocess."""
+    full_env = {**os.environ, "COLUMNS": "120", **(env or {})}
+    result = subprocess.run(
+        [sys.executable, "-m", "compilescope", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    return CliRun(result.returncode, result.stdout, result.stderr, cwd)
+
+
+def copy_lesson(name: str, folder: Path) -> Path:
+    target = folder / name
+    shutil.copy(lesson(name), target)
+    return target
+
+
+@pytest.fixture(scope="session")
+def inductor_cache_dir() -> str:
+    return _CACHE

@@ -1,0 +1,201 @@
+"""The tutorial's lessons, run unchanged through `compilescope run` in a subprocess.
+
+Each lesson prints facts it dug out of torch by hand (log redirection, string splitting). The
+same run is captured by compilescope, so every assertion compares what the lesson printed with
+what compilescope saved and printed for that very run: nothing is hard-coded from the seed's
+printout, whose numbers came from another machine.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import compilescope
+from compilescope.session.model import Session
+from conftest import CliRun, copy_lesson, run_cli
+
+pytestmark = pytest.mark.slow
+
+
+def run_lesson(name: str, folder: Path, env: dict[str, str] | None = None) -> tuple[CliRun, Session]:
+    copy_lesson(name, folder)
+    result = run_cli("run", name, cwd=folder, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    session = compilescope.load(folder / f"compilescope-{Path(name).stem}.json")
+    return result, session
+
+
+def printed_after(text: str, heading: str) -> list[str]:
+    """The indented lines a lesson printed under a heading line."""
+    lines = text.splitlines()
+    start = lines.index(heading)
+    block = []
+    for line in lines[start + 1 :]:
+        if not line.startswith(" "):
+            break
+        block.append(line.strip())
+    return block
+
+
+# ---- lesson 3: the first call pays for compiling; a warm cache pays less -----------------------
+
+def test_first_call_cold_then_warm_cache(tmp_path: Path) -> None:
+    # GIVEN a compile cache of its own, empty
+    env = {"TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "cache")}
+    # WHEN the lesson runs twice
+    cold_run, cold = run_lesson("first_call.py", tmp_path, env)
+    warm_run, warm = run_lesson("first_call.py", tmp_path, env)
+
+    # THEN each run compiled forward once, on the first call
+    for run, session in ((cold_run, cold), (warm_run, warm)):
+        assert [f.name for f in session.frames] == ["forward"]
+        (compile_,) = session.frames[0].compiles
+        assert compile_.status == "ok"
+        first_call = float(re.search(r"call 1: ([\d.]+) s", run.stdout).group(1))
+        assert 0 < compile_.compile_time_s <= first_call
+        assert "compile time" in run.stderr
+    # the first run compiled from scratch, the second loaded from the cache, and was faster
+    assert cold.compiles[0].cache.fx_graph_misses == 1 and cold.compiles[0].cache.fx_graph_hits == 0
+    assert warm.compiles[0].cache.fx_graph_hits == 1
+    assert warm.compiles[0].compile_time_s < cold.compiles[0].compile_time_s
+
+
+# ---- lesson 4: graphs, ops, nodes, the guard on x, how many guards ------------------------------
+
+@pytest.fixture(scope="module")
+def see_graph(tmp_path_factory: pytest.TempPathFactory) -> tuple[CliRun, Session]:
+    return run_lesson("see_graph.py", tmp_path_factory.mktemp("see_graph"))
+
+
+def test_see_graph_counts_and_nodes(see_graph: tuple[CliRun, Session]) -> None:
+    run, session = see_graph
+    printed = dict(re.findall(r"^(graphs|graph breaks|operations):\s+(\d+)$", run.stdout, re.M))
+    # torch._dynamo.explain's compile comes first in the run
+    explained = session.frames[0].compiles[0]
+    assert len(explained.graphs) == int(printed["graphs"])
+    assert len(explained.graph_breaks) == int(printed["graph breaks"])
+    assert explained.op_count == int(printed["operations"]) == len(explained.graphs[0].ops)
+    assert explained.graphs[0].ops == ["linear", "add", "relu"]
+
+    lesson_nodes = [tuple(line.split()) for line in printed_after(run.stdout, "The graph, one line for each step:")]
+    assert [(n.op, n.name) for n in explained.graphs[0].nodes] == lesson_nodes
+
+
+def test_see_graph_guard_on_x(see_graph: tuple[CliRun, Session]) -> None:
+    run, session = see_graph
+    (lesson_guard,) = printed_after(run.stdout, "The guard on our input x:")
+    eager = session.frames[0].compiles[1]  # torch.compile(net, backend="eager")
+    guard_on_x = next(g for g in eager.guards if g.kind == "TENSOR_MATCH" and g.source == "L['x']")
+    assert guard_on_x.text == lesson_guard
+    assert guard_on_x.size == [8, 64] and guard_on_x.stride == [64, 1]
+    assert guard_on_x.dtype == "float32" and guard_on_x.requires_grad is False
+    assert "x is a float32 tensor of size [8, 64], stride [64, 1]" in guard_on_x.plain
+
+    lesson_count = int(re.search(r"Guards in all: (\d+)", run.stdout).group(1))
+    assert sum(1 for g in eager.guards if g.kind.endswith("_MATCH")) == lesson_count
+
+
+# ---- lesson 5: which call compiled again, and why ------------------------------------------------
+
+@pytest.fixture(scope="module")
+def recompile(tmp_path_factory: pytest.TempPathFactory) -> tuple[CliRun, Session]:
+    return run_lesson("recompile.py", tmp_path_factory.mktemp("recompile"))
+
+
+def test_recompile_reason_and_guard(recompile: tuple[CliRun, Session]) -> None:
+    run, session = recompile
+    # torch's own log line, printed by the lesson through set_logs(recompiles=True)
+    torch_says = re.search(r"- (0/0: tensor 'x' .*)$", run.stderr, re.M).group(1).strip()
+    forward = session.frame("forward")
+    first, second = forward.compiles[:2]
+    assert first.recompile_reason is None
+    assert second.recompile_reason == [torch_says]
+    (failed,) = second.failed_guards
+    assert (failed.previous_compile, failed.subject, failed.what) == ("0/0", "x", "size mismatch at index 0")
+    assert (failed.expected, failed.actual) == ("8", "16")
+    # the terminal says it too
+    assert "forward compiled again (0/1)" in run.stderr
+    assert "expected 8, actual 16" in run.stderr
+
+
+def test_third_size_compiles_nothing(recompile: tuple[CliRun, Session]) -> None:
+    run, session = recompile
+    assert "32 rows, first time" in run.stdout
+    # 8, 16 and 32 rows: two compiles, the second dynamic in dim 0, so 32 reuses it
+    assert [c.compile_id for c in session.compiles] == ["0/0", "0/1"]
+    dynamic = session.compiles[1].dynamic
+    symbol = next(d for d in dynamic if d.kind == "symbol")
+    assert symbol.source == "L['x'].size()[0]" and symbol.value == "16"
+    assert any(d.kind == "automatic dynamic" and d.value == "8 -> 16" for d in dynamic)
+    x_guard = next(g for g in session.compiles[1].guards if g.source == "L['x']" and g.kind == "TENSOR_MATCH")
+    assert x_guard.size == [None, 64]
+
+
+# ---- lesson 6: forward and backward ATen graphs; the inference graph ---------------------------
+
+def test_train_graphs_match_what_the_backend_saw(tmp_path: Path) -> None:
+    run, session = run_lesson("train_graphs.py", tmp_path)
+    training, inference = run.stdout.split("--- inference")
+    forward = printed_after(training, "FORWARD graph:")
+    backward = printed_after(training, "BACKWARD graph:")
+    inference_ops = printed_after(inference, "FORWARD graph:")
+
+    first, second = session.frame("forward").compiles
+    assert first.aot.forward.ops == forward
+    assert first.aot.backward.ops == backward
+    assert first.aot.inference is None
+    assert second.aot.inference.ops == inference_ops
+    assert "grad_mode" in second.recompile_reason[0]
+
+
+# ---- lesson 7: the kernels Inductor wrote, what they came from, library calls ------------------
+
+def test_see_kernels(tmp_path: Path) -> None:
+    run, session = run_lesson("see_kernels.py", tmp_path)
+    written = re.findall(r"a kernel it wrote: (\w+)", run.stdout)
+    library = re.findall(r"a library call:\s+(\w+)", run.stdout)
+    made_from = re.findall(r"made from: \[([^\]]*)\]", run.stdout)
+    bias_then_relu, matmul_then_relu = session.frames
+
+    (fused,) = bias_then_relu.compiles[0].kernels
+    assert fused.name == written[0] == "cpp_fused_add_relu_0"
+    assert fused.kind == "cpp" and fused.aten_ops == ["aten.add", "aten.relu"]
+    assert "extern \"C\"" in fused.code
+
+    kernels = {k.name: k for k in matmul_then_relu.compiles[0].kernels}
+    assert written[1] in kernels and kernels[written[1]].kind == "cpp"
+    assert library == ["mm"]
+    assert kernels["mm"].kind == "library call"
+    assert kernels["mm"].aten_ops == [op.strip() for op in made_from[0].split(",")]
+    assert "cpp_fused_add_relu_0" in run.stderr  # the terminal lists the kernels
+
+
+# ---- lesson 8: a graph break from .item(), its reason and line; where; fullgraph ----------------
+
+def test_graph_break(tmp_path: Path) -> None:
+    run, session = run_lesson("graph_break.py", tmp_path)
+    why = re.search(r"why: (.*)$", run.stdout, re.M).group(1)
+    with_if = session.frames[0]
+    brk = with_if.compiles[0].graph_breaks[0]
+    assert brk.reason == why
+    source = (tmp_path / "graph_break.py").read_text().splitlines()
+    assert brk.lineno == 1 + next(i for i, line in enumerate(source) if ".item()" in line)
+    assert brk.code == "if x.sum().item() > 0:"
+    assert brk.filename.endswith("graph_break.py") and brk.function == "forward"
+    assert brk.resume_function == f"torch_dynamo_resume_in_forward_at_{brk.lineno}"
+    assert session.frame(brk.resume_function).resumes == f"forward line {brk.lineno}"
+
+    # WithWhere: one graph and no break, as the lesson printed
+    printed = re.search(r"WithWhere\n  graphs: (\d+)  breaks: (\d+)", run.stdout)
+    with_where = next(f for f in session.frames if f.name == "forward" and f.lineno != with_if.lineno)
+    assert len(with_where.compiles[0].graphs) == int(printed.group(1)) == 1
+    assert len(with_where.compiles[0].graph_breaks) == int(printed.group(2)) == 0
+
+    # fullgraph=True on WithIf stopped with the error the lesson caught
+    stopped = re.search(r"WithIf stopped with (\w+)", run.stdout).group(1)
+    failed = [c for c in with_if.compiles if c.status == "failed"]
+    assert failed and failed[-1].failure.startswith(f"{stopped}:")
+    assert "Graph break in forward at" in run.stderr and "torch.where" in run.stderr
