@@ -18,7 +18,7 @@ from rich.console import Console, Group
 from rich.syntax import Syntax
 from rich.text import Text
 
-from compilescope.explain import INFO, PROBLEM, WARNING, Finding, findings
+from compilescope.findings import INFO, PROBLEM, WARNING, Finding, findings
 from compilescope.session.model import Compile, Frame, Session
 
 DETAILS = ("graph", "guards", "dynamic", "aot", "kernels", "code", "time")
@@ -179,9 +179,17 @@ def _compile(c: Compile, show: set[str]) -> list:
     line.append(f" · {_seconds(c.compile_time_s)}", style="dim")
     out.append(line)
     if c.recompile_reason:
-        reason = Text("         why compiled again: ", style="yellow")
-        reason.append("; ".join(c.recompile_reason))
-        out.append(reason)
+        for index, guard in enumerate(c.failed_guards):
+            reason = Text("         why compiled again: " if index == 0 else "                        and: ", style="yellow")
+            if guard.previous_compile:
+                reason.append(f"{guard.previous_compile}: ", style="dim")
+            reason.append(guard.text)
+            if guard.user_code:
+                reason.append(f"  (from {guard.user_code}", style="dim")
+                if guard.filename:
+                    reason.append(f" at {_short_path(guard.filename)}:{guard.lineno}", style="dim")
+                reason.append(")", style="dim")
+            out.append(reason)
     if c.failure:
         failure = Text("         ", style="red")
         failure.append(c.failure, style="red")

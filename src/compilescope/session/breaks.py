@@ -82,28 +82,60 @@ def parse_graph_break(text: str) -> GraphBreak:
     return brk
 
 
-_REASON = re.compile(r"^(?P<cid>[!\d/_]+): (?P<text>.*)$")
-_EXPECTED_ACTUAL = re.compile(r"expected (?P<expected>.+?), actual (?P<actual>[^\s,.]+)")
+_REASON = re.compile(r"^(?P<cid>!?[\d/_]+): (?P<text>.*)$", re.S)
+_EXPECTED_ACTUAL = re.compile(r"expected (?P<expected>.+?), actual (?P<actual>[^\s,]+?)\.?$")
+_LOCATION = re.compile(r"(?P<file>\S+):(?P<line>\d+) in \S+$")
+_EQUALS = re.compile(r"^(?P<subject>.+?) == (?P<value>.+)$")
 
 
-def parse_recompile_reasons(lines: list[str]) -> list[FailedGuard]:
+def split_recompile_reasons(payload_lines: list[str]) -> list[str]:
+    """Reasons as torch wrote them, one per compiled version that was tried: a reason starts
+    with that version's compile id ("0/0: ...") and may go on over several lines."""
+    reasons: list[str] = []
+    for line in payload_lines:
+        if _REASON.match(line) or not reasons:
+            reasons.append(line)
+        else:
+            reasons[-1] += "\n" + line
+    return reasons
+
+
+def parse_recompile_reasons(reasons: list[str]) -> list[FailedGuard]:
     failed: list[FailedGuard] = []
-    for raw in lines:
+    for raw in reasons:
         raw = raw.strip()
         if not raw:
             continue
-        guard = FailedGuard(text=raw)
-        text = raw
-        if m := _REASON.match(raw):
+        first_line = raw.splitlines()[0]
+        guard = FailedGuard(text=first_line)
+        text = first_line
+        if m := _REASON.match(first_line):
             guard.previous_compile = m.group("cid")
             text = m.group("text")
+        # "___stack0 == 1.05   # if x.mean().item() > 0.5:  # file.py:18 in fn"
+        parts = re.split(r"\s+# ", text)
+        text = parts[0].strip()
+        guard.text = text
+        if len(parts) > 1:
+            guard.user_code = parts[1].strip()
+        if len(parts) > 2 and (loc := _LOCATION.search(parts[2].strip())):
+            guard.filename, guard.lineno = loc.group("file"), int(loc.group("line"))
         if m := re.match(r"^tensor '(?P<subject>[^']+)' (?P<what>.+?)\. expected (?P<e>.+?), actual (?P<a>.+?)$", text):
             guard.subject, guard.what = m.group("subject"), m.group("what")
             guard.expected, guard.actual = m.group("e"), m.group("a")
         elif m := _EXPECTED_ACTUAL.search(text):
             guard.expected, guard.actual = m.group("expected"), m.group("actual")
             guard.what = text[: m.start()].strip().rstrip(".") or None
+        elif m := _EQUALS.match(text):
+            guard.subject = _user_name(m.group("subject"))
+            guard.what = "value changed"
+            guard.expected = m.group("value").strip()
         else:
             guard.what = text
         failed.append(guard)
     return failed
+
+
+def _user_name(source: str) -> str:
+    match = re.match(r"^L\['([^']+)'\]$", source.strip())
+    return match.group(1) if match else source.strip()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compilescope.session.breaks import parse_graph_break, parse_recompile_reasons
+from compilescope.session.breaks import parse_graph_break, parse_recompile_reasons, split_recompile_reasons
 from compilescope.session.graphs import parse_aot_graph, parse_dynamo_graph
 from compilescope.session.guards import parse_guard_tree
 from compilescope.session.kernels import parse_kernels
@@ -45,6 +45,7 @@ class _Pending:
     break_texts: list[str] = field(default_factory=list)
     output_code: list[str] = field(default_factory=list)
     chromium: dict[str, float] = field(default_factory=dict)
+    attempt: int = 0
 
 
 def load_trace(path: str | Path) -> list[Session]:
@@ -90,20 +91,33 @@ class _Builder:
         found = self.latest.get(record.compile_id.key)
         if found is None:
             found = self._begin(record.compile_id, None)
+        if record.compile_id.attempt > found.attempt:
+            # Dynamo restarted this compile (restart_reasons say why): what the abandoned
+            # attempt captured is not what runs.
+            found.attempt = record.compile_id.attempt
+            c = found.compile
+            c.graphs, c.guards, c.guards_text, c.dynamic, c.kernels = [], [], "", [], []
+            found.output_code = []
+            c.aot = type(c.aot)()
         found.compile.records.append(record.line)
         return found
 
+    def _where(self, stack: list[dict] | None) -> tuple[tuple[str | None, int | None, str], list[str]]:
+        """The compiled function (file, first line, name) and the user's frames that called it."""
+        if not stack:
+            return (None, None, "unknown"), []
+        last = stack[-1]
+        frame_key = (self.log.string(last.get("filename")), last.get("line"), str(last.get("name")))
+        called_from = []
+        for entry in stack[:-1]:
+            filename = self.log.string(entry.get("filename")) or "?"
+            if "/torch/" in filename or "/site-packages/" in filename or "/compilescope/" in filename:
+                continue
+            called_from.append(f"{filename}:{entry.get('line')} in {entry.get('name')}")
+        return frame_key, called_from
+
     def _begin(self, compile_id: CompileId, stack: list[dict] | None) -> _Pending:
-        frame_key: tuple[str | None, int | None, str] = (None, None, "unknown")
-        called_from: list[str] = []
-        if stack:
-            last = stack[-1]
-            frame_key = (self.log.string(last.get("filename")), last.get("line"), str(last.get("name")))
-            for entry in stack[:-1]:
-                filename = self.log.string(entry.get("filename")) or "?"
-                if "/torch/" in filename or "/site-packages/" in filename:
-                    continue
-                called_from.append(f"{filename}:{entry.get('line')} in {entry.get('name')}")
+        frame_key, called_from = self._where(stack)
         compile_ = Compile(compile_id=str(CompileId(compile_id.frame_id, compile_id.frame_compile_id, 0, compile_id.compiled_autograd_id)), status="unknown")
         compile_.called_from = called_from
         item = _Pending(compile=compile_, frame_key=frame_key)
@@ -117,11 +131,10 @@ class _Builder:
         existing = self.latest.get(record.compile_id.key)
         stack = record.metadata.get("stack") if isinstance(record.metadata, dict) else None
         if existing is not None and existing.frame_key[2] == "unknown" and not existing.metrics:
-            # Records (a timing event) came before dynamo_start: this is the same compile.
-            fresh = self._begin(record.compile_id, stack)
-            fresh.compile.records = existing.compile.records + [record.line]
-            fresh.chromium = existing.chromium
-            self.order.remove(existing)
+            # Records (a timing event, the recompile reasons) came before dynamo_start: they
+            # belong to this compile, which now learns its function.
+            existing.frame_key, existing.compile.called_from = self._where(stack)
+            existing.compile.records.append(record.line)
             return
         if existing is not None and record.compile_id.attempt > 0:
             existing.compile.records.append(record.line)
@@ -371,10 +384,11 @@ def _compile_time(m: dict[str, Any], bwd: dict[str, Any]) -> CompileTime:
 
 
 def _json_or_lines(payload: str) -> list[str]:
+    # One reason is written as plain text (possibly several lines), several as a JSON list.
     try:
         data = json.loads(payload)
     except json.JSONDecodeError:
-        return [line for line in payload.splitlines() if line.strip()]
+        return split_recompile_reasons([line for line in payload.splitlines() if line.strip()])
     if isinstance(data, list):
         return [str(item) for item in data]
     return [str(data)]

@@ -18,7 +18,9 @@ of the same compile's graph, and say so (`aten_ops_from = "kernel name"`).
 
 from __future__ import annotations
 
+import functools
 import re
+from pathlib import Path
 
 from compilescope.session.model import Kernel
 
@@ -127,27 +129,39 @@ def _kernel_source(lines: list[str], start: int) -> str:
     return "\n".join(collected)
 
 
-def aten_ops_from_name(name: str, graph_ops: set[str]) -> list[str] | None:
-    """`cpp_fused_add_relu_0` with graph ops {aten.add, aten.relu, ...} -> [aten.add, aten.relu].
+@functools.lru_cache(maxsize=1)
+def known_aten_ops() -> frozenset[str]:
+    """ATen operator names (packaged from torch; see aten_ops.txt)."""
+    text = (Path(__file__).with_name("aten_ops.txt")).read_text(encoding="utf-8")
+    return frozenset(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
 
-    Inductor joins the sorted op names with "_", and op names contain "_" themselves, so the
-    name is split only into ops this compile's graph really has; if it cannot be split that
-    way, the answer is None (unknown), never a guess.
+
+def aten_ops_from_name(name: str, graph_ops: set[str]) -> list[str] | None:
+    """`cpp_fused_add_relu_0` -> [aten.add, aten.relu].
+
+    Inductor joins the sorted names of the ATen ops a kernel came from with "_", and op names
+    contain "_" themselves. The name is split only into real ATen op names (this compile's
+    graph ops, and torch's list of ATen ops), and only when exactly one split exists; otherwise
+    the answer is None (unknown), never a guess.
     """
     match = _NAME_PREFIX.match(name)
     if not match:
         return None
-    packets = {op.split(".")[1]: ".".join(op.split(".")[:2]) for op in graph_ops if op.count(".") >= 1}
+    vocabulary = set(known_aten_ops())
+    vocabulary.update(op.split(".")[1] for op in graph_ops if op.count(".") >= 1)
     words = match.group("ops").split("_")
-    # Dynamic programming over the words: ways to cover them with known op names.
-    best: list[list[str] | None] = [None] * (len(words) + 1)
-    best[0] = []
+    # ways[i]: the splits of words[:i] into op names (at most two kept: two means ambiguous)
+    ways: list[list[list[str]]] = [[] for _ in range(len(words) + 1)]
+    ways[0] = [[]]
     for end in range(1, len(words) + 1):
         for begin in range(end):
-            if best[begin] is None:
-                continue
             candidate = "_".join(words[begin:end])
-            if candidate in packets:
-                best[end] = best[begin] + [packets[candidate]]
-                break
-    return best[len(words)] or None
+            if candidate in vocabulary:
+                for prefix in ways[begin]:
+                    ways[end].append(prefix + [candidate])
+            if len(ways[end]) > 2:
+                ways[end] = ways[end][:2]
+    found = ways[len(words)]
+    if len(found) != 1:
+        return None
+    return [f"aten.{op}" for op in found[0]]

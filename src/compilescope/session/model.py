@@ -79,7 +79,10 @@ class FailedGuard:
     subject: str | None = None  # "x"
     what: str | None = None  # "size mismatch at index 0"
     expected: str | None = None
-    actual: str | None = None
+    actual: str | None = None  # None where torch does not say (value guards)
+    user_code: str | None = None  # the user's line that made torch add the guard
+    filename: str | None = None
+    lineno: int | None = None
 
 
 @dataclass
@@ -262,7 +265,7 @@ class Session:
         save(self, path)
 
     def explain(self) -> list:
-        from compilescope.explain import findings
+        from compilescope.findings import findings
 
         return findings(self)
 

@@ -145,7 +145,7 @@ def _recompiles(frame: Frame) -> list[Finding]:
     out = []
     for c in versions:
         guard = c.failed_guards[0] if c.failed_guards else None
-        text = guard.text if guard else "; ".join(c.recompile_reason or [])
+        text = (f"{guard.previous_compile}: {guard.text}" if guard.previous_compile else guard.text) if guard else "; ".join(c.recompile_reason or [])
         advice = ""
         if guard and guard.what and "size mismatch" in guard.what:
             dim = re.search(r"index (\d+)", guard.what)
@@ -163,6 +163,14 @@ def _recompiles(frame: Frame) -> list[Finding]:
                 )
             else:
                 advice += " If it keeps changing, compile with dynamic=True or use torch._dynamo.mark_dynamic."
+        elif guard and guard.what == "value changed":
+            origin = f" (from `{guard.user_code}`" + (f" at {_short(_where(guard.filename, guard.lineno) or '')})" if guard.filename else ")") if guard.user_code else ""
+            advice = (
+                f"A Python value{origin} was compiled in as the constant {guard.expected}, so a new "
+                "value compiles again. Keep it a tensor (e.g. torch.where instead of an `if` on "
+                ".item()), or pass numbers that change as tensors; dynamic=True makes Python "
+                "ints symbolic."
+            )
         elif "grad_mode" in text:
             advice = "Gradient mode changed (torch.no_grad vs training): each mode gets its own compiled version. This is expected when a model is used for both."
         out.append(

@@ -1,0 +1,105 @@
+"""The Python API: capture(), explain(), load(), and a Session's JSON, in-process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+import compilescope
+from compilescope.session.jsonio import loads
+
+
+class TinyNet(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.layer = torch.nn.Linear(16, 16)
+
+    def forward(self, x):
+        return torch.relu(self.layer(x) + 1.0)
+
+
+def test_explain_a_module_with_aot_eager() -> None:
+    session = compilescope.explain(TinyNet(), torch.randn(4, 16), backend="aot_eager")
+    (frame,) = session.frames
+    assert frame.name == "forward" and frame.filename == __file__
+    (compile_,) = frame.compiles
+    assert compile_.status == "ok"
+    assert compile_.graphs[0].ops == ["linear", "add", "relu"]
+    # a training-mode call: AOT Autograd made a forward and a backward graph
+    assert "aten.addmm.default" in compile_.aot.forward.ops
+    assert "aten.threshold_backward.default" in compile_.aot.backward.ops
+    x_guard = next(g for g in compile_.guards if g.source == "L['x']" and g.kind == "TENSOR_MATCH")
+    assert x_guard.size == [4, 16]
+    assert session.environment.torch == torch.__version__
+    assert session.program.kind == "function" and session.program.target == "TinyNet"
+
+
+def test_capture_block_sees_recompiles_and_prints() -> None:
+    def scale(x, factor):
+        return x * factor
+
+    compiled = torch.compile(scale, backend="eager")
+    with compilescope.capture() as session:
+        compiled(torch.ones(2), 2)
+        compiled(torch.ones(2), 3)  # an int argument is specialized: this recompiles
+    first, second = session.frame("scale").compiles
+    assert first.compile_id.endswith("/0") and second.compile_id.endswith("/1")
+    assert second.recompile_reason and "factor" in second.recompile_reason[0]
+    text = str(session)
+    assert "scale compiled again" in text and "why compiled again" in text
+    assert repr(session).startswith("<compilescope.Session 1 frames, 2 compiles")
+
+
+def test_explain_records_fullgraph_failure_instead_of_raising() -> None:
+    def with_item(x):
+        if x.sum().item() > 0:
+            return x * 2
+        return x
+
+    session = compilescope.explain(with_item, torch.ones(3), backend="eager", fullgraph=True)
+    (compile_,) = session.frame("with_item").compiles
+    assert compile_.status == "failed"
+    assert compile_.failure.startswith("Unsupported:") or compile_.failure.startswith("UserError:")
+    assert session.program.exception.split(":")[0] in ("Unsupported", "UserError")
+    assert f"Compiling with_item failed ({compile_.compile_id})" in str(session)
+
+
+def test_session_json_round_trip_and_schema_names(tmp_path: Path) -> None:
+    session = compilescope.explain(TinyNet(), torch.randn(2, 16), backend="eager")
+    path = tmp_path / "s.json"
+    session.save(str(path))
+    data = json.loads(path.read_text())
+    # the names other tools may rely on (docs/schema.md)
+    assert data["schema"] == "compilescope/1"
+    assert {"python", "torch", "device"} <= set(data["environment"])
+    frame = data["frames"][0]
+    assert {"name", "filename", "lineno", "compiles"} <= set(frame)
+    compile_ = frame["compiles"][0]
+    assert {"compile_id", "status", "recompile_reason", "graph_breaks", "graphs", "guards", "aot", "kernels", "compile_time_s"} <= set(compile_)
+    assert {"source", "kind", "text"} <= set(compile_["guards"][0])
+    assert {"forward", "backward", "inference"} <= set(compile_["aot"])
+    loaded = compilescope.load(path)
+    assert loaded == loads(path.read_text())
+    assert loaded.frames[0].compiles[0].graphs[0].ops == session.frames[0].compiles[0].graphs[0].ops
+    assert str(loaded) == str(session)
+
+
+def test_load_rejects_other_schema(tmp_path: Path) -> None:
+    path = tmp_path / "future.json"
+    path.write_text('{"schema": "compilescope/9", "frames": []}')
+    with pytest.raises(ValueError, match="compilescope/9"):
+        compilescope.load(path)
+
+
+def test_rendering_shows_user_strings_literally() -> None:
+    # rich markup in a user's name must not be interpreted (nor crash rendering)
+    from compilescope.session.model import Compile, Frame, GraphBreak, Session
+
+    brk = GraphBreak(reason="[bold red]boom[/] <script>alert(1)</script>", filename="/x/[link=evil].py", lineno=3, code="y = f('[/]')")
+    session = Session(frames=[Frame(name="f[/]oo", filename="/x/[link=evil].py", lineno=1, compiles=[Compile(compile_id="0/0", status="graph break", graph_breaks=[brk])])])
+    text = str(session)
+    assert "[bold red]boom[/] <script>alert(1)</script>" in text
+    assert "f[/]oo" in text and "y = f('[/]')" in text
