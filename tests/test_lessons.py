@@ -1,14 +1,17 @@
-"""The tutorial's lessons, run unchanged through `compilescope run` in a subprocess.
+"""The tutorial's lessons, run unchanged, captured by compilescope two ways: through
+`compilescope run` in a subprocess ("cli"), and in-process inside `compilescope.capture()`
+("capture", as a notebook user would).
 
 Each lesson prints facts it dug out of torch by hand (log redirection, string splitting). The
 same run is captured by compilescope, so every assertion compares what the lesson printed with
-what compilescope saved and printed for that very run: nothing is hard-coded from the seed's
-printout, whose numbers came from another machine.
+what compilescope found in that very run: nothing is hard-coded from the seed's printout, whose
+numbers came from another machine.
 """
 
 from __future__ import annotations
 
 import re
+import runpy
 from pathlib import Path
 
 import pytest
@@ -26,6 +29,26 @@ def run_lesson(name: str, folder: Path, env: dict[str, str] | None = None) -> tu
     assert result.returncode == 0, result.stderr[-3000:]
     session = compilescope.load(folder / f"compilescope-{Path(name).stem}.json")
     return result, session
+
+
+def capture_lesson(name: str, folder: Path, capfd: pytest.CaptureFixture[str]) -> tuple[CliRun, Session]:
+    """The lesson's own main(), in this process, inside compilescope.capture()."""
+    script = copy_lesson(name, folder)
+    capfd.readouterr()
+    with compilescope.capture() as session:
+        runpy.run_path(str(script), run_name="__main__")
+    out, err = capfd.readouterr()
+    return CliRun(0, out, err + str(session), folder), session
+
+
+@pytest.fixture(params=["cli", "capture"])
+def lesson_run(request: pytest.FixtureRequest, tmp_path: Path, capfd: pytest.CaptureFixture[str]):
+    def run(name: str) -> tuple[CliRun, Session]:
+        if request.param == "cli":
+            return run_lesson(name, tmp_path)
+        return capture_lesson(name, tmp_path, capfd)
+
+    return run
 
 
 def printed_after(text: str, heading: str) -> list[str]:
@@ -65,13 +88,8 @@ def test_first_call_cold_then_warm_cache(tmp_path: Path) -> None:
 
 # ---- lesson 4: graphs, ops, nodes, the guard on x, how many guards ------------------------------
 
-@pytest.fixture(scope="module")
-def see_graph(tmp_path_factory: pytest.TempPathFactory) -> tuple[CliRun, Session]:
-    return run_lesson("see_graph.py", tmp_path_factory.mktemp("see_graph"))
-
-
-def test_see_graph_counts_and_nodes(see_graph: tuple[CliRun, Session]) -> None:
-    run, session = see_graph
+def test_see_graph(lesson_run) -> None:
+    run, session = lesson_run("see_graph.py")
     printed = dict(re.findall(r"^(graphs|graph breaks|operations):\s+(\d+)$", run.stdout, re.M))
     # torch._dynamo.explain's compile comes first in the run
     explained = session.frames[0].compiles[0]
@@ -83,9 +101,6 @@ def test_see_graph_counts_and_nodes(see_graph: tuple[CliRun, Session]) -> None:
     lesson_nodes = [tuple(line.split()) for line in printed_after(run.stdout, "The graph, one line for each step:")]
     assert [(n.op, n.name) for n in explained.graphs[0].nodes] == lesson_nodes
 
-
-def test_see_graph_guard_on_x(see_graph: tuple[CliRun, Session]) -> None:
-    run, session = see_graph
     (lesson_guard,) = printed_after(run.stdout, "The guard on our input x:")
     eager = session.frames[0].compiles[1]  # torch.compile(net, backend="eager")
     guard_on_x = next(g for g in eager.guards if g.kind == "TENSOR_MATCH" and g.source == "L['x']")
@@ -100,32 +115,25 @@ def test_see_graph_guard_on_x(see_graph: tuple[CliRun, Session]) -> None:
 
 # ---- lesson 5: which call compiled again, and why ------------------------------------------------
 
-@pytest.fixture(scope="module")
-def recompile(tmp_path_factory: pytest.TempPathFactory) -> tuple[CliRun, Session]:
-    return run_lesson("recompile.py", tmp_path_factory.mktemp("recompile"))
-
-
-def test_recompile_reason_and_guard(recompile: tuple[CliRun, Session]) -> None:
-    run, session = recompile
+def test_recompile(lesson_run) -> None:
+    run, session = lesson_run("recompile.py")
     # torch's own log line, printed by the lesson through set_logs(recompiles=True)
-    torch_says = re.search(r"- (0/0: tensor 'x' .*)$", run.stderr, re.M).group(1).strip()
+    torch_says = re.search(r"- (\d+/0: tensor 'x' .*)$", run.stderr, re.M).group(1).strip()
     forward = session.frame("forward")
-    first, second = forward.compiles[:2]
+    first, second = forward.compiles
     assert first.recompile_reason is None
     assert second.recompile_reason == [torch_says]
     (failed,) = second.failed_guards
-    assert (failed.previous_compile, failed.subject, failed.what) == ("0/0", "x", "size mismatch at index 0")
+    assert (failed.previous_compile, failed.subject, failed.what) == (first.compile_id, "x", "size mismatch at index 0")
     assert (failed.expected, failed.actual) == ("8", "16")
     # the terminal says it too
-    assert "forward compiled again (0/1)" in run.stderr
+    assert f"forward compiled again ({second.compile_id})" in run.stderr
     assert "expected 8, actual 16" in run.stderr
 
-
-def test_third_size_compiles_nothing(recompile: tuple[CliRun, Session]) -> None:
-    run, session = recompile
-    assert "32 rows, first time" in run.stdout
     # 8, 16 and 32 rows: two compiles, the second dynamic in dim 0, so 32 reuses it
-    assert [c.compile_id for c in session.compiles] == ["0/0", "0/1"]
+    assert "32 rows, first time" in run.stdout
+    assert len(session.compiles) == 2
+    assert second.compile_id == first.compile_id.replace("/0", "/1")
     dynamic = session.compiles[1].dynamic
     symbol = next(d for d in dynamic if d.kind == "symbol")
     assert symbol.source == "L['x'].size()[0]" and symbol.value == "16"
@@ -136,8 +144,8 @@ def test_third_size_compiles_nothing(recompile: tuple[CliRun, Session]) -> None:
 
 # ---- lesson 6: forward and backward ATen graphs; the inference graph ---------------------------
 
-def test_train_graphs_match_what_the_backend_saw(tmp_path: Path) -> None:
-    run, session = run_lesson("train_graphs.py", tmp_path)
+def test_train_graphs_match_what_the_backend_saw(lesson_run) -> None:
+    run, session = lesson_run("train_graphs.py")
     training, inference = run.stdout.split("--- inference")
     forward = printed_after(training, "FORWARD graph:")
     backward = printed_after(training, "BACKWARD graph:")
@@ -153,8 +161,8 @@ def test_train_graphs_match_what_the_backend_saw(tmp_path: Path) -> None:
 
 # ---- lesson 7: the kernels Inductor wrote, what they came from, library calls ------------------
 
-def test_see_kernels(tmp_path: Path) -> None:
-    run, session = run_lesson("see_kernels.py", tmp_path)
+def test_see_kernels(lesson_run) -> None:
+    run, session = lesson_run("see_kernels.py")
     written = re.findall(r"a kernel it wrote: (\w+)", run.stdout)
     library = re.findall(r"a library call:\s+(\w+)", run.stdout)
     made_from = re.findall(r"made from: \[([^\]]*)\]", run.stdout)
@@ -175,8 +183,8 @@ def test_see_kernels(tmp_path: Path) -> None:
 
 # ---- lesson 8: a graph break from .item(), its reason and line; where; fullgraph ----------------
 
-def test_graph_break(tmp_path: Path) -> None:
-    run, session = run_lesson("graph_break.py", tmp_path)
+def test_graph_break(lesson_run, tmp_path: Path) -> None:
+    run, session = lesson_run("graph_break.py")
     why = re.search(r"why: (.*)$", run.stdout, re.M).group(1)
     with_if = session.frames[0]
     brk = with_if.compiles[0].graph_breaks[0]

@@ -197,7 +197,8 @@ def _compile_time(session: Session) -> list[Finding]:
             ("Dynamo (tracing Python)", t.dynamo_s),
             ("AOT Autograd", t.aot_autograd_s),
             ("Inductor (lowering)", t.inductor_s),
-            ("code generation and C++/Triton compile", t.codegen_s),
+            ("Inductor code generation", t.codegen_s),
+            ("C++/Triton compiler", t.kernel_compile_s),
             ("loading compiled graphs from the cache", t.from_cache_s),
         ):
             if value:

@@ -263,7 +263,7 @@ def _compile(c: Compile, show: set[str]) -> list:
         out.append(
             Text(
                 f"         time: Dynamo {_seconds(t.dynamo_s)} · AOT Autograd {_seconds(t.aot_autograd_s)} · "
-                f"Inductor {_seconds(t.inductor_s)} · code gen + compile {_seconds(t.codegen_s)}"
+                f"Inductor {_seconds(t.inductor_s)} · code gen {_seconds(t.codegen_s)} · C++/Triton compiler {_seconds(t.kernel_compile_s)}"
                 + (f" · loaded from cache {_seconds(t.from_cache_s)}" if t.from_cache_s is not None else "")
                 + (f" · backward {_seconds(t.backward_s)}" if t.backward_s is not None else "")
                 + f" · FX graph cache {_unknown(c.cache.fx_graph_hits)} hit / {_unknown(c.cache.fx_graph_misses)} miss",

@@ -44,7 +44,7 @@ class _Pending:
     backward_metrics: dict[str, Any] = field(default_factory=dict)
     break_texts: list[str] = field(default_factory=list)
     output_code: list[str] = field(default_factory=list)
-    chromium: dict[str, float] = field(default_factory=dict)
+    code_gen: list[float] = field(default_factory=list)  # begin and end of Inductor's code_gen
     attempt: int = 0
 
 
@@ -71,6 +71,8 @@ class _Builder:
         self.latest: dict[tuple, _Pending] = {}
         self.order: list[_Pending] = []
         self.program: Program | None = None
+        self.kernel_compiles: list[tuple[float, float]] = []  # C++/Triton compile_file spans (µs)
+        self._open_compiles: list[float] = []
 
     # ---- dispatch ---------------------------------------------------------------------------
     def add(self, record: Record) -> None:
@@ -96,6 +98,7 @@ class _Builder:
             # attempt captured is not what runs.
             found.attempt = record.compile_id.attempt
             c = found.compile
+            c.compile_id = str(record.compile_id)  # as torch writes it after a restart: "0/0_1"
             c.graphs, c.guards, c.guards_text, c.dynamic, c.kernels = [], [], "", [], []
             found.output_code = []
             c.aot = type(c.aot)()
@@ -230,7 +233,21 @@ class _Builder:
         if record.payload is None:
             return
         event = json.loads(record.payload)
-        if event.get("name") == "automatic_dynamic" and record.compile_id is not None:
+        name, phase, stamp = event.get("name"), event.get("ph"), event.get("ts")
+        if name == "compile_file" and isinstance(stamp, (int, float)):
+            if phase == "B":
+                self._open_compiles.append(stamp)
+            elif phase == "E" and self._open_compiles:
+                begin = self._open_compiles.pop()
+                if not self._open_compiles:  # only the outermost: nested ones are inside it
+                    self.kernel_compiles.append((begin, stamp))
+            return
+        if name == "code_gen" and isinstance(stamp, (int, float)) and record.compile_id is not None:
+            item = self.pending(record)
+            if item is not None and phase in ("B", "E"):
+                item.code_gen.append(stamp)
+            return
+        if name == "automatic_dynamic" and record.compile_id is not None:
             item = self.pending(record)
             args = event.get("args", {})
             if item is not None:
@@ -310,6 +327,11 @@ class _Builder:
             c.failure_filename = m.get("fail_user_frame_filename")
             c.failure_lineno = m.get("fail_user_frame_lineno")
         c.time = _compile_time(m, item.backward_metrics)
+        if len(item.code_gen) >= 2 and c.time.codegen_s is not None and self.kernel_compiles:
+            begin, end = item.code_gen[0], item.code_gen[-1]
+            spent = sum(min(e, end) - max(b, begin) for b, e in self.kernel_compiles if b < end and e > begin) / 1e6
+            c.time.kernel_compile_s = spent
+            c.time.codegen_s = max(c.time.codegen_s - spent, 0.0)
         c.compile_time_s = c.time.total_s
         c.cache = CacheUse(
             fx_graph_hits=m.get("inductor_fx_local_cache_hit_count"),

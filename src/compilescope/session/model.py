@@ -146,7 +146,8 @@ class CompileTime:
     dynamo_s: float | None = None  # tracing Python bytecode into a graph
     aot_autograd_s: float | None = None
     inductor_s: float | None = None  # lowering and scheduling
-    codegen_s: float | None = None  # writing and compiling C++/Triton
+    codegen_s: float | None = None  # generating C++/Triton (compiling it, when measured, is below)
+    kernel_compile_s: float | None = None  # the C++/Triton compiler, from torch's compile_file events
     backward_s: float | None = None  # compiling the backward graph, when it was done lazily
     from_cache_s: float | None = None  # AOT Autograd + Inductor, when the graph came from the cache
     cache_saved_s: float | None = None  # torch's estimate of the compile time the cache saved
