@@ -64,7 +64,7 @@ def test_explain_records_fullgraph_failure_instead_of_raising() -> None:
     assert compile_.status == "failed"
     assert compile_.failure.startswith("Unsupported:") or compile_.failure.startswith("UserError:")
     assert session.program.exception.split(":")[0] in ("Unsupported", "UserError")
-    assert f"Compiling with_item failed ({compile_.compile_id})" in str(session)
+    assert f"Compiling with_item failed ({compile_.compile_id}) at " in str(session)
 
 
 def test_session_json_round_trip_and_schema_names(tmp_path: Path) -> None:

@@ -54,6 +54,12 @@ class ReportCommand:
                 f"({sessions[0].skipped[0] if sessions and sessions[0].skipped else 'empty'}); "
                 "expected a file written with TORCH_TRACE=dir or by compilescope run"
             )
+        if len(sessions) > 1:
+            from rich.console import Console, Group
+
+            from compilescope.render.console import rank_summary
+
+            Console(file=sys.stdout, highlight=False).print(Group(*rank_summary(sessions)))
         for index, session in enumerate(sessions):
             if index:
                 print(file=sys.stdout)

@@ -77,20 +77,28 @@ def _failures(frame: Frame) -> list[Finding]:
     for c in frame.compiles:
         if c.status != "failed":
             continue
-        advice = "Without fullgraph=True, Dynamo would break the graph here and run this part in Python."
-        if c.failure and ("recompile_limit" in c.failure or "cache_size_limit" in c.failure):
+        failure = c.failure or ""
+        advice = ""
+        if "data-dependent" in failure:
+            advice = (
+                "Python had to decide on a value inside a tensor (an `if` on .item(), say). "
+                "With fullgraph=True that stops the compile; without it Dynamo breaks the graph "
+                "there instead. Keep the decision in the graph: torch.where(cond, a, b), or torch.cond."
+            )
+        elif "recompile_limit" in failure or "cache_size_limit" in failure:
             advice = (
                 "Dynamo gave up recompiling this function and runs it without compiling. "
                 "See the recompile reasons above: usually a changing shape or Python value."
             )
+        where = _where(c.failure_filename, c.failure_lineno)
         out.append(
             Finding(
                 PROBLEM,
-                f"Compiling {frame.name} failed ({c.compile_id})",
-                detail=c.failure or "",
-                advice=advice if "UserError" in (c.failure or "") or "limit" in (c.failure or "") else "",
+                f"Compiling {frame.name} failed ({c.compile_id})" + (f" at {_short(where)}" if where else ""),
+                detail=(c.failure or "") + (f"\n    {c.failure_code}" if c.failure_code else ""),
+                advice=advice,
                 compile_ids=(c.compile_id,),
-                where=_where(c.failure_filename, c.failure_lineno),
+                where=where,
             )
         )
     return out
@@ -203,7 +211,7 @@ def _compile_time(session: Session) -> list[Finding]:
         ):
             if value:
                 stages[label] += value
-    detail = ", ".join(f"{label} {value:.2f} s" for label, value in stages.most_common())
+    detail = ", ".join(f"{label} {value:.2f} s" for label, value in stages.most_common() if value >= 0.005)
     hits = sum((c.cache.fx_graph_hits or 0) for c in session.compiles)
     misses = sum((c.cache.fx_graph_misses or 0) for c in session.compiles)
     advice = ""

@@ -15,7 +15,6 @@ import os
 from typing import Iterable
 
 from rich.console import Console, Group
-from rich.syntax import Syntax
 from rich.text import Text
 
 from compilescope.findings import INFO, PROBLEM, WARNING, Finding, findings
@@ -193,6 +192,10 @@ def _compile(c: Compile, show: set[str]) -> list:
     if c.failure:
         failure = Text("         ", style="red")
         failure.append(c.failure, style="red")
+        if c.failure_filename:
+            failure.append(f"\n           at {_short_path(c.failure_filename)}:{_unknown(c.failure_lineno)}", style="dim")
+            if c.failure_code:
+                failure.append(f": {c.failure_code}")
         out.append(failure)
     for brk in c.graph_breaks:
         text = Text("         graph break: ", style="yellow")
@@ -256,6 +259,8 @@ def _compile(c: Compile, show: set[str]) -> list:
                 row.append("  made from: unknown", style="dim")
             out.append(row)
             if "code" in show and kernel.code:
+                from rich.syntax import Syntax  # pygments: only when code is asked for
+
                 lexer = "cpp" if kernel.kind == "cpp" else "python"
                 out.append(Syntax(kernel.code, lexer, line_numbers=False, word_wrap=True, theme="ansi_dark"))
     if "time" in show:
@@ -270,6 +275,40 @@ def _compile(c: Compile, show: set[str]) -> list:
                 style="dim",
             )
         )
+    return out
+
+
+def rank_summary(sessions: list[Session]) -> list:
+    """One line per rank, so ranks that compiled differently stand out (a rank that recompiles
+    or breaks where others do not stalls every collective that waits for it)."""
+    out: list = [Text("Ranks", style="bold underline")]
+    rows = []
+    for session in sessions:
+        rows.append(
+            (
+                "?" if session.rank is None else str(session.rank),
+                len(session.compiles),
+                len(session.recompiles),
+                len(session.graph_breaks),
+                session.total_compile_time_s,
+            )
+        )
+    for rank, compiles, recompiles, breaks, seconds in rows:
+        out.append(
+            Text(
+                f"  rank {rank:>3}: {plural(compiles, 'compile')}, {plural(recompiles, 'recompile')}, "
+                f"{plural(breaks, 'graph break')}, compile time {_seconds(seconds)}"
+            )
+        )
+    if len({row[1:4] for row in rows}) > 1:
+        out.append(
+            Text(
+                "  ▲ The ranks did not compile the same way: a rank that compiles again, or more, "
+                "makes the others wait at the next collective. Each rank is explained below.",
+                style="yellow",
+            )
+        )
+    out.append(Text(""))
     return out
 
 

@@ -9,6 +9,7 @@ so a record belongs to the *latest* compile begun with its id. Frames are functi
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -326,6 +327,8 @@ class _Builder:
             c.failure = f"{m['fail_type']}: {reason.splitlines()[0] if reason else ''}".strip()
             c.failure_filename = m.get("fail_user_frame_filename")
             c.failure_lineno = m.get("fail_user_frame_lineno")
+            if caused := re.search(r"^Caused by: (.*?)\s+# ", reason, re.M):
+                c.failure_code = caused.group(1).strip()
         c.time = _compile_time(m, item.backward_metrics)
         if len(item.code_gen) >= 2 and c.time.codegen_s is not None and self.kernel_compiles:
             begin, end = item.code_gen[0], item.code_gen[-1]

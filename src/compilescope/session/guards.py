@@ -76,6 +76,8 @@ def _name(source: str | None) -> str:
     text = re.sub(r"^L\['([^']+)'\]", r"\1", source)
     text = re.sub(r"^G\['([^']+)'\]", r"\1", text)
     text = re.sub(r"\._(?:modules|parameters|buffers)\['([^']+)'\]", r".\1", text)
+    # Dynamo's name for a module it imported: __import_torch_dot_nn_dot_modules_dot_linear
+    text = re.sub(r"__import_(\w+)", lambda m: "module " + m.group(1).replace("_dot_", "."), text)
     return text
 
 

@@ -170,6 +170,7 @@ class Compile:
     failure: str | None = None  # "UserError: ..." when the compile failed
     failure_filename: str | None = None
     failure_lineno: int | None = None
+    failure_code: str | None = None  # the user's source line torch blamed
     restarts: list[str] = field(default_factory=list)
     graph_breaks: list[GraphBreak] = field(default_factory=list)
     graphs: list[Graph] = field(default_factory=list)

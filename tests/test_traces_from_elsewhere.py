@@ -1,0 +1,91 @@
+"""Traces compilescope did not start: a distributed job's ranks, a program killed mid-run."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import compilescope
+from compilescope.session.model import Compile, Frame, Session
+from conftest import run_cli
+
+RANKS = textwrap.dedent(
+    """
+    import torch
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+
+    def step(x):
+        return torch.sin(x) * 2.0
+
+    compiled = torch.compile(step, backend="eager")
+    compiled(torch.ones(4))
+    if rank == 1:
+        compiled(torch.ones(4, 4))  # only rank 1 sees a second shape: it compiles again
+    dist.barrier()
+    dist.destroy_process_group()
+    """
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_report_on_a_distributed_jobs_ranks(tmp_path: Path) -> None:
+    # GIVEN a two-rank job (gloo on loopback) that wrote TORCH_TRACE itself, one log per rank
+    (tmp_path / "ranks.py").write_text(RANKS)
+    subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={free_port()}", "ranks.py"],
+        cwd=tmp_path, check=True, capture_output=True, timeout=300,
+        env={**os.environ, "TORCH_TRACE": str(tmp_path / "traces"), "MASTER_ADDR": "127.0.0.1"},
+    )
+    assert len(list((tmp_path / "traces").glob("*.log"))) == 2
+    # WHEN it is explained
+    result = run_cli("report", "traces", cwd=tmp_path)
+    # THEN each rank is explained, and the rank that compiled differently stands out
+    assert result.returncode == 0, result.stderr
+    assert "rank   0: 1 compile, 0 recompiles" in result.stdout
+    assert "rank   1: 2 compiles, 1 recompile" in result.stdout
+    assert "The ranks did not compile the same way" in result.stdout
+    assert "tensor 'x' rank mismatch. expected 1, actual 2" in result.stdout
+    sessions = compilescope.load_all(tmp_path / "traces")
+    assert sorted(s.rank for s in sessions) == [0, 1]
+
+    only_one = run_cli("report", "traces", "--rank", "1", "--json", "r1.json", cwd=tmp_path)
+    assert only_one.returncode == 0 and "Ranks" not in only_one.stdout and "rank 1" in only_one.stdout
+    assert compilescope.load(tmp_path / "r1.json").rank == 1
+    assert run_cli("report", "traces", "--rank", "5", cwd=tmp_path).returncode == 2
+
+
+def test_program_killed_mid_run_leaves_a_readable_trace(tmp_path: Path) -> None:
+    # GIVEN a program that compiles, then dies without any cleanup (no atexit, no finally)
+    (tmp_path / "dies.py").write_text(
+        "import os, torch\n"
+        "torch.compile(lambda x: torch.cos(x) + 1, backend='eager')(torch.ones(2))\n"
+        "os._exit(7)\n"
+    )
+    result = run_cli("run", "dies.py", cwd=tmp_path)
+    assert result.returncode == 7  # the status the program chose
+    assert not (tmp_path / "compilescope-dies.json").exists()  # nothing ran after os._exit
+    # THEN the trace written so far explains what was compiled
+    report = run_cli("report", "compilescope-dies.log", cwd=tmp_path)
+    assert report.returncode == 0
+    assert "2 ops: cos, add" in report.stdout
+
+
+def test_a_large_program_stays_readable() -> None:
+    frames = [Frame(name=f"layer_{i}", filename="/m.py", lineno=i, compiles=[Compile(compile_id=f"{i}/0", status="ok")]) for i in range(300)]
+    text = str(Session(frames=frames))
+    assert "300 functions compiled" in text
+    assert "layer_24" in text and "layer_25 " not in text
+    assert "… 275 more functions (--all to list them all" in text
+    assert len(text.splitlines()) < 120
