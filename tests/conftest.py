@@ -63,6 +63,14 @@ def copy_lesson(name: str, folder: Path) -> Path:
     return target
 
 
-@pytest.fixture(scope="session")
-def inductor_cache_dir() -> str:
-    return _CACHE
+def run_lesson(name: str, folder: Path, env: dict[str, str] | None = None, *extra: str):
+    """A tutorial lesson through `compilescope run` in a subprocess, and the session it saved."""
+    import compilescope
+
+    copy_lesson(name, folder)
+    result = run_cli("run", *extra, name, cwd=folder, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result, compilescope.load(folder / f"compilescope-{Path(name).stem}.json")
+
+
+ARTIFACTS = ROOT / "test-artifacts"  # screenshots from the browser tests (ignored by git)

@@ -18,17 +18,9 @@ import pytest
 
 import compilescope
 from compilescope.session.model import Session
-from conftest import CliRun, copy_lesson, run_cli
+from conftest import CliRun, copy_lesson, run_lesson
 
 pytestmark = pytest.mark.slow
-
-
-def run_lesson(name: str, folder: Path, env: dict[str, str] | None = None) -> tuple[CliRun, Session]:
-    copy_lesson(name, folder)
-    result = run_cli("run", name, cwd=folder, env=env)
-    assert result.returncode == 0, result.stderr[-3000:]
-    session = compilescope.load(folder / f"compilescope-{Path(name).stem}.json")
-    return result, session
 
 
 def capture_lesson(name: str, folder: Path, capfd: pytest.CaptureFixture[str]) -> tuple[CliRun, Session]:

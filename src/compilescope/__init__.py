@@ -24,11 +24,11 @@ __all__ = ["Session", "capture", "explain", "load", "load_all", "__version__"]
 
 
 
-def capture(trace_path: str | Path | None = None) -> ContextManager[Session]:
+def capture(trace_path: str | Path | None = None, label: str = "with compilescope.capture()") -> ContextManager[Session]:
     """Record what torch.compile does inside a `with` block (see compilescope.record.capture)."""
     from compilescope.record import capture as record_capture
 
-    return record_capture(trace_path)
+    return record_capture(trace_path, label)
 
 
 def explain(fn: Any, *args: Any, **kwargs: Any) -> Session:
@@ -37,6 +37,13 @@ def explain(fn: Any, *args: Any, **kwargs: Any) -> Session:
     from compilescope.record import explain as record_explain
 
     return record_explain(fn, *args, **kwargs)
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """`%load_ext compilescope`: adds the `%%compilescope` cell magic (see compilescope.jupyter)."""
+    from compilescope.jupyter import load_ipython_extension as load
+
+    load(ipython)
 
 
 def load_all(path: str | Path) -> list[Session]:

@@ -35,3 +35,15 @@ def print_session(session: Session, options: dict[str, Any], stream: TextIO) -> 
     from compilescope.render.console import show
 
     show(session, console=Console(file=stream, highlight=False), **options)
+
+
+def open_command(path: str) -> str:
+    """The command that opens a file in the browser on this platform."""
+    import shlex
+    import sys
+
+    if sys.platform == "darwin":
+        return f"open {shlex.quote(path)}"
+    if sys.platform.startswith("win"):
+        return f'start "" "{path}"'
+    return f"xdg-open {shlex.quote(path)}"

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from compilescope.cli.errors import CommandError
-from compilescope.cli.options import add_view_options, print_session, view_options
+from compilescope.cli.options import add_view_options, open_command, print_session, view_options
 
 
 class ReportCommand:
@@ -24,6 +24,7 @@ class ReportCommand:
     def prepare_parser(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("path", help="a session .json, a trace .log file, or a TORCH_TRACE folder")
         parser.add_argument("--json", metavar="PATH", help="also save the session as JSON (one file per rank: PATH gets a .rankN suffix)")
+        parser.add_argument("--html", metavar="PATH", help="write the HTML report (one file per rank: PATH gets a .rankN suffix)")
         parser.add_argument("--rank", type=int, metavar="N", help="only the trace of rank N")
         add_view_options(parser)
 
@@ -64,10 +65,16 @@ class ReportCommand:
             if index:
                 print(file=sys.stdout)
             print_session(session, options, stream=sys.stdout)
+            suffix = f".rank{session.rank if session.rank is not None else index}" if len(sessions) > 1 else ""
             if args.json:
                 target = Path(args.json)
-                if len(sessions) > 1:
-                    target = target.with_suffix(f".rank{session.rank if session.rank is not None else index}.json")
+                target = target.with_name(target.stem + suffix + (target.suffix or ".json"))
                 session.save(str(target))
                 print(f"Saved the session to {target}", file=sys.stderr)
+            if args.html:
+                from compilescope.render.html import write_html
+
+                target = Path(args.html)
+                target = write_html(session, target.with_name(target.stem + suffix + (target.suffix or ".html")))
+                print(f"The report: {target}   open it with: {open_command(str(target))}", file=sys.stderr)
         return 0

@@ -13,7 +13,7 @@ from pathlib import Path
 from types import TracebackType
 
 from compilescope.cli.errors import CommandError
-from compilescope.cli.options import add_view_options, print_session, view_options
+from compilescope.cli.options import add_view_options, open_command, print_session, view_options
 from compilescope.session.model import Program
 
 
@@ -24,9 +24,10 @@ class RunCommand:
     compilescope run -m mypackage.train --epochs 1
 
     The program's output, exit status and exceptions pass through unchanged; the explanation
-    goes to stderr afterwards. The session is saved as compilescope-<name>.json and torch's raw
-    structured trace as compilescope-<name>.log (readable by `compilescope report` and tlparse),
-    also when the program crashes.
+    goes to stderr afterwards. The session is saved as compilescope-<name>.json, the report as
+    compilescope-<name>.html (one self-contained file), and torch's raw structured trace as
+    compilescope-<name>.log (readable by `compilescope report` and tlparse), also when the
+    program crashes.
     """
 
     @staticmethod
@@ -34,6 +35,8 @@ class RunCommand:
         parser.add_argument("-m", dest="module", action="store_true", help="run a library module as a script, like python -m")
         parser.add_argument("--json", metavar="PATH", help="where to save the session (default: compilescope-<name>.json)")
         parser.add_argument("--trace", metavar="PATH", help="where to save torch's raw trace (default: compilescope-<name>.log)")
+        parser.add_argument("--html", metavar="PATH", help="where to write the HTML report (default: compilescope-<name>.html)")
+        parser.add_argument("--no-html", action="store_true", help="write no HTML report")
         parser.add_argument("--no-save", action="store_true", help="save nothing; only print the explanation")
         add_view_options(parser)
         parser.add_argument("target", metavar="script.py | module", help="the program to run")
@@ -54,9 +57,10 @@ class RunCommand:
             name, kind, target, argv0 = script.stem, "script", args.target, args.target
 
         json_path = Path(args.json or f"compilescope-{name}.json")
+        html_path = None if (args.no_html or args.no_save) else Path(args.html or f"compilescope-{name}.html")
         trace_path = Path(args.trace or (f"compilescope-{name}.log" if not args.no_save else _temporary_trace()))
-        for path in (json_path, trace_path):
-            if not args.no_save and not path.parent.exists():
+        for path in (json_path, trace_path, html_path):
+            if path is not None and not args.no_save and not path.parent.exists():
                 raise CommandError(f"cannot write {path}: folder {path.parent} does not exist")
 
         from compilescope.record import Capture
@@ -98,13 +102,17 @@ class RunCommand:
             trace_path.unlink(missing_ok=True)
         else:
             session.save(str(json_path))
+        if html_path is not None:
+            from compilescope.render.html import write_html
+
+            write_html(session, html_path)
         print_session(session, view_options(args), stream=sys.stderr)
         if not args.no_save:
-            print(
-                f"\nSaved the session to {json_path} and torch's trace to {trace_path}.\n"
-                f"See every detail: compilescope report {json_path} --show all",
-                file=sys.stderr,
-            )
+            lines = [f"\nSaved the session to {json_path} and torch's trace to {trace_path}."]
+            if html_path is not None:
+                lines.append(f"The report: {html_path}   open it with: {open_command(str(html_path))}")
+            lines.append(f"Every detail in the terminal: compilescope report {json_path} --show all")
+            print("\n".join(lines), file=sys.stderr)
         return exit_status
 
 

@@ -25,6 +25,7 @@ class Finding:
     advice: str = ""
     compile_ids: tuple[str, ...] = ()
     where: str | None = None  # "file:line" in the user's code
+    frame: str | None = None  # the compiled function's name (compile ids can repeat across functions)
 
 
 def findings(session: Session) -> list[Finding]:
@@ -99,6 +100,7 @@ def _failures(frame: Frame) -> list[Finding]:
                 advice=advice,
                 compile_ids=(c.compile_id,),
                 where=where,
+                frame=frame.name,
             )
         )
     return out
@@ -142,7 +144,7 @@ def _graph_breaks(frame: Frame) -> list[Finding]:
             detail += f"\nThe code after it runs as {brk.resume_function}, compiled separately."
         if count > 1:
             detail += f"\nSeen in {count} compiles."
-        out.append(Finding(WARNING, title, detail=detail, advice=advice, compile_ids=(c.compile_id,), where=where))
+        out.append(Finding(WARNING, title, detail=detail, advice=advice, compile_ids=(c.compile_id,), where=where, frame=frame.name))
     return out
 
 
@@ -189,6 +191,7 @@ def _recompiles(frame: Frame) -> list[Finding]:
                 advice=advice,
                 compile_ids=(c.compile_id,),
                 where=_where(frame.filename, frame.lineno),
+                frame=frame.name,
             )
         )
     return out

@@ -140,9 +140,9 @@ class Capture:
 
 
 @contextlib.contextmanager
-def capture(trace_path: str | Path | None = None) -> Iterator[Session]:
+def capture(trace_path: str | Path | None = None, label: str = "with compilescope.capture()") -> Iterator[Session]:
     """Record what torch.compile does inside the block; the yielded Session is filled in when
-    the block ends (also when it raises)."""
+    the block ends (also when it raises). `label` names what ran, in the report's header."""
     session = Session()
     recorder = Capture(trace_path)
     try:
@@ -152,7 +152,7 @@ def capture(trace_path: str | Path | None = None) -> Iterator[Session]:
         for item in dataclasses.fields(Session):
             setattr(session, item.name, getattr(built, item.name))
         if session.program is None:
-            session.program = Program(kind="capture", target="capture()", wall_time_s=time.perf_counter() - recorder.started)
+            session.program = Program(kind="capture", target=label, wall_time_s=time.perf_counter() - recorder.started)
 
 
 def explain(

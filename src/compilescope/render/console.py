@@ -97,7 +97,7 @@ def _header(session: Session) -> Text:
     text = Text("compilescope", style="bold")
     program = session.program
     if program is not None:
-        text.append(f" · {program.kind} ")
+        text.append(" · " if program.kind == "capture" else f" · {program.kind} ")
         text.append(program.target, style="bold")
         if program.exit_status is not None:
             text.append(f" · exit status {program.exit_status}")
@@ -319,6 +319,8 @@ def show(session: Session, console: Console | None = None, **options) -> None:
 
 def render_text(session: Session, width: int = 100, **options) -> str:
     buffer = io.StringIO()
-    console = Console(file=buffer, width=width, no_color=True, highlight=False, emoji=False, color_system=None)
+    # force_jupyter=False: inside a notebook rich would display the text itself instead of
+    # returning it (the notebook shows the HTML report; this is its plain-text twin).
+    console = Console(file=buffer, width=width, no_color=True, highlight=False, emoji=False, color_system=None, force_jupyter=False)
     show(session, console=console, **options)
     return buffer.getvalue()

@@ -25,6 +25,7 @@ from compilescope.session.model import (
     DynamicShape,
     Environment,
     Frame,
+    GraphBreak,
     Program,
     Session,
 )
@@ -315,6 +316,8 @@ class _Builder:
         if item.frame_key[2] == "unknown" and m.get("co_name"):
             item.frame_key = (m.get("co_filename"), m.get("co_firstlineno"), str(m["co_name"]))
         c.graph_breaks = [parse_graph_break(text) for text in item.break_texts]
+        for brk in c.graph_breaks:
+            _attach_source(brk)
         c.op_count = m.get("graph_op_count")
         c.guard_count = m.get("guard_count")
         c.guard_latency_us = m.get("guard_latency_us")
@@ -365,6 +368,23 @@ class _Builder:
                     for brk in compile_.graph_breaks:
                         if brk.filename == frame.filename and str(brk.lineno) == line:
                             brk.resume_function = frame.name
+
+
+def _attach_source(brk: GraphBreak, around: int = 3) -> None:
+    """The lines around a break, read from the user's file, but only if the file still has, at
+    that line, the code torch reported: a file edited since the run must not mislead."""
+    if not brk.filename or not brk.lineno or not brk.code:
+        return
+    try:
+        with open(brk.filename, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return
+    if brk.lineno > len(lines) or lines[brk.lineno - 1].strip() != brk.code.strip():
+        return
+    start = max(1, brk.lineno - around)
+    brk.context = lines[start - 1 : brk.lineno + around]
+    brk.context_start = start
 
 
 def _status(c: Compile, metrics: dict[str, Any]) -> str:

@@ -97,6 +97,8 @@ class GraphBreak:
     resume_function: str | None = None  # the function Dynamo made to continue after the break
     url: str | None = None
     text: str = ""  # torch's full message
+    context: list[str] = field(default_factory=list)  # source lines around the break, if verified
+    context_start: int | None = None  # line number of context[0]
 
 
 @dataclass
@@ -275,6 +277,23 @@ class Session:
         from compilescope.render.console import show
 
         show(self, **options)
+
+    def to_html(self) -> str:
+        """The self-contained HTML report."""
+        from compilescope.render.html import render_html
+
+        return render_html(self)
+
+    def save_html(self, path: str) -> None:
+        from compilescope.render.html import write_html
+
+        write_html(self, path)
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
+        # Jupyter shows the report (in an iframe) with the terminal text as the fallback.
+        from compilescope.render.html import notebook_bundle
+
+        return notebook_bundle(self)
 
     def __str__(self) -> str:
         from compilescope.render.console import render_text

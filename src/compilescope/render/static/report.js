@@ -1,0 +1,512 @@
+/* compilescope report: renders the session JSON embedded in the page.
+ *
+ * Every string from the session goes into the DOM as text (el() appends text nodes), never as
+ * HTML; the one exception is highlight.js's output, which it builds from escaped text.
+ * Heavy parts (graphs, guards, kernels, code) are built only when opened.
+ */
+(function () {
+  "use strict";
+
+  var data = JSON.parse(document.getElementById("compilescope-data").textContent);
+  var S = data.session;
+  var app = document.getElementById("app");
+  var LAZY_ROWS = 2000;
+  var HIGHLIGHT_LIMIT = 300000; // characters; longer code is shown plain, to stay fast
+  var STAGES = [
+    ["dynamo_s", "Dynamo (tracing Python)", "--stage-dynamo"],
+    ["aot_autograd_s", "AOT Autograd", "--stage-aot"],
+    ["inductor_s", "Inductor (lowering)", "--stage-inductor"],
+    ["codegen_s", "Inductor code generation", "--stage-codegen"],
+    ["kernel_compile_s", "C++/Triton compiler", "--stage-compiler"],
+    ["from_cache_s", "loaded from cache", "--stage-cache"],
+    ["backward_s", "backward (compiled later)", "--stage-backward"]
+  ];
+
+  // ---- small DOM helpers ---------------------------------------------------------------------
+  function el(tag, attrs) {
+    var node = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (key) {
+        var value = attrs[key];
+        if (value === undefined || value === null) return;
+        if (key === "class") node.className = value;
+        else if (key.slice(0, 2) === "on") node.addEventListener(key.slice(2), value);
+        else node.setAttribute(key, value);
+      });
+    }
+    for (var i = 2; i < arguments.length; i++) add(node, arguments[i]);
+    return node;
+  }
+  function add(node) {
+    for (var i = 1; i < arguments.length; i++) {
+      var child = arguments[i];
+      if (child === undefined || child === null || child === false) continue;
+      if (Array.isArray(child)) { child.forEach(function (c) { add(node, c); }); continue; }
+      node.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+  }
+  function unknown(value, suffix) {
+    if (value === undefined || value === null) return el("span", { "class": "unknown" }, "unknown");
+    return String(value) + (suffix || "");
+  }
+  function seconds(value) {
+    if (value === undefined || value === null) return el("span", { "class": "unknown" }, "unknown");
+    return value.toFixed(2) + " s";
+  }
+  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+  function shortPath(path) {
+    if (!path) return "unknown file";
+    var parts = path.split("/");
+    return parts.length > 2 ? parts.slice(-2).join("/") : path;
+  }
+  function statusBadge(status) {
+    return el("span", { "class": "badge status-" + status.replace(/ /g, "-") }, status);
+  }
+  function lazy(summary, build, open) {
+    // A <details> whose body is built the first time it opens.
+    var details = el("details", open ? { open: "" } : null, el("summary", null, summary));
+    var built = false;
+    function fill() { if (!built && details.open) { built = true; add(details, build()); } }
+    details.addEventListener("toggle", fill);
+    if (open) fill();
+    return details;
+  }
+  function codeBlock(code, language) {
+    var pre = el("pre", { "class": "code" });
+    var inner = el("code", { "class": "language-" + language });
+    pre.appendChild(inner);
+    if (window.hljs && code.length <= HIGHLIGHT_LIMIT) {
+      try {
+        inner.innerHTML = window.hljs.highlight(code, { language: language, ignoreIllegals: true }).value;
+        return pre;
+      } catch (error) { /* fall back to plain text below */ }
+    }
+    inner.textContent = code;
+    return pre;
+  }
+  function rowsTable(headers, rows, makeRow) {
+    // A table that renders LAZY_ROWS rows at a time, so a 20,000-node graph stays responsive.
+    var table = el("table", null, el("tr", null, headers.map(function (h) { return el("th", null, h); })));
+    var shown = 0;
+    var wrapper = el("div", null, table);
+    var more = el("button", null, "");
+    function next() {
+      var end = Math.min(rows.length, shown + LAZY_ROWS);
+      var fragment = document.createDocumentFragment();
+      for (; shown < end; shown++) fragment.appendChild(makeRow(rows[shown], shown));
+      table.appendChild(fragment);
+      if (shown < rows.length) {
+        more.textContent = "show " + Math.min(LAZY_ROWS, rows.length - shown) + " more of " + rows.length;
+        if (!more.parentNode) wrapper.appendChild(more);
+      } else if (more.parentNode) {
+        more.parentNode.removeChild(more);
+      }
+    }
+    more.addEventListener("click", next);
+    next();
+    return wrapper;
+  }
+
+  // ---- the session, flattened ---------------------------------------------------------------
+  var compiles = [];
+  S.frames.forEach(function (frame, f) {
+    frame.compiles.forEach(function (c, i) {
+      compiles.push({ frame: frame, frameIndex: f, compile: c, indexInFrame: i, index: compiles.length });
+    });
+  });
+  function compileById(id, frameName) {
+    for (var i = 0; i < compiles.length; i++) {
+      var entry = compiles[i];
+      if (entry.compile.compile_id === id && (!frameName || entry.frame.name === frameName)) return entry;
+    }
+    return null;
+  }
+  function firstCompileOfFrame(name) {
+    for (var i = 0; i < compiles.length; i++) if (compiles[i].frame.name === name) return compiles[i];
+    return null;
+  }
+  function compileLink(entry, text) {
+    return el("a", { href: "#compile-" + entry.index, "data-compile": String(entry.index) }, text || (entry.frame.name + " " + entry.compile.compile_id));
+  }
+
+  // ---- page -------------------------------------------------------------------------------------
+  function header() {
+    var p = S.program;
+    var env = S.environment || {};
+    var h = el("header", null, el("h1", null, "compilescope"));
+    if (p) {
+      var line = el("div", null, p.kind === "capture" ? "" : p.kind + " ", el("span", { "class": "target" }, p.target));
+      if (p.argv && p.argv.length) add(line, " " + p.argv.join(" "));
+      if (p.exit_status !== null && p.exit_status !== undefined) add(line, " · exit status " + p.exit_status);
+      if (p.exception) add(line, " · raised ", el("span", { "class": "actual" }, p.exception));
+      if (p.wall_time_s !== null && p.wall_time_s !== undefined) add(line, " · ran " + p.wall_time_s.toFixed(1) + " s");
+      if (S.rank !== null && S.rank !== undefined) add(line, " · rank " + S.rank);
+      add(h, line);
+    }
+    add(h, el("div", { "class": "env" },
+      "Python ", unknown(env.python), " · torch ", unknown(env.torch), " · device ", unknown(env.device),
+      env.threads ? " · " + env.threads + " threads" : "", " · C++ compiler ", unknown(env.compiler)));
+    return h;
+  }
+
+  function navigation() {
+    var nav = el("nav", { id: "nav" });
+    add(nav, el("a", { "class": "section-link", href: "#overview" }, "Overview"));
+    add(nav, el("a", { "class": "section-link", href: "#findings" }, "What to look at (" + data.findings.length + ")"));
+    add(nav, el("a", { "class": "section-link", href: "#time" }, "Compile time"));
+    add(nav, el("a", { "class": "section-link", href: "#runtime" }, "Runtime"));
+    add(nav, el("div", { "class": "section-link" }, "Compiled functions"));
+    // A tree that mirrors the code: a resume function sits under the function whose graph break it continues.
+    var childrenOf = {};
+    var roots = [];
+    S.frames.forEach(function (frame, f) {
+      var parent = null;
+      if (frame.resumes) {
+        var fn = frame.resumes.split(" line ")[0];
+        for (var g = 0; g < S.frames.length; g++) {
+          if (g !== f && S.frames[g].name === fn && S.frames[g].filename === frame.filename) { parent = g; break; }
+        }
+      }
+      if (parent === null) roots.push(f);
+      else (childrenOf[parent] = childrenOf[parent] || []).push(f);
+    });
+    function frameItem(f) {
+      var frame = S.frames[f];
+      var item = el("li", null, el("div", { "class": "frame", title: (frame.filename || "") + ":" + frame.lineno }, frame.name,
+        el("span", { "class": "muted" }, " " + shortPath(frame.filename) + ":" + unknownText(frame.lineno))));
+      var list = el("ul");
+      compiles.forEach(function (entry) {
+        if (entry.frameIndex !== f) return;
+        add(list, el("li", null, el("a", { "class": "compile", href: "#compile-" + entry.index, id: "nav-compile-" + entry.index, "data-compile": String(entry.index) },
+          entry.compile.compile_id + " ", statusBadge(entry.compile.status))));
+      });
+      (childrenOf[f] || []).forEach(function (child) {
+        var sub = frameItem(child);
+        add(list, sub);
+      });
+      add(item, list);
+      return item;
+    }
+    var tree = el("ul");
+    roots.forEach(function (f) { add(tree, frameItem(f)); });
+    add(nav, tree);
+    return nav;
+  }
+  function unknownText(value) { return value === null || value === undefined ? "?" : String(value); }
+
+  function overview() {
+    var total = 0, any = false, kernels = 0, graphs = 0, breaks = 0, recompiles = 0, failed = 0;
+    compiles.forEach(function (entry) {
+      var c = entry.compile;
+      if (c.compile_time_s !== null) { total += c.compile_time_s; any = true; }
+      kernels += c.kernels.length; graphs += c.graphs.length; breaks += c.graph_breaks.length;
+      if (c.recompile_reason) recompiles++;
+      if (c.status === "failed") failed++;
+    });
+    function card(n, label) { return el("div", { "class": "card" }, el("div", { "class": "n" }, n), el("div", { "class": "l" }, label)); }
+    var section = el("section", { id: "overview" }, el("h2", null, "Overview"));
+    add(section, el("div", { "class": "cards" },
+      card(S.frames.length, "functions compiled"), card(compiles.length, "compiles"),
+      card(recompiles, "recompiles"), card(breaks, "graph breaks"), card(failed, "failed"),
+      card(graphs, "graphs"), card(kernels, "kernels"), card(any ? total.toFixed(2) + " s" : "unknown", "compile time")));
+    if (!compiles.length) add(section, el("p", null, "torch.compile compiled nothing in this session."));
+    if (S.skipped && S.skipped.length) {
+      add(section, lazy("Skipped while reading the trace (" + S.skipped.length + ")", function () {
+        return el("ul", null, S.skipped.map(function (s) { return el("li", { "class": "mono" }, s); }));
+      }));
+    }
+    return section;
+  }
+
+  function findingsSection() {
+    var section = el("section", { id: "findings" }, el("h2", null, "What to look at"));
+    if (!data.findings.length) add(section, el("p", { "class": "muted" }, "Nothing stands out."));
+    data.findings.forEach(function (f) {
+      var box = el("div", { "class": "finding " + f.level }, el("div", { "class": "title" }, f.title));
+      if (f.detail) add(box, el("div", { "class": "detail" }, f.detail));
+      if (f.advice) add(box, el("div", { "class": "advice" }, "→ " + f.advice));
+      (f.compile_ids || []).forEach(function (id) {
+        var entry = compileById(id, f.frame);
+        if (entry) add(box, el("div", null, "see ", compileLink(entry)));
+      });
+      add(section, box);
+    });
+    return section;
+  }
+
+  // ---- charts (SVG) ------------------------------------------------------------------------------
+  var SVG = "http://www.w3.org/2000/svg";
+  function svg(tag, attrs) {
+    var node = document.createElementNS(SVG, tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    return node;
+  }
+  function stageColor(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#888"; }
+  function stackedBars(rows, width) {
+    // rows: [{label, values: {stageKey: seconds}, total}]
+    var labelWidth = 230, barWidth = width - labelWidth - 70, rowHeight = 20;
+    var max = 0;
+    rows.forEach(function (r) { max = Math.max(max, r.total); });
+    var chart = svg("svg", { "class": "chart", width: width, height: rows.length * rowHeight + 6, role: "img" });
+    rows.forEach(function (r, i) {
+      var y = i * rowHeight + 3;
+      var label = svg("text", { x: 0, y: y + 13 });
+      label.textContent = r.label.length > 34 ? r.label.slice(0, 33) + "…" : r.label;
+      var title = svg("title", {});
+      title.textContent = r.label;
+      label.appendChild(title);
+      chart.appendChild(label);
+      var x = labelWidth;
+      STAGES.forEach(function (stage) {
+        var v = r.values[stage[0]];
+        if (!v || max <= 0) return;
+        var w = Math.max(1, v / max * barWidth);
+        var rect = svg("rect", { x: x, y: y, width: w, height: rowHeight - 5, fill: stageColor(stage[2]) });
+        var tip = svg("title", {});
+        tip.textContent = stage[1] + ": " + v.toFixed(3) + " s";
+        rect.appendChild(tip);
+        chart.appendChild(rect);
+        x += w;
+      });
+      var value = svg("text", { x: x + 4, y: y + 13 });
+      value.textContent = r.total.toFixed(2) + " s";
+      chart.appendChild(value);
+    });
+    return chart;
+  }
+  function legend(rows) {
+    var present = STAGES.filter(function (s) { return rows.some(function (r) { return r.values[s[0]]; }); });
+    return el("div", { "class": "legend" }, present.map(function (s) {
+      var swatch = el("i");
+      swatch.style.background = stageColor(s[2]);
+      return el("span", null, swatch, s[1]);
+    }));
+  }
+  function timeSection() {
+    var section = el("section", { id: "time" }, el("h2", null, "Compile time"));
+    var byStage = {}, total = 0;
+    var rows = [];
+    compiles.forEach(function (entry) {
+      var t = entry.compile.time || {};
+      var values = {}, sum = 0;
+      STAGES.forEach(function (s) { if (t[s[0]]) { values[s[0]] = t[s[0]]; sum += t[s[0]]; byStage[s[0]] = (byStage[s[0]] || 0) + t[s[0]]; } });
+      total += sum;
+      if (sum > 0) rows.push({ label: entry.frame.name + " " + entry.compile.compile_id, values: values, total: sum });
+    });
+    if (!rows.length) { add(section, el("p", { "class": "unknown" }, "torch reported no compile times in this session.")); return section; }
+    add(section, el("h3", null, "By stage, all compiles"));
+    add(section, stackedBars([{ label: "all compiles", values: byStage, total: total }], 860));
+    add(section, legend(rows));
+    var stageRows = STAGES.filter(function (s) { return byStage[s[0]]; }).map(function (s) { return [s[1], byStage[s[0]]]; });
+    add(section, el("table", null, el("tr", null, el("th", null, "stage"), el("th", null, "seconds"), el("th", null, "share")),
+      stageRows.map(function (r) { return el("tr", null, el("td", null, r[0]), el("td", null, r[1].toFixed(3)), el("td", null, (100 * r[1] / total).toFixed(0) + "%")); })));
+    var slowest = rows.slice().sort(function (a, b) { return b.total - a.total; }).slice(0, 40);
+    add(section, el("h3", null, rows.length > 40 ? "By compile (the 40 slowest of " + rows.length + ")" : "By compile"));
+    add(section, stackedBars(slowest, 860));
+    return section;
+  }
+
+  function runtimeSection() {
+    return el("section", { id: "runtime" }, el("h2", null, "Runtime"),
+      el("p", { "class": "muted" }, "No runtime figures in this session: it records what torch.compile did and what compiling cost, not how fast the compiled code ran or which version served each call."));
+  }
+
+  // ---- one compile --------------------------------------------------------------------------------
+  function guardDiff(entry) {
+    if (entry.indexInFrame === 0) return null;
+    var previous = entry.frame.compiles[entry.indexInFrame - 1];
+    var before = {}, now = {};
+    previous.guards.forEach(function (g) { before[g.text] = g; });
+    entry.compile.guards.forEach(function (g) { now[g.text] = g; });
+    var added = entry.compile.guards.filter(function (g) { return !before[g.text]; });
+    var removed = previous.guards.filter(function (g) { return !now[g.text]; });
+    return { previous: previous, added: added, removed: removed };
+  }
+  function whySection(entry) {
+    var c = entry.compile, frame = entry.frame;
+    var box = el("div");
+    if (!c.recompile_reason) {
+      if (frame.resumes) add(box, el("p", null, "First compile of the code after a graph break: it continues " + frame.resumes + "."));
+      else add(box, el("p", null, "First compile of this function (no earlier version to reuse)."));
+    } else {
+      add(box, el("p", null, "An earlier version existed, but its guards did not hold for this call:"));
+      c.failed_guards.forEach(function (g) {
+        var failed = el("div", { "class": "guard-failed" },
+          g.previous_compile ? el("div", { "class": "muted" }, "version " + g.previous_compile + " failed its guard:") : null,
+          el("div", { "class": "mono" }, g.text));
+        if (g.expected !== null || g.actual !== null) {
+          add(failed, el("table", null,
+            el("tr", null, el("th", null, "checked"), el("th", null, "expected (when compiled)"), el("th", null, "actual (this call)")),
+            el("tr", null, el("td", { "class": "mono" }, (g.subject || "") + (g.what ? " " + g.what : "")),
+              el("td", { "class": "expected mono" }, unknown(g.expected)), el("td", { "class": "actual mono" }, unknown(g.actual)))));
+        }
+        if (g.user_code) add(failed, el("div", { "class": "muted" }, "from your code: ", el("code", null, g.user_code),
+          g.filename ? " at " + shortPath(g.filename) + ":" + g.lineno : ""));
+        add(box, failed);
+      });
+      var diff = guardDiff(entry);
+      if (diff) {
+        add(box, lazy("Guards that changed since version " + diff.previous.compile_id + " (" + diff.added.length + " new, " + diff.removed.length + " gone)", function () {
+          var list = el("ul");
+          diff.removed.slice(0, 200).forEach(function (g) { add(list, el("li", { "class": "removed" }, "− " + g.plain)); });
+          diff.added.slice(0, 200).forEach(function (g) { add(list, el("li", { "class": "added" }, "+ " + g.plain)); });
+          if (!diff.added.length && !diff.removed.length) add(list, el("li", { "class": "muted" }, "The same guards: the failed one above decided."));
+          return list;
+        }));
+      }
+    }
+    if (c.restarts && c.restarts.length) add(box, lazy("Dynamo restarted tracing (" + c.restarts.length + ")", function () {
+      return c.restarts.map(function (r) { return el("pre", { "class": "code" }, r); });
+    }));
+    return box;
+  }
+  function sourceContext(brk) {
+    if (!brk.context || !brk.context.length) return null;
+    var box = el("div", { "class": "source" });
+    brk.context.forEach(function (line, i) {
+      var number = brk.context_start + i;
+      add(box, el("div", { "class": number === brk.lineno ? "hit" : "" }, el("span", { "class": "ln" }, String(number)), line));
+    });
+    return box;
+  }
+  function breaksSection(c) {
+    return c.graph_breaks.map(function (brk) {
+      var box = el("div", { "class": "finding warning" }, el("div", { "class": "title" }, "Graph break: " + brk.reason));
+      add(box, el("div", null, "at ", el("code", null, shortPath(brk.filename) + ":" + unknownText(brk.lineno)), brk.function ? " in " + brk.function : ""));
+      add(box, sourceContext(brk) || (brk.code ? el("pre", { "class": "code" }, brk.code) : null));
+      if (brk.explanation) add(box, el("div", null, el("b", null, "Explanation: "), brk.explanation));
+      if (brk.hint) add(box, el("div", { "class": "advice" }, "Hint: " + brk.hint));
+      if (brk.resume_function) {
+        var target = firstCompileOfFrame(brk.resume_function);
+        add(box, el("div", null, "The code after the break runs as ", target ? compileLink(target, brk.resume_function) : brk.resume_function, ", compiled separately."));
+      }
+      add(box, lazy("torch's whole message", function () { return el("pre", { "class": "code" }, brk.text); }));
+      return box;
+    });
+  }
+  function graphTable(graph) {
+    return rowsTable(["op", "name", "target", "shape"], graph.nodes, function (n) {
+      return el("tr", null, el("td", null, n.op), el("td", { "class": "mono" }, n.name), el("td", { "class": "mono" }, n.target || ""), el("td", { "class": "mono" }, n.shape || ""));
+    });
+  }
+  function compileSection(entry) {
+    var c = entry.compile, frame = entry.frame;
+    var section = el("section", { id: "compile-view" });
+    add(section, el("h2", null, frame.name + " ", el("span", { "class": "muted" }, c.compile_id), " ", statusBadge(c.status)));
+    add(section, el("div", { "class": "muted" }, shortPath(frame.filename) + ":" + unknownText(frame.lineno) + " · compile time ", seconds(c.compile_time_s),
+      c.called_from && c.called_from.length ? " · called from " + c.called_from[c.called_from.length - 1] : ""));
+    add(section, el("h3", null, "Why it was compiled"), whySection(entry));
+    if (c.failure) {
+      add(section, el("h3", null, "It failed"), el("div", { "class": "finding problem" },
+        el("div", { "class": "detail" }, c.failure),
+        c.failure_filename ? el("div", null, "at ", el("code", null, shortPath(c.failure_filename) + ":" + c.failure_lineno), c.failure_code ? ": " : "", c.failure_code ? el("code", null, c.failure_code) : "") : null));
+    }
+    if (c.graph_breaks.length) add(section, el("h3", null, "Graph breaks"), breaksSection(c));
+
+    add(section, el("h3", null, "What was captured"));
+    if (!c.graphs.length) add(section, el("p", { "class": "muted" }, "No graph (torch reported none for this compile)."));
+    c.graphs.forEach(function (graph, i) {
+      add(section, lazy("Graph" + (c.graphs.length > 1 ? " " + (i + 1) : "") + ": " + plural(graph.ops.length, "op") + " — " + graph.ops.slice(0, 12).join(", ") + (graph.ops.length > 12 ? ", …" : ""), function () {
+        return [graphTable(graph), lazy("the graph as Python", function () { return codeBlock(graph.code, "python"); })];
+      }));
+    });
+    add(section, lazy("Guards: " + c.guards.length + " (torch counts " + unknownText(c.guard_count) + (c.guard_latency_us !== null ? "; checking them took " + c.guard_latency_us + " µs" : "") + ")", function () {
+      var shown = c.guards.filter(function (g) { return g.kind !== "DIMENSION_DYNAMIC_MARKING_GUARD"; });
+      return [rowsTable(["kind", "in plain words", "torch's check"], shown, function (g) {
+        return el("tr", null, el("td", { "class": "mono" }, g.kind), el("td", null, g.plain), el("td", { "class": "mono" }, g.text));
+      }), lazy("torch's guard tree", function () { return el("pre", { "class": "code" }, c.guards_text); })];
+    }));
+    if (c.dynamic.length) add(section, lazy("Dynamic shapes: " + plural(c.dynamic.length, "decision"), function () {
+      return rowsTable(["kind", "symbol", "source", "value", "range", "why", "where"], c.dynamic, function (d) {
+        return el("tr", null, el("td", null, d.kind), el("td", { "class": "mono" }, d.symbol || ""), el("td", { "class": "mono" }, d.source || ""),
+          el("td", { "class": "mono" }, d.value || ""), el("td", { "class": "mono" }, d.range || ""), el("td", null, d.reason || ""),
+          el("td", { "class": "mono" }, d.filename ? shortPath(d.filename) + ":" + d.lineno + (d.code ? "  " + d.code : "") : ""));
+      });
+    }));
+
+    ["forward", "backward", "inference"].forEach(function (which) {
+      var graph = c.aot[which];
+      if (!graph) return;
+      add(section, lazy("AOT Autograd " + which + " graph: " + plural(graph.ops.length, "ATen op"), function () {
+        return [el("ol", { "class": "mono" }, graph.ops.map(function (op) { return el("li", null, op); })),
+          lazy("the graph as Python", function () { return codeBlock(graph.code, "python"); })];
+      }));
+    });
+
+    if (c.kernels.length) {
+      add(section, el("h3", null, "Kernels: " + c.kernels.length));
+      add(section, rowsTable(["kernel", "kind", "made from (ATen)", ""], c.kernels, function (k) {
+        var row = el("tr", null, el("td", { "class": "mono" }, k.name), el("td", null, k.kind),
+          el("td", { "class": "mono" }, k.aten_ops ? k.aten_ops.join(", ") + (k.aten_ops_from === "kernel name" ? " (from its name)" : "") : el("span", { "class": "unknown" }, "unknown")));
+        var cell = el("td");
+        if (k.code) {
+          cell.appendChild(el("button", { onclick: function () {
+            var next = row.nextSibling;
+            if (next && next.className === "kernel-code") { next.parentNode.removeChild(next); return; }
+            var codeRow = el("tr", { "class": "kernel-code" }, el("td", { colspan: "4" }, codeBlock(k.code, k.kind === "cpp" ? "cpp" : "python")));
+            row.parentNode.insertBefore(codeRow, row.nextSibling);
+          } }, "code"));
+        } else if (k.call) {
+          cell.appendChild(el("code", null, k.call.length > 80 ? k.call.slice(0, 79) + "…" : k.call));
+        }
+        row.appendChild(cell);
+        return row;
+      }));
+    }
+    if (c.inductor_code) add(section, lazy("Inductor's whole output code (" + c.inductor_code.split("\n").length + " lines)", function () { return codeBlock(c.inductor_code, "python"); }));
+    var t = c.time || {};
+    var values = {}, sum = 0;
+    STAGES.forEach(function (s) { if (t[s[0]]) { values[s[0]] = t[s[0]]; sum += t[s[0]]; } });
+    var own = [{ label: c.compile_id, values: values, total: sum }];
+    if (sum > 0) add(section, el("h3", null, "Compile time by stage"), stackedBars(own, 860), legend(own));
+    add(section, el("div", { "class": "muted" }, "cache: FX graph " + unknownText(c.cache.fx_graph_hits) + " hit / " + unknownText(c.cache.fx_graph_misses) + " miss; AOT Autograd " + unknownText(c.cache.aot_autograd_hits) + " hit / " + unknownText(c.cache.aot_autograd_misses) + " miss"));
+    return section;
+  }
+
+  // ---- assemble and route ------------------------------------------------------------------------
+  var main = el("main", { id: "main" });
+  var compileHolder = el("div", { id: "compile-holder" });
+  add(app, header());
+  add(app, el("div", { "class": "layout" }, navigation(), main));
+  add(main, overview(), findingsSection(), timeSection(), runtimeSection(), compileHolder);
+
+  var shownIndex = null;
+  function showCompile(index) {
+    var entry = compiles[index];
+    if (!entry || shownIndex === index) return;
+    shownIndex = index;
+    compileHolder.textContent = "";
+    compileHolder.appendChild(compileSection(entry));
+    var active = document.querySelectorAll("nav .compile.active");
+    for (var i = 0; i < active.length; i++) active[i].classList.remove("active");
+    var link = document.getElementById("nav-compile-" + index);
+    if (link) link.classList.add("active");
+  }
+  function route() {
+    var match = /^#compile-(\d+)$/.exec(location.hash);
+    if (match) {
+      showCompile(Number(match[1]));
+      compileHolder.scrollIntoView();
+    }
+  }
+  window.addEventListener("hashchange", route);
+  // Show a compile as soon as its link is clicked (the hash follows for back/forward and sharing).
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("a[data-compile]") : null;
+    if (link) showCompile(Number(link.getAttribute("data-compile")));
+  });
+  // Open the most telling compile first: the first with a finding, else the first.
+  var start = 0;
+  for (var f = 0; f < data.findings.length && !start; f++) {
+    var ids = data.findings[f].compile_ids || [];
+    var found = ids.length ? compileById(ids[0], data.findings[f].frame) : null;
+    if (found) start = found.index;
+  }
+  if (compiles.length) showCompile(start);
+  if (location.hash) route();
+  window.addEventListener("beforeprint", function () {
+    var all = document.querySelectorAll("details");
+    for (var i = 0; i < all.length; i++) if (!all[i].open && all[i].textContent.length < 100000) all[i].open = true;
+  });
+  document.body.setAttribute("data-ready", "true");
+})();

@@ -1,0 +1,249 @@
+"""The HTML report in a real headless Chromium (Debian's /usr/bin/chromium, driven by Playwright).
+
+Each test opens a report written by a real run from disk, and checks what a user sees: the
+visible text of the key facts, navigation by clicking, no console errors, no network requests.
+Screenshots go to test-artifacts/ for a person to look at.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import textwrap
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+import compilescope
+from compilescope.render.html import render_html, write_html
+from compilescope.session.model import Compile, Frame, Graph, GraphNode, Kernel, Session
+from conftest import ARTIFACTS, run_cli, run_lesson
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = os.environ.get("COMPILESCOPE_CHROMIUM", "/usr/bin/chromium")
+# As the machine's notes advise: no background networking, so only the page's own requests show.
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium (apt-get install chromium), as .ci/run does")
+    with playwright_api.sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield instance
+        instance.close()
+
+
+class Opened:
+    def __init__(self, browser, path: Path) -> None:
+        self.page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.url = path.resolve().as_uri()
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type in ("error", "warning") else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.started = time.perf_counter()
+        self.page.goto(self.url)
+        self.page.wait_for_selector("body[data-ready=true]", timeout=30000)
+        self.ready_s = time.perf_counter() - self.started
+
+    def text(self) -> str:
+        return self.page.inner_text("body")
+
+    def screenshot(self, name: str) -> None:
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+    def assert_clean(self) -> None:
+        assert self.errors == [], self.errors
+        assert self.requests == [self.url], self.requests  # the file itself, nothing else
+
+
+def test_recompile_report(browser, tmp_path: Path) -> None:
+    run, session = run_lesson("recompile.py", tmp_path)
+    html = tmp_path / "compilescope-recompile.html"
+    assert html.exists() and f"The report: {html.name}" in run.stderr
+    view = Opened(browser, html)
+    # the report opens on the recompile, the guard that failed, expected vs actual
+    text = view.text()
+    assert "forward compiled again (0/1)" in text
+    assert "tensor 'x' size mismatch at index 0. expected 8, actual 16" in text
+    assert view.page.inner_text(".guard-failed td.expected") == "8"
+    assert view.page.inner_text(".guard-failed td.actual") == "16"
+    view.page.click("text=Guards that changed since version 0/0")
+    view.page.wait_for_selector("#compile-view li.added")
+    changed = view.page.inner_text("#compile-view")
+    assert "+ x is a float32 tensor of size [any, 64]" in changed
+    assert "− x is a float32 tensor of size [8, 64]" in changed
+    view.screenshot("recompile.png")
+
+    # navigation: the first version, its guards and its kernel's code
+    view.page.click("#nav-compile-0")
+    assert "First compile of this function" in view.page.inner_text("#compile-view")
+    view.page.click("#compile-view summary:has-text('Guards:')")
+    view.page.wait_for_selector("#compile-view details[open] table")
+    assert "x is a float32 tensor of size [8, 64], stride [64, 1]" in view.page.inner_text("#compile-view")
+    row = view.page.locator("#compile-view tr", has_text="cpp_fused_add_relu_0")
+    assert "aten.add, aten.relu (from its name)" in row.inner_text()
+    row.locator("button").click()
+    assert 'extern "C"' in view.page.inner_text("#compile-view .kernel-code")
+    view.page.click("a[href='#time']")
+    assert view.page.locator("#time svg rect").count() >= 2  # the chart is drawn
+    view.screenshot("recompile-first-version.png")
+    view.assert_clean()
+
+
+def test_graph_break_report(browser, tmp_path: Path) -> None:
+    run, session = run_lesson("graph_break.py", tmp_path)
+    view = Opened(browser, tmp_path / "compilescope-graph_break.html")
+    brk = session.frames[0].compiles[0].graph_breaks[0]
+    entry = next(i for i, c in enumerate(session.compiles) if c.graph_breaks)
+    view.page.click(f"#nav-compile-{entry}")
+    compile_view = view.page.inner_text("#compile-view")
+    assert f"Graph break: {brk.reason}" in compile_view
+    # the user's source around the break, the break's own line marked
+    assert view.page.inner_text("#compile-view .source .hit").endswith("if x.sum().item() > 0:")
+    assert "x = x + 1.0" in view.page.inner_text("#compile-view .source")
+    view.screenshot("graph-break.png")
+    view.page.click(f"#compile-view a:has-text('{brk.resume_function}')")
+    assert view.page.inner_text("#compile-view h2").startswith(brk.resume_function)
+    assert "continues forward line 9" in view.page.inner_text("#compile-view")
+    # the tree mirrors the code: the resume function sits under forward
+    assert view.page.locator("nav li li .frame", has_text=brk.resume_function).count() == 1
+    view.assert_clean()
+
+
+@pytest.mark.slow
+def test_bert_report(browser, tmp_path: Path) -> None:
+    transformers = pytest.importorskip("transformers")
+    import torch
+
+    config = transformers.BertConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=2, intermediate_size=128, vocab_size=1000)
+    model = transformers.BertModel(config).eval()
+    with torch.no_grad():
+        session = compilescope.explain(model, torch.randint(0, 1000, (2, 16)))
+    view = Opened(browser, write_html(session, tmp_path / "bert.html"))
+    rows = view.page.locator("#compile-view tr", has_text="library call")
+    assert rows.count() == sum(1 for k in session.kernels if k.kind == "library call")
+    fused = next(k for k in session.kernels if k.kind == "cpp")
+    view.page.locator("#compile-view tr:not(.kernel-code)", has_text=fused.name).locator("button").click()
+    assert "#include" in view.page.inner_text("#compile-view .kernel-code")
+    view.screenshot("bert.png")
+    view.assert_clean()
+
+
+EVIL = {
+    "script": "<script>window.__pwned=1</script>",
+    "img": '"><img src=x onerror="window.__pwned=2">',
+    "textarea": "</textarea><img src=x onerror=window.__pwned=3>",
+}
+
+
+def test_escaping_nothing_executes(browser, tmp_path: Path) -> None:
+    # GIVEN a program whose folder, function name, graph-break message, input names and error
+    # message carry markup
+    folder = tmp_path / EVIL["img"]
+    folder.mkdir()
+    (folder / "evil.py").write_text(textwrap.dedent(
+        f"""
+        import torch
+
+        def step(**inputs):
+            x = inputs[{EVIL['textarea']!r}] + 1
+            torch._dynamo.graph_break(msg={EVIL['script']!r})
+            return x * 2
+
+        step.__code__ = step.__code__.replace(co_name={EVIL['script']!r})
+        print({EVIL['textarea']!r})
+        torch.compile(step, backend="eager")(**{{{EVIL['textarea']!r}: torch.ones(2)}})
+        raise ValueError({EVIL['img']!r})
+        """
+    ))
+    result = run_cli("run", "evil.py", cwd=folder)
+    assert result.returncode == 1
+    html = folder / "compilescope-evil.html"
+    source = html.read_text()
+    for payload in EVIL.values():
+        assert payload not in source  # only ever inside the JSON, escaped
+
+    view = Opened(browser, html)
+    text = view.text()
+    for index in range(len(compilescope.load(folder / "compilescope-evil.json").compiles)):
+        view.page.click(f"#nav-compile-{index}")
+        for summary in view.page.locator("#compile-view summary").all():
+            summary.click()
+        view.page.wait_for_timeout(100)  # toggle events run after the click
+        text += view.page.inner_text("#compile-view")
+    assert view.page.evaluate("window.__pwned") is None
+    assert EVIL["script"] in text  # the function's name and the break's message, literally
+    assert EVIL["img"] in text  # the folder and the program's error
+    assert EVIL["textarea"] in text  # the input's name in the guards
+    assert view.page.locator("img").count() == 0
+    view.screenshot("escaping.png")
+    view.assert_clean()
+
+
+def synthetic_session(compiles: int = 300, kernels: int = 2000, nodes: int = 20000) -> Session:
+    kernel_code = "cpp_fused_add_0 = async_compile.cpp_pybinding(['float*'], r'''\n" + "    out[i] = in[i] + 1.0f;\n" * 60 + "''')"
+    frames = []
+    made = 0
+    for f in range(compiles // 10):
+        frame = Frame(name=f"layer_{f}", filename=f"/models/net_{f}.py", lineno=10 + f)
+        for i in range(10):
+            count = kernels // compiles + (1 if made < kernels % compiles else 0)
+            made += 1
+            frame.compiles.append(Compile(
+                compile_id=f"{f}/{i}", status="ok", compile_time_s=0.5 + i / 10,
+                recompile_reason=[f"{f}/{i - 1}: tensor 'x' size mismatch at index 0. expected {i}, actual {i + 1}"] if i else None,
+                kernels=[Kernel(name=f"cpp_fused_add_{k}", kind="cpp", aten_ops=["aten.add"], aten_ops_from="comment", code=kernel_code) for k in range(count)],
+                graphs=[Graph(ops=["add"], nodes=[GraphNode("call_function", "add", "+", "f32[8]")])],
+            ))
+        frames.append(frame)
+    big = frames[0].compiles[0]
+    big.graphs = [Graph(ops=["add"] * nodes, nodes=[GraphNode("call_function", f"add_{n}", "+", "f32[8, 64]") for n in range(nodes)])]
+    return Session(frames=frames)
+
+
+def test_scale(browser, tmp_path: Path) -> None:
+    session = synthetic_session()
+    assert len(session.compiles) == 300 and len(session.kernels) == 2000
+    started = time.perf_counter()
+    path = write_html(session, tmp_path / "big.html")
+    build_s = time.perf_counter() - started
+    size_mb = path.stat().st_size / 1e6
+    assert size_mb < 25
+
+    view = Opened(browser, path)
+    # interactive: the 20,000-node graph opens and the first rows are there
+    started = time.perf_counter()
+    view.page.click("#nav-compile-0")
+    view.page.click("#compile-view summary:has-text('Graph: 20000 ops')")
+    view.page.wait_for_selector("#compile-view td:has-text('add_1999')")
+    open_graph_s = time.perf_counter() - started
+    assert view.ready_s + open_graph_s < 3.0, (view.ready_s, open_graph_s)
+    assert view.page.locator("#compile-view button:has-text('show 2000 more of 20000')").count() == 1
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "scale.json").write_text(json.dumps(
+        {"size_mb": round(size_mb, 2), "build_s": round(build_s, 3), "ready_s": round(view.ready_s, 3), "open_20k_graph_s": round(open_graph_s, 3)}
+    ))
+    view.assert_clean()
+
+
+def test_report_without_torch_writes_html(tmp_path: Path) -> None:
+    # the same page from a saved trace, by `compilescope report --html` (no torch imported)
+    session = synthetic_session(compiles=20, kernels=20, nodes=10)
+    session.save(str(tmp_path / "s.json"))
+    result = run_cli("report", "s.json", "--html", "r.html", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "The report: r.html" in result.stderr
+    page = (tmp_path / "r.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "Content-Security-Policy" in page
+    assert "default-src 'none'" in page and "http://" not in page.split("<script")[0]
+    assert render_html(compilescope.load(tmp_path / "s.json")) == page
