@@ -103,3 +103,16 @@ def test_rendering_shows_user_strings_literally() -> None:
     text = str(session)
     assert "[bold red]boom[/] <script>alert(1)</script>" in text
     assert "f[/]oo" in text and "y = f('[/]')" in text
+
+
+def test_explain_again_in_the_same_process_says_why_nothing_compiled() -> None:
+    class Doubler(torch.nn.Module):
+        def forward(self, x):
+            return x * 2
+
+    first = compilescope.explain(Doubler(), torch.ones(3), backend="eager")
+    again = compilescope.explain(Doubler(), torch.ones(3), backend="eager")  # a new instance, same code
+    assert len(first.compiles) == 1 and again.compiles == []
+    (finding,) = again.explain()
+    assert finding.title == "Nothing was compiled"
+    assert "Dynamo reuses what it compiled then" in finding.detail

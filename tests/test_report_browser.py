@@ -127,6 +127,7 @@ def test_bert_report(browser, tmp_path: Path) -> None:
 
     config = transformers.BertConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=2, intermediate_size=128, vocab_size=1000)
     model = transformers.BertModel(config).eval()
+    torch._dynamo.reset()  # another test may have compiled BertModel in this process already
     with torch.no_grad():
         session = compilescope.explain(model, torch.randint(0, 1000, (2, 16)))
     view = Opened(browser, write_html(session, tmp_path / "bert.html"))

@@ -51,8 +51,16 @@ def findings(session: Session) -> list[Finding]:
 
 
 def _nothing_compiled(session: Session) -> Finding:
-    if session.program and session.program.exception and session.program.kind != "trace":
-        detail = f"The program stopped with {session.program.exception} before anything was compiled."
+    program = session.program
+    if program and program.exception and program.kind != "trace":
+        detail = f"The program stopped with {program.exception} before anything was compiled."
+    elif program and program.kind in ("function", "capture"):
+        detail = (
+            "torch.compile compiled nothing while this ran. In a process that already ran this "
+            "code compiled, Dynamo reuses what it compiled then (it caches per function, across "
+            "instances of a module class), so nothing new is compiled; torch._dynamo.reset() "
+            "first, or a fresh process, shows the compile."
+        )
     else:
         detail = "torch.compile compiled nothing while this ran."
     return Finding(
