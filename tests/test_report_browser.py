@@ -248,3 +248,13 @@ def test_report_without_torch_writes_html(tmp_path: Path) -> None:
     assert page.startswith("<!DOCTYPE html>") and "Content-Security-Policy" in page
     assert "default-src 'none'" in page and "http://" not in page.split("<script")[0]
     assert render_html(compilescope.load(tmp_path / "s.json")) == page
+
+
+def test_report_prints_without_navigation(browser, tmp_path: Path) -> None:
+    session = synthetic_session(compiles=20, kernels=20, nodes=10)
+    view = Opened(browser, write_html(session, tmp_path / "print.html"))
+    view.page.emulate_media(media="print")
+    assert view.page.evaluate("getComputedStyle(document.getElementById('nav')).display") == "none"
+    pdf = view.page.pdf()  # what "print to PDF" gives
+    assert pdf.startswith(b"%PDF") and len(pdf) > 10000
+    view.assert_clean()
