@@ -20,7 +20,7 @@ from typing import Any, ContextManager
 from compilescope.session.model import Session
 
 __version__ = "0.1.0"
-__all__ = ["Session", "capture", "explain", "load", "load_all", "__version__"]
+__all__ = ["Session", "bench", "capture", "explain", "load", "load_all", "__version__"]
 
 
 
@@ -37,6 +37,14 @@ def explain(fn: Any, *args: Any, **kwargs: Any) -> Session:
     from compilescope.record import explain as record_explain
 
     return record_explain(fn, *args, **kwargs)
+
+
+def bench(target: Any, *args: Any, **options: Any) -> Session:
+    """Eager against torch.compile: a "file.py:make" target, or a model or function and its
+    inputs (see compilescope.benchmark.bench for the options). Imports torch."""
+    from compilescope.benchmark import bench as run_bench
+
+    return run_bench(target, *args, **options)
 
 
 def load_ipython_extension(ipython: Any) -> None:

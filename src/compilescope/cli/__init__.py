@@ -6,12 +6,13 @@ import argparse
 import sys
 
 from compilescope import __version__
+from compilescope.cli.bench import BenchCommand
 from compilescope.cli.doctor import DoctorCommand
 from compilescope.cli.errors import CommandError
 from compilescope.cli.report import ReportCommand
 from compilescope.cli.run import RunCommand
 
-COMMANDS = {"run": RunCommand, "report": ReportCommand, "doctor": DoctorCommand}
+COMMANDS = {"run": RunCommand, "report": ReportCommand, "bench": BenchCommand, "doctor": DoctorCommand}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -278,6 +278,51 @@ def _compile(c: Compile, show: set[str]) -> list:
     return out
 
 
+def bench_table(session: Session):
+    """The benchmark results as a table, with how they were measured underneath."""
+    from rich.table import Table
+
+    table = Table(title=f"Eager vs torch.compile · {session.environment.device or 'unknown device'}", title_justify="left")
+    for column in ("configuration", "eager ms", "compiled ms", "speedup", "first call cold", "first call warm", "break-even", "peak memory", "accuracy"):
+        table.add_column(column, justify="left" if column in ("configuration", "accuracy") else "right")
+
+    def ms(median: float | None, iqr: list[float] | None) -> Text:
+        if median is None:
+            return Text("unknown", style="dim")
+        text = Text(f"{median:.3f}")
+        if iqr:
+            text.append(f" ({iqr[0]:.3f}–{iqr[1]:.3f})", style="dim")
+        return text
+
+    for b in session.benchmarks:
+        if b.skipped:
+            table.add_row(Text(b.config), Text("no figures (below)", style="yellow"), *[""] * 7)
+            continue
+        speed = Text("unknown", style="dim") if b.speedup is None else Text(f"{b.speedup:.2f}x", style="green" if b.speedup >= 1.05 else ("red" if b.speedup < 0.95 else ""))
+        even = "never" if b.break_even_calls is None and b.speedup is not None else _unknown(None if b.break_even_calls is None else f"{b.break_even_calls:.0f} calls")
+        table.add_row(
+            Text(b.config), ms(b.eager_ms, b.eager_iqr_ms), ms(b.compiled_ms, b.compiled_iqr_ms), speed,
+            _seconds(b.first_call_cold_s), _seconds(b.first_call_warm_s), even,
+            _unknown(None if b.peak_memory_mb is None else f"{b.peak_memory_mb:.0f} MB"),
+            Text(_unknown(b.accuracy), style="red" if b.accuracy == "fail" else ""),
+        )
+    measured = next((b for b in session.benchmarks if not b.skipped), None)
+    notes = Text("", style="dim")
+    for b in session.benchmarks:
+        if b.skipped:
+            notes.append(f"{b.config}: no figures: ", style="yellow")
+            notes.append(b.skipped + "\n", style="yellow")
+    if measured is not None:
+        notes.append(
+            f"medians of {measured.runs} timed calls each (IQR in brackets) after {measured.warmup} warm-up calls, eager and compiled "
+            f"taking turns; {measured.threads} threads; timer: {measured.timer}; memory: {measured.memory_kind}.\n"
+            "break-even: calls after which the compile has paid for itself (first call's extra time / time saved per call)."
+        )
+        if measured.warm_in_process:
+            notes.append("\nwarm first call measured in the same process as the cold one (in-memory caches help it).")
+    return Group(table, notes)
+
+
 def rank_summary(sessions: list[Session]) -> list:
     """One line per rank, so ranks that compiled differently stand out (a rank that recompiles
     or breaks where others do not stalls every collective that waits for it)."""

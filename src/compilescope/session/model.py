@@ -208,6 +208,38 @@ class Frame:
 
 
 @dataclass
+class Benchmark:
+    """Eager against compiled for one configuration (compilescope bench). Times are medians;
+    the IQR is the middle half of the timed calls."""
+
+    config: str  # "inductor/default/inference"
+    backend: str
+    mode: str
+    training: bool
+    device: str = "cpu"
+    skipped: str | None = None  # why this configuration has no figures
+    eager_ms: float | None = None
+    eager_iqr_ms: list[float] | None = None
+    compiled_ms: float | None = None
+    compiled_iqr_ms: list[float] | None = None
+    speedup: float | None = None  # eager median / compiled median
+    first_call_cold_s: float | None = None  # first compiled call, empty compile cache
+    first_call_warm_s: float | None = None  # first compiled call, cache filled by the cold run
+    break_even_calls: float | None = None  # None: the compiled version never pays for its compile
+    runs: int | None = None
+    warmup: int | None = None
+    threads: int | None = None
+    timer: str | None = None
+    peak_memory_mb: float | None = None
+    eager_peak_memory_mb: float | None = None
+    compiled_peak_memory_mb: float | None = None
+    memory_kind: str | None = None
+    accuracy: str | None = None  # "pass", "fail", or "unknown (...)"
+    tolerance: float | None = None
+    warm_in_process: bool = False  # the warm first call ran in the same process as the cold one
+
+
+@dataclass
 class Session:
     schema: str = SCHEMA
     environment: Environment = field(default_factory=Environment)
@@ -217,6 +249,7 @@ class Session:
     rank: int | None = None
     skipped: list[str] = field(default_factory=list)  # what could not be read, and why
     compilescope_version: str | None = None
+    benchmarks: list[Benchmark] = field(default_factory=list)  # from compilescope bench
 
     # ---- derived views, not stored -------------------------------------------------------
     @property

@@ -307,8 +307,53 @@
   }
 
   function runtimeSection() {
-    return el("section", { id: "runtime" }, el("h2", null, "Runtime"),
-      el("p", { "class": "muted" }, "No runtime figures in this session: it records what torch.compile did and what compiling cost, not how fast the compiled code ran or which version served each call."));
+    var section = el("section", { id: "runtime" }, el("h2", null, "Runtime"));
+    var benchmarks = S.benchmarks || [];
+    if (!benchmarks.length) {
+      add(section, el("p", { "class": "muted" }, "No runtime figures in this session: it records what torch.compile did and what compiling cost, not how fast the compiled code ran. compilescope bench measures that."));
+      return section;
+    }
+    function ms(median, iqr) {
+      if (median === null || median === undefined) return el("span", { "class": "unknown" }, "unknown");
+      return [median.toFixed(3), iqr ? el("span", { "class": "muted" }, " (" + iqr[0].toFixed(3) + "–" + iqr[1].toFixed(3) + ")") : ""];
+    }
+    add(section, el("table", { id: "benchmarks" },
+      el("tr", null, ["configuration", "eager ms", "compiled ms", "speedup", "first call, cold cache", "first call, warm cache", "break-even", "peak memory", "accuracy"].map(function (h) { return el("th", null, h); })),
+      benchmarks.map(function (b) {
+        if (b.skipped) return el("tr", null, el("td", null, b.config), el("td", { colspan: "8", "class": "unknown" }, "no figures: " + b.skipped));
+        return el("tr", null, el("td", null, b.config), el("td", null, ms(b.eager_ms, b.eager_iqr_ms)), el("td", null, ms(b.compiled_ms, b.compiled_iqr_ms)),
+          el("td", { "class": b.speedup >= 1.05 ? "expected" : (b.speedup < 0.95 ? "actual" : "") }, b.speedup === null ? unknown(null) : b.speedup.toFixed(2) + "x"),
+          el("td", null, seconds(b.first_call_cold_s)), el("td", null, seconds(b.first_call_warm_s)),
+          el("td", null, b.break_even_calls === null ? (b.speedup !== null ? "never" : unknown(null)) : b.break_even_calls.toFixed(0) + " calls"),
+          el("td", null, b.peak_memory_mb === null ? unknown(null) : b.peak_memory_mb.toFixed(0) + " MB"),
+          el("td", { "class": b.accuracy === "fail" ? "actual" : "" }, unknown(b.accuracy)));
+      })));
+    var measured = benchmarks.filter(function (b) { return !b.skipped && b.eager_ms !== null; });
+    if (measured.length) {
+      // Eager and compiled per call, side by side: a picture of the speedup.
+      var width = 860, labelWidth = 230, barWidth = width - labelWidth - 170, rowHeight = 16;
+      var max = 0;
+      measured.forEach(function (b) { max = Math.max(max, b.eager_ms, b.compiled_ms); });
+      var chart = svg("svg", { "class": "chart", width: width, height: measured.length * rowHeight * 2 + 10, role: "img" });
+      measured.forEach(function (b, i) {
+        [["eager", b.eager_ms, "--stage-aot"], ["compiled", b.compiled_ms, "--stage-inductor"]].forEach(function (bar, j) {
+          var y = (2 * i + j) * rowHeight + 4;
+          var label = svg("text", { x: 0, y: y + 11 });
+          label.textContent = j === 0 ? b.config : "";
+          chart.appendChild(label);
+          var w = Math.max(1, bar[1] / max * barWidth);
+          chart.appendChild(svg("rect", { x: labelWidth, y: y, width: w, height: rowHeight - 4, fill: stageColor(bar[2]) }));
+          var value = svg("text", { x: labelWidth + w + 4, y: y + 11 });
+          value.textContent = bar[0] + " " + bar[1].toFixed(3) + " ms";
+          chart.appendChild(value);
+        });
+      });
+      add(section, el("h3", null, "Per call, eager and compiled"), chart);
+      var b0 = measured[0];
+      add(section, el("p", { "class": "muted" }, "Medians of " + b0.runs + " timed calls each (IQR in brackets) after " + b0.warmup + " warm-up calls, eager and compiled taking turns; " +
+        b0.threads + " threads; timer: " + b0.timer + "; memory: " + b0.memory_kind + ". Break-even: calls after which the compile has paid for itself."));
+    }
+    return section;
   }
 
   // ---- one compile --------------------------------------------------------------------------------

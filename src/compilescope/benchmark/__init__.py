@@ -1,0 +1,226 @@
+"""Is it worth it? Eager vs compiled, compile cost, break-even.
+
+    compilescope bench models.py:make                 # the command
+    compilescope.bench("models.py:make")              # the same from Python
+    compilescope.bench(model, x)                      # an object: measured in this process
+
+`make()` returns (model_or_function, example_inputs). For a "file.py:make" target every
+configuration is measured in fresh worker processes: one with an empty compile cache folder
+(the cold first call), one with the folder the first filled (the warm first call, then the
+steady-state timing, memory and accuracy). An object cannot travel to another process, so it is
+measured here: its cold first call runs with an empty cache folder after torch._dynamo.reset(),
+and "warm" reuses that folder in this same process (so in-memory caches help it too; the result
+says so).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from compilescope.benchmark.measure import Config
+from compilescope.session.model import Benchmark
+
+DEFAULT_BACKENDS = ("inductor",)
+DEFAULT_MODES = ("default",)
+
+
+class BenchError(Exception):
+    """The target cannot be benchmarked (bad target, make() failed); the message says why."""
+
+
+def configs(backends: Iterable[str], modes: Iterable[str], training: Iterable[bool], device: str) -> list[Config]:
+    out = []
+    for backend in backends:
+        for mode in modes if backend == "inductor" else ("default",):
+            for train in training:
+                out.append(Config(backend=backend, mode=mode, training=train, device=device))
+    return out
+
+
+def break_even(first_call_s: float | None, eager_ms: float | None, compiled_ms: float | None) -> float | None:
+    """Calls after which the compiled version has paid for its compile: the first call's extra
+    cost over an eager call, divided by what each later call saves. None: it never pays off."""
+    if first_call_s is None or eager_ms is None or compiled_ms is None:
+        return None
+    saved_ms = eager_ms - compiled_ms
+    if saved_ms <= 0:
+        return None
+    extra_ms = first_call_s * 1000.0 - eager_ms
+    return float(max(1, math.ceil(extra_ms / saved_ms)))
+
+
+def to_benchmark(cold: dict[str, Any], warm: dict[str, Any], in_process: bool) -> Benchmark:
+    merged = {**warm}
+    bench = Benchmark(
+        config=merged.get("config", cold.get("config", "?")),
+        backend=merged.get("backend", cold.get("backend", "?")),
+        mode=merged.get("mode", cold.get("mode", "default")),
+        training=bool(merged.get("training", cold.get("training", False))),
+        device=merged.get("device", "cpu"),
+        skipped=merged.get("skipped") or cold.get("skipped") or merged.get("error") or cold.get("error"),
+        eager_ms=merged.get("eager_ms"),
+        eager_iqr_ms=merged.get("eager_iqr_ms"),
+        compiled_ms=merged.get("compiled_ms"),
+        compiled_iqr_ms=merged.get("compiled_iqr_ms"),
+        speedup=merged.get("speedup"),
+        first_call_cold_s=cold.get("first_call_s"),
+        first_call_warm_s=warm.get("first_call_s"),
+        runs=merged.get("runs"),
+        warmup=merged.get("warmup"),
+        threads=merged.get("threads"),
+        timer=merged.get("timer"),
+        peak_memory_mb=merged.get("peak_memory_mb"),
+        eager_peak_memory_mb=merged.get("eager_peak_memory_mb"),
+        compiled_peak_memory_mb=merged.get("compiled_peak_memory_mb"),
+        memory_kind=merged.get("memory_kind"),
+        accuracy=merged.get("accuracy"),
+        tolerance=merged.get("tolerance"),
+        warm_in_process=in_process,
+    )
+    bench.break_even_calls = break_even(bench.first_call_cold_s, bench.eager_ms, bench.compiled_ms)
+    return bench
+
+
+def _worker(target: str, config: Config, cache_dir: str, runs: int, warmup: int, first_call_only: bool, timeout: int) -> dict[str, Any]:
+    with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as handle:
+        out_path = handle.name
+    spec = {"target": target, "config": config.__dict__, "runs": runs, "warmup": warmup, "first_call_only": first_call_only, "out": out_path}
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache_dir}
+    try:
+        completed = subprocess.run(
+            [sys.executable, "-m", "compilescope.benchmark.worker", json.dumps(spec)],
+            env=env, capture_output=True, text=True, timeout=timeout,
+        )
+        text = Path(out_path).read_text() if Path(out_path).exists() else ""
+        if completed.returncode != 0 or not text:
+            last = [line for line in completed.stderr.splitlines() if line.strip()][-1:] or ["no output"]
+            return {"config": config.label, "backend": config.backend, "mode": config.mode, "training": config.training, "device": config.device, "error": f"worker failed: {last[0]}"}
+        return json.loads(text)
+    except subprocess.TimeoutExpired:
+        return {"config": config.label, "error": f"timed out after {timeout} s"}
+    finally:
+        Path(out_path).unlink(missing_ok=True)
+
+
+@dataclass
+class Plan:
+    backends: tuple[str, ...] = DEFAULT_BACKENDS
+    modes: tuple[str, ...] = DEFAULT_MODES
+    training: tuple[bool, ...] = (False,)
+    device: str = "cpu"
+    runs: int = 50
+    warmup: int = 3
+    timeout: int = 1800
+    progress: Callable[[str], None] = field(default=lambda label: None)
+
+
+def bench_target(target: str, plan: Plan) -> list[Benchmark]:
+    """Measure a "file.py:make" target in worker processes (see the module docstring)."""
+    from compilescope.benchmark.target import check_target
+
+    check_target(target)
+    results = []
+    for config in configs(plan.backends, plan.modes, plan.training, plan.device):
+        with tempfile.TemporaryDirectory(prefix="compilescope-bench-cache-") as cache_dir:
+            plan.progress(f"{config.label}: first call, cold compile cache")
+            cold = _worker(target, config, cache_dir, plan.runs, plan.warmup, True, plan.timeout)
+            plan.progress(f"{config.label}: warm compile cache, {plan.runs} timed calls")
+            warm = _worker(target, config, cache_dir, plan.runs, plan.warmup, False, plan.timeout) if "error" not in cold and "skipped" not in cold else cold
+        results.append(to_benchmark(cold, warm, in_process=False))
+    return results
+
+
+def bench(
+    target: Any,
+    *args: Any,
+    backends: Iterable[str] = DEFAULT_BACKENDS,
+    modes: Iterable[str] = DEFAULT_MODES,
+    training: Iterable[bool] = (False,),
+    device: str | None = None,
+    runs: int = 50,
+    warmup: int = 3,
+):
+    """Benchmark eager against torch.compile. Returns a Session whose `benchmarks` hold one
+    result per configuration (backend x mode x inference/training)."""
+    from compilescope.session.model import Program, Session
+
+    plan = Plan(tuple(backends), tuple(modes), tuple(training), device or _default_device(target, args), runs, warmup)
+    if isinstance(target, str):
+        results = bench_target(target, plan)
+        name = target
+    else:
+        results = _bench_object(target, args, plan)
+        name = getattr(target, "__qualname__", None) or type(target).__name__
+    session = Session(program=Program(kind="bench", target=name), benchmarks=results)
+    _fill_environment(session, plan.device)
+    return session
+
+
+def _default_device(target: Any, args: tuple) -> str:
+    try:
+        import torch
+
+        for value in args:
+            if isinstance(value, torch.Tensor):
+                return str(value.device)
+    except ImportError:
+        pass
+    return "cpu"
+
+
+def _bench_object(target: Any, args: tuple, plan: Plan) -> list[Benchmark]:
+    import copy
+
+    import torch
+
+    from compilescope.benchmark.measure import measure
+
+    results = []
+    previous = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    for config in configs(plan.backends, plan.modes, plan.training, plan.device):
+        def make() -> tuple[Any, tuple]:
+            return (copy.deepcopy(target) if isinstance(target, torch.nn.Module) else target), args
+
+        with tempfile.TemporaryDirectory(prefix="compilescope-bench-cache-") as cache_dir:
+            os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
+            try:
+                plan.progress(f"{config.label}: first call, cold compile cache")
+                torch._dynamo.reset()
+                cold = measure(make, config, first_call_only=True)
+                plan.progress(f"{config.label}: warm compile cache, {plan.runs} timed calls")
+                torch._dynamo.reset()
+                warm = measure(make, config, runs=plan.runs, warmup=plan.warmup)
+            except Exception as error:
+                cold = warm = {"config": config.label, "backend": config.backend, "mode": config.mode, "training": config.training, "error": f"{type(error).__name__}: {error}"}
+            finally:
+                if previous is None:
+                    os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
+                else:
+                    os.environ["TORCHINDUCTOR_CACHE_DIR"] = previous
+        results.append(to_benchmark(cold, warm, in_process=True))
+    return results
+
+
+def _fill_environment(session: Any, device: str) -> None:
+    import platform
+
+    env = session.environment
+    env.python = platform.python_version()
+    try:
+        import torch
+
+        from compilescope.benchmark.measure import device_name
+
+        env.torch = str(torch.__version__)
+        env.device = device_name(device)
+        env.threads = torch.get_num_threads()
+    except ImportError:
+        pass

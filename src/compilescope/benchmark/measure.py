@@ -1,0 +1,260 @@
+"""How one configuration is measured (runs inside a worker process, or in-process for the API).
+
+Methodology, as the tutorial's benchmark lesson does it and then some:
+- eager and compiled take turns call by call, so neither gets a quieter moment of the machine;
+- warm-up calls first (compiling, autotuning, CUDA graph recording happen there), then timed
+  calls; the median and the interquartile range of each; speedup = eager median / compiled median;
+- on CUDA each call is timed with CUDA events and the device is synchronized, since kernels run
+  in the background;
+- first-call time is the wall time of the first compiled call, which includes compiling; with a
+  fresh compile cache folder ("cold") and again in a new process with the filled folder ("warm");
+- training = forward, a loss (the sum of the floating outputs), backward and an SGD step, on two
+  copies of the model with the same weights (eager and compiled each change their own);
+- accuracy: compiled against eager on the same inputs and weights, with torch's own comparison
+  (torch._dynamo.utils.same) at the tolerances PyTorch's benchmark harness uses.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import resource
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass
+class Config:
+    backend: str = "inductor"
+    mode: str = "default"  # torch.compile mode; "default" passes none
+    training: bool = False
+    device: str = "cpu"
+
+    @property
+    def label(self) -> str:
+        return f"{self.backend}/{self.mode}/{'training' if self.training else 'inference'}"
+
+
+def summary(samples_ms: list[float]) -> dict[str, float]:
+    ordered = sorted(samples_ms)
+    quartiles = statistics.quantiles(ordered, n=4) if len(ordered) >= 2 else [ordered[0]] * 3
+    return {"median": statistics.median(ordered), "q1": quartiles[0], "q3": quartiles[2]}
+
+
+def _floating_sum(output: Any):
+    import torch
+
+    if isinstance(output, torch.Tensor):
+        return output.float().sum() if output.is_floating_point() else None
+    if isinstance(output, dict):
+        output = list(output.values())
+    if hasattr(output, "to_tuple"):  # transformers' ModelOutput
+        output = output.to_tuple()
+    if isinstance(output, (list, tuple)):
+        parts = [p for p in (_floating_sum(o) for o in output) if p is not None]
+        return sum(parts) if parts else None
+    return None
+
+
+def _tolerance(model: Any, inputs: tuple, training: bool) -> float:
+    import torch
+
+    low = (torch.float16, torch.bfloat16)
+    parameters = list(model.parameters()) if isinstance(model, torch.nn.Module) else []
+    low_precision = any(isinstance(a, torch.Tensor) and a.dtype in low for a in inputs) or any(p.dtype in low for p in parameters)
+    if low_precision:
+        return 1e-2
+    return 1e-3 if training else 1e-4
+
+
+def _fp64_reference(model: Any, inputs: tuple) -> Any:
+    """The same call in float64, as PyTorch's harness uses: the compiled result passes if it is
+    no further from it than eager is (times a margin). None when a float64 copy cannot run."""
+    import torch
+
+    def to64(value: Any) -> Any:
+        return value.double() if isinstance(value, torch.Tensor) and value.is_floating_point() else value
+
+    try:
+        copy64 = copy.deepcopy(model).double() if isinstance(model, torch.nn.Module) else model
+        with torch.no_grad():
+            return copy64(*[to64(a) for a in inputs])
+    except Exception:
+        return None
+
+
+def _has_active_dropout(model: Any) -> bool:
+    import torch
+
+    if not isinstance(model, torch.nn.Module):
+        return False
+    return any(
+        isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.p > 0 and m.training for m in model.modules()
+    ) or any(getattr(m, "training", False) and getattr(m, "dropout", 0) not in (0, 0.0, None) and isinstance(getattr(m, "dropout", 0), float) for m in model.modules())
+
+
+class _Clock:
+    """Times one call; on CUDA with events around it and a synchronize after."""
+
+    def __init__(self, device: str) -> None:
+        import torch
+
+        self.cuda = device.startswith("cuda") and torch.cuda.is_available()
+        if self.cuda:
+            self.start = torch.cuda.Event(enable_timing=True)
+            self.end = torch.cuda.Event(enable_timing=True)
+
+    def ms(self, call: Callable[[], Any]) -> float:
+        import torch
+
+        if self.cuda:
+            torch.cuda.synchronize()
+            self.start.record()
+            call()
+            self.end.record()
+            torch.cuda.synchronize()
+            return float(self.start.elapsed_time(self.end))
+        started = time.perf_counter()
+        call()
+        return (time.perf_counter() - started) * 1000.0
+
+
+def _step(model: Any, optimizer: Any, inputs: tuple, training: bool) -> Callable[[], Any]:
+    import torch
+
+    if not training:
+        def infer() -> Any:
+            with torch.no_grad():
+                return model(*inputs)
+
+        return infer
+
+    def train() -> Any:
+        output = model(*inputs)
+        loss = _floating_sum(output)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        return loss
+
+    return train
+
+
+def measure(
+    make: Callable[[], tuple[Any, tuple]],
+    config: Config,
+    runs: int = 50,
+    warmup: int = 3,
+    first_call_only: bool = False,
+) -> dict[str, Any]:
+    """Measure one configuration. `make()` returns (model or function, example inputs)."""
+    import torch
+
+    from compilescope.benchmark import torch_adapter
+
+    model, inputs = make()
+    if not isinstance(inputs, tuple):
+        inputs = (inputs,)
+    result: dict[str, Any] = {"config": config.label, "backend": config.backend, "mode": config.mode, "training": config.training, "device": config.device}
+    result["threads"] = torch.get_num_threads()
+    if config.training and not (isinstance(model, torch.nn.Module) and any(p.requires_grad for p in model.parameters())):
+        result["skipped"] = "training needs an nn.Module with parameters that require grad"
+        return result
+
+    if isinstance(model, torch.nn.Module):
+        # Inference is measured in eval mode, as PyTorch's benchmark harness does (no dropout,
+        # batch norm on its running statistics); training in train mode.
+        model.train(config.training)
+    eager_model = copy.deepcopy(model) if config.training else model
+    options = {} if config.mode == "default" else {"mode": config.mode}
+    compiled_model = torch.compile(model, backend=config.backend, **options)
+    eager_optimizer = torch.optim.SGD(eager_model.parameters(), lr=1e-3) if config.training else None
+    compiled_optimizer = torch.optim.SGD(model.parameters(), lr=1e-3) if config.training else None
+    eager_step = _step(eager_model, eager_optimizer, inputs, config.training)
+    compiled_step = _step(compiled_model, compiled_optimizer, inputs, config.training)
+    clock = _Clock(config.device)
+    cuda = clock.cuda
+
+    # The first compiled call, compile included. (Wall clock: it is mostly host-side work.)
+    if cuda:
+        torch.cuda.synchronize()
+    started = time.perf_counter()
+    compiled_first = compiled_step()
+    if cuda:
+        torch.cuda.synchronize()
+    result["first_call_s"] = time.perf_counter() - started
+    if first_call_only:
+        return result
+
+    # Accuracy: the first eager call, on the same weights and inputs, against the first compiled one.
+    eager_first = eager_step()
+    tolerance = _tolerance(eager_model, inputs, config.training)
+    if config.training and _has_active_dropout(eager_model):
+        # Dropout draws random numbers, and compiled code draws them differently: the two
+        # losses cannot be compared, so say so rather than report a false failure.
+        result["accuracy"] = "unknown (dropout is active in training: eager and compiled draw different random numbers)"
+    else:
+        reference = None if config.training else _fp64_reference(eager_model, inputs)
+        result["accuracy"] = torch_adapter.same(eager_first, compiled_first, tolerance, reference)
+        result["accuracy_reference"] = "fp64 copy of the model" if reference is not None else "eager"
+    result["tolerance"] = tolerance
+
+    for _ in range(warmup):
+        eager_step()
+        compiled_step()
+    eager_ms: list[float] = []
+    compiled_ms: list[float] = []
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
+    for index in range(runs):
+        # Take turns, and swap who goes first, so neither gets a quieter moment.
+        if index % 2:
+            compiled_ms.append(clock.ms(compiled_step))
+            eager_ms.append(clock.ms(eager_step))
+        else:
+            eager_ms.append(clock.ms(eager_step))
+            compiled_ms.append(clock.ms(compiled_step))
+    eager, compiled = summary(eager_ms), summary(compiled_ms)
+    result.update(
+        runs=runs,
+        warmup=warmup,
+        eager_ms=eager["median"],
+        eager_iqr_ms=[eager["q1"], eager["q3"]],
+        compiled_ms=compiled["median"],
+        compiled_iqr_ms=[compiled["q1"], compiled["q3"]],
+        speedup=eager["median"] / compiled["median"] if compiled["median"] > 0 else None,
+        timer="CUDA events, synchronized" if cuda else "time.perf_counter",
+    )
+    if cuda:
+        result["peak_memory_mb"] = torch.cuda.max_memory_allocated() / 2**20
+        result["memory_kind"] = "CUDA max allocated (eager and compiled together)"
+        # Separately: one more call of each, with the peak reset in between.
+        for name, step in (("eager_peak_memory_mb", eager_step), ("compiled_peak_memory_mb", compiled_step)):
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            step()
+            torch.cuda.synchronize()
+            result[name] = torch.cuda.max_memory_allocated() / 2**20
+    else:
+        result["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        result["memory_kind"] = "peak RSS of the measuring process"
+    return result
+
+
+def device_name(device: str) -> str:
+    import torch
+
+    if device.startswith("cuda") and torch.cuda.is_available():
+        return torch.cuda.get_device_name()
+    from compilescope.record import _cpu_name
+
+    return f"cpu ({_cpu_name()})"
+
+
+def python_and_torch() -> dict[str, str]:
+    import torch
+
+    return {"python": sys.version.split()[0], "torch": str(torch.__version__), "pid": str(os.getpid())}

@@ -1,0 +1,40 @@
+"""`file.py:make` targets: a file, and a function in it that returns (model_or_fn, inputs)."""
+
+from __future__ import annotations
+
+import runpy
+from pathlib import Path
+from typing import Any, Callable
+
+from compilescope.benchmark import BenchError
+
+
+def split_target(target: str) -> tuple[Path, str]:
+    path, sep, name = target.rpartition(":")
+    if not sep or not path or not name.isidentifier():
+        raise BenchError(f"{target!r} is not file.py:function (for example models.py:make)")
+    return Path(path), name
+
+
+def check_target(target: str) -> None:
+    path, _ = split_target(target)
+    if not path.is_file():
+        raise BenchError(f"no such file: {path}")
+
+
+def load_make(target: str) -> Callable[[], tuple[Any, tuple]]:
+    path, name = split_target(target)
+    check_target(target)
+    namespace = runpy.run_path(str(path), run_name="__compilescope_bench__")
+    make = namespace.get(name)
+    if not callable(make):
+        raise BenchError(f"{path} has no function {name!r}")
+
+    def checked() -> tuple[Any, tuple]:
+        made = make()
+        if not (isinstance(made, tuple) and len(made) == 2 and callable(made[0])):
+            raise BenchError(f"{name}() must return (model_or_function, example_inputs); it returned {type(made).__name__}")
+        model, inputs = made
+        return model, inputs if isinstance(inputs, tuple) else (inputs,)
+
+    return checked

@@ -1,0 +1,31 @@
+"""One measurement in a fresh process: `python -m compilescope.benchmark.worker SPEC_JSON`.
+
+Fresh, so that "cold" really starts with nothing compiled in memory, and the compile cache
+folder (TORCHINDUCTOR_CACHE_DIR, set by the parent) decides cold or warm.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from compilescope.benchmark.measure import Config, measure
+from compilescope.benchmark.target import load_make
+
+
+def main() -> int:
+    spec = json.loads(sys.argv[1])
+    config = Config(**spec["config"])
+    try:
+        result = measure(load_make(spec["target"]), config, runs=spec["runs"], warmup=spec["warmup"], first_call_only=spec["first_call_only"])
+    except Exception as error:  # the user's make() or model failed: report it, as the figures would be
+        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        result = {"config": config.label, "backend": config.backend, "mode": config.mode, "training": config.training, "device": config.device,
+                  "error": f"{type(error).__name__}: {message}"}
+    with open(spec["out"], "w", encoding="utf-8") as handle:
+        json.dump(result, handle)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""compilescope bench: eager against torch.compile, with the compile bill next to the savings."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from compilescope.cli.errors import CommandError
+from compilescope.cli.options import open_command
+
+BACKENDS = ("eager", "aot_eager", "inductor")
+MODES = ("default", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+
+
+def _choices(text: str, allowed: tuple[str, ...], option: str) -> tuple[str, ...]:
+    items = tuple(item.strip() for item in text.split(",") if item.strip())
+    wrong = [item for item in items if item not in allowed]
+    if wrong or not items:
+        raise CommandError(f"{option}: choose from {', '.join(allowed)} (got {text!r})")
+    return items
+
+
+class BenchCommand:
+    """Measure eager against compiled for a model: speedup, compile cost, break-even.
+
+    compilescope bench models.py:make
+    compilescope bench models.py:make --backends eager,aot_eager,inductor --train --json out.json
+
+    make() returns (model_or_function, example_inputs). Each configuration runs in fresh worker
+    processes: the first call with an empty compile cache (cold) and with the filled one (warm),
+    then eager and compiled calls taking turns (warm-up, then --runs timed calls; medians and
+    IQR), peak memory, and compiled-vs-eager accuracy.
+    """
+
+    @staticmethod
+    def prepare_parser(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("target", metavar="file.py:make", help="a file and the function in it that returns (model, inputs)")
+        parser.add_argument("--backends", default="inductor", help=f"comma-separated: {', '.join(BACKENDS)} (default inductor)")
+        parser.add_argument("--modes", default="default", help=f"inductor modes, comma-separated: {', '.join(MODES)} (default: default)")
+        parser.add_argument("--train", action="store_true", help="also measure a training step (forward, backward, SGD step)")
+        parser.add_argument("--train-only", action="store_true", help="measure only the training step")
+        parser.add_argument("--device", default=None, help="cpu or cuda (default: where make()'s inputs are)")
+        parser.add_argument("--runs", type=int, default=50, help="timed calls of each (default 50)")
+        parser.add_argument("--warmup", type=int, default=3, help="untimed calls of each first (default 3)")
+        parser.add_argument("--json", metavar="PATH", help="save the results (a session with 'benchmarks')")
+        parser.add_argument("--html", metavar="PATH", help="write the report with the results")
+
+    def run(self, args: argparse.Namespace) -> int:
+        from rich.console import Console
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        from compilescope.benchmark import BenchError, Plan, bench_target, configs
+        from compilescope.benchmark.target import check_target
+        from compilescope.render.console import bench_table
+        from compilescope.session.model import Program, Session
+
+        backends = _choices(args.backends, BACKENDS, "--backends")
+        modes = _choices(args.modes, MODES, "--modes")
+        if args.runs < 2 or args.warmup < 0:
+            raise CommandError("--runs must be at least 2 and --warmup at least 0")
+        training = (True,) if args.train_only else ((False, True) if args.train else (False,))
+        try:
+            check_target(args.target)
+        except BenchError as error:
+            raise CommandError(str(error)) from None
+        device = args.device or "cpu"
+        count = len(configs(backends, modes, training, device))
+        console = Console(file=sys.stderr, highlight=False)
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console, transient=True) as progress:
+            task = progress.add_task("starting", total=count * 2)
+
+            def step(label: str) -> None:
+                progress.update(task, description=label, advance=1 if progress.tasks[0].description != "starting" else 0)
+
+            plan = Plan(backends, modes, training, device, args.runs, args.warmup, progress=step)
+            try:
+                results = bench_target(args.target, plan)
+            except BenchError as error:
+                raise CommandError(str(error)) from None
+        session = Session(program=Program(kind="bench", target=args.target), benchmarks=results)
+        from compilescope.benchmark import _fill_environment
+
+        _fill_environment(session, device)
+        # A table wants room: when piped, rich would squeeze it into 80 columns.
+        Console(highlight=False, width=None if sys.stdout.isatty() else 150).print(bench_table(session))
+        if args.json:
+            session.save(args.json)
+            print(f"Saved the results to {args.json}", file=sys.stderr)
+        if args.html:
+            from compilescope.render.html import write_html
+
+            path = write_html(session, Path(args.html))
+            print(f"The report: {path}   open it with: {open_command(str(path))}", file=sys.stderr)
+        # Exit 1 when nothing could be measured at all (make() failed, say): a script that
+        # checks the status should not take an empty table for a result.
+        return 1 if all(b.skipped for b in results) else 0

@@ -1,0 +1,118 @@
+"""compilescope bench on the CPU: the tutorial's benchmark lesson (lesson 9), with its method.
+
+The lesson found, by hand, that fusing many small steps pays off and one big matmul does not
+(it is already a tuned library call). The same comparison, measured by compilescope."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import compilescope
+from compilescope.benchmark import break_even
+from conftest import run_cli
+
+pytestmark = pytest.mark.slow
+
+MODELS = textwrap.dedent(
+    """
+    import torch
+
+    class ManySmallSteps(torch.nn.Module):
+        def forward(self, x):
+            for _ in range(20):
+                x = torch.relu(x + 0.1) * 0.99
+            return x
+
+    class OneBigMatmul(torch.nn.Module):
+        def forward(self, x):
+            return x @ x
+
+    class Mlp(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = torch.nn.Linear(64, 128)
+            self.b = torch.nn.Linear(128, 64)
+
+        def forward(self, x):
+            return self.b(torch.relu(self.a(x)) * 0.5 + 1.0)
+
+    def small_steps():
+        return ManySmallSteps(), (torch.randn(256, 256),)
+
+    def big_matmul():
+        return OneBigMatmul(), (torch.randn(1500, 1500),)
+
+    def mlp():
+        torch.manual_seed(0)
+        return Mlp(), (torch.randn(32, 64),)
+
+    def not_a_pair():
+        return 3
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("bench")
+    (folder / "models.py").write_text(MODELS)
+    return folder
+
+
+def test_fusion_pays_off_one_matmul_does_not(models: Path) -> None:
+    fused = run_cli("bench", "models.py:small_steps", "--runs", "40", "--json", "small.json", cwd=models)
+    matmul = run_cli("bench", "models.py:big_matmul", "--runs", "15", "--json", "matmul.json", cwd=models)
+    assert fused.returncode == matmul.returncode == 0, fused.stderr + matmul.stderr
+    (small,) = json.loads((models / "small.json").read_text())["benchmarks"]
+    (big,) = json.loads((models / "matmul.json").read_text())["benchmarks"]
+    for result in (small, big):
+        for key in ("eager_ms", "compiled_ms", "speedup", "first_call_cold_s", "first_call_warm_s", "break_even_calls"):
+            assert key in result
+        assert result["accuracy"] == "pass"
+        assert result["eager_iqr_ms"][0] <= result["eager_ms"] <= result["eager_iqr_ms"][1]
+        assert result["speedup"] == pytest.approx(result["eager_ms"] / result["compiled_ms"])
+    assert small["speedup"] > 1.5  # the fused kernel wins clearly
+    assert 0.6 < big["speedup"] < 1.4  # a library matmul either way: about even
+    # the cold first call pays for compiling from scratch; the warm one reuses the cache
+    assert small["first_call_warm_s"] < small["first_call_cold_s"]
+    assert small["break_even_calls"] == break_even(small["first_call_cold_s"], small["eager_ms"], small["compiled_ms"])
+    assert "speedup" in fused.stdout and "medians of 40 timed calls" in fused.stdout
+    assert f"{small['speedup']:.2f}x" in fused.stdout
+
+
+def test_backends_and_training(models: Path) -> None:
+    result = run_cli("bench", "models.py:mlp", "--backends", "eager,aot_eager,inductor", "--train", "--runs", "10", "--json", "mlp.json", "--html", "mlp.html", cwd=models)
+    assert result.returncode == 0, result.stderr
+    benchmarks = json.loads((models / "mlp.json").read_text())["benchmarks"]
+    assert [b["config"] for b in benchmarks] == [
+        "eager/default/inference", "eager/default/training",
+        "aot_eager/default/inference", "aot_eager/default/training",
+        "inductor/default/inference", "inductor/default/training",
+    ]
+    for b in benchmarks:
+        assert b["skipped"] is None and b["accuracy"] == "pass", b
+        assert b["eager_ms"] > 0 and b["compiled_ms"] > 0 and b["peak_memory_mb"] > 0
+    page = (models / "mlp.html").read_text()
+    assert "inductor/default/training" in page
+
+
+def test_bad_targets(models: Path) -> None:
+    assert "no such file: nope.py" in run_cli("bench", "nope.py:make", cwd=models).stderr
+    assert "is not file.py:function" in run_cli("bench", "models.py", cwd=models).stderr
+    assert run_cli("bench", "models.py:mlp", "--backends", "tvm", cwd=models).returncode == 2
+    broken = run_cli("bench", "models.py:not_a_pair", "--runs", "2", cwd=models)
+    assert broken.returncode == 1
+    assert "must return (model_or_function, example_inputs)" in broken.stdout
+
+
+def test_bench_api_on_an_object() -> None:
+    import torch
+
+    session = compilescope.bench(torch.nn.Linear(16, 16), torch.randn(4, 16), backends=["aot_eager"], runs=5)
+    (result,) = session.benchmarks
+    assert result.config == "aot_eager/default/inference" and result.accuracy == "pass"
+    assert result.warm_in_process and result.first_call_cold_s > 0 and result.eager_ms > 0
