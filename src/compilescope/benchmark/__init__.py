@@ -89,10 +89,10 @@ def to_benchmark(cold: dict[str, Any], warm: dict[str, Any], in_process: bool) -
     return bench
 
 
-def _worker(target: str, config: Config, cache_dir: str, runs: int, warmup: int, first_call_only: bool, timeout: int) -> dict[str, Any]:
+def _worker(target: str, config: Config, cache_dir: str, runs: int, warmup: int, first_call_only: bool, timeout: int, profile: bool = False) -> dict[str, Any]:
     with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as handle:
         out_path = handle.name
-    spec = {"target": target, "config": config.__dict__, "runs": runs, "warmup": warmup, "first_call_only": first_call_only, "out": out_path}
+    spec = {"target": target, "config": config.__dict__, "runs": runs, "warmup": warmup, "first_call_only": first_call_only, "out": out_path, "profile": profile}
     env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache_dir}
     try:
         completed = subprocess.run(
@@ -110,6 +110,24 @@ def _worker(target: str, config: Config, cache_dir: str, runs: int, warmup: int,
         Path(out_path).unlink(missing_ok=True)
 
 
+def _add_profile(bench: Benchmark, profiled: dict[str, Any]) -> None:
+    from compilescope.session.model import KernelTime
+
+    if not profiled:
+        return
+    if "error" in profiled:
+        bench.skipped = bench.skipped or None
+        bench.kernels = []
+        bench.profile_error = profiled["error"]
+        return
+    bench.kernels = [KernelTime(**k) for k in profiled.get("kernels", [])]
+    bench.profiled_calls = profiled.get("profiled_calls")
+    bench.compiled_regions = profiled.get("compiled_regions", {})
+    bench.peak_copy_gbps = profiled.get("peak_copy_gbps")
+    bench.peak_matmul_tflops = profiled.get("peak_matmul_tflops")
+    bench.profile_notes = profiled.get("profile_notes", [])
+
+
 @dataclass
 class Plan:
     backends: tuple[str, ...] = DEFAULT_BACKENDS
@@ -120,6 +138,7 @@ class Plan:
     warmup: int = 3
     timeout: int = 1800
     progress: Callable[[str], None] = field(default=lambda label: None)
+    profile: bool = False
 
 
 def bench_target(target: str, plan: Plan) -> list[Benchmark]:
@@ -134,7 +153,13 @@ def bench_target(target: str, plan: Plan) -> list[Benchmark]:
             cold = _worker(target, config, cache_dir, plan.runs, plan.warmup, True, plan.timeout)
             plan.progress(f"{config.label}: warm compile cache, {plan.runs} timed calls")
             warm = _worker(target, config, cache_dir, plan.runs, plan.warmup, False, plan.timeout) if "error" not in cold and "skipped" not in cold else cold
-        results.append(to_benchmark(cold, warm, in_process=False))
+            profiled = {}
+            if plan.profile and "error" not in warm and "skipped" not in warm:
+                plan.progress(f"{config.label}: profiling the compiled calls")
+                profiled = _worker(target, config, cache_dir, plan.runs, plan.warmup, False, plan.timeout, profile=True)
+        bench = to_benchmark(cold, warm, in_process=False)
+        _add_profile(bench, profiled)
+        results.append(bench)
     return results
 
 

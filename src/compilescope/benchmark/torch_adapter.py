@@ -18,3 +18,27 @@ def same(reference: Any, result: Any, tolerance: float, fp64_reference: Any = No
     except Exception as error:  # outputs of a shape torch's comparison does not know
         return f"unknown ({type(error).__name__}: {error})"
     return "pass" if ok else "fail"
+
+
+def ask_inductor_for_profile_details() -> list[str]:
+    """For --profile only: kernel events on the CPU, kernel-to-source provenance, and Triton
+    kernels' byte and FLOP estimates. Returns what could not be turned on, and why."""
+    notes = []
+    try:
+        from torch._inductor import config
+    except Exception as error:
+        return [f"Inductor's config is not available ({error})"]
+    for path, value in (("cpp.enable_kernel_profile", True), ("trace.provenance_tracking_level", 1), ("benchmark_kernel", True)):
+        owner = config
+        *parents, leaf = path.split(".")
+        try:
+            for parent in parents:
+                owner = getattr(owner, parent)
+            if not hasattr(owner, leaf):
+                raise AttributeError(leaf)
+            setattr(owner, leaf, value)
+        except Exception:
+            import torch
+
+            notes.append(f"torch._inductor.config.{path}: not available in torch {torch.__version__}")
+    return notes

@@ -17,7 +17,12 @@ def main() -> int:
     spec = json.loads(sys.argv[1])
     config = Config(**spec["config"])
     try:
-        result = measure(load_make(spec["target"]), config, runs=spec["runs"], warmup=spec["warmup"], first_call_only=spec["first_call_only"])
+        if spec.get("profile"):
+            from compilescope.benchmark.profile import profile_config
+
+            result = profile_config(load_make(spec["target"]), config, runs=spec.get("profile_runs", 10))
+        else:
+            result = measure(load_make(spec["target"]), config, runs=spec["runs"], warmup=spec["warmup"], first_call_only=spec["first_call_only"])
     except Exception as error:  # the user's make() or model failed: report it, as the figures would be
         message = str(error).strip().splitlines()[0] if str(error).strip() else ""
         result = {"config": config.label, "backend": config.backend, "mode": config.mode, "training": config.training, "device": config.device,

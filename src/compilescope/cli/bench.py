@@ -43,6 +43,7 @@ class BenchCommand:
         parser.add_argument("--device", default=None, help="cpu or cuda (default: where make()'s inputs are)")
         parser.add_argument("--runs", type=int, default=50, help="timed calls of each (default 50)")
         parser.add_argument("--warmup", type=int, default=3, help="untimed calls of each first (default 3)")
+        parser.add_argument("--profile", action="store_true", help="also profile the compiled calls: time per kernel, its ATen ops and source lines; on a GPU against the device's measured limits")
         parser.add_argument("--json", metavar="PATH", help="save the results (a session with 'benchmarks')")
         parser.add_argument("--html", metavar="PATH", help="write the report with the results")
 
@@ -68,12 +69,12 @@ class BenchCommand:
         count = len(configs(backends, modes, training, device))
         console = Console(file=sys.stderr, highlight=False)
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console, transient=True) as progress:
-            task = progress.add_task("starting", total=count * 2)
+            task = progress.add_task("starting", total=count * (3 if args.profile else 2))
 
             def step(label: str) -> None:
                 progress.update(task, description=label, advance=1 if progress.tasks[0].description != "starting" else 0)
 
-            plan = Plan(backends, modes, training, device, args.runs, args.warmup, progress=step)
+            plan = Plan(backends, modes, training, device, args.runs, args.warmup, progress=step, profile=args.profile)
             try:
                 results = bench_target(args.target, plan)
             except BenchError as error:
@@ -83,7 +84,13 @@ class BenchCommand:
 
         _fill_environment(session, device)
         # A table wants room: when piped, rich would squeeze it into 80 columns.
-        Console(highlight=False, width=None if sys.stdout.isatty() else 150).print(bench_table(session))
+        out = Console(highlight=False, width=None if sys.stdout.isatty() else 150)
+        out.print(bench_table(session))
+        if args.profile:
+            from compilescope.render.console import kernel_time_table
+
+            for bench in session.benchmarks:
+                out.print(kernel_time_table(bench))
         if args.json:
             session.save(args.json)
             print(f"Saved the results to {args.json}", file=sys.stderr)

@@ -323,6 +323,53 @@ def bench_table(session: Session):
     return Group(table, notes)
 
 
+def kernel_time_table(bench, limit: int = 15):
+    """Where the compiled time went, kernel by kernel (compilescope bench --profile)."""
+    from rich.table import Table
+
+    if bench.profile_error:
+        return Text(f"{bench.config}: no profile: {bench.profile_error}", style="yellow")
+    if not bench.kernels:
+        return Text(f"{bench.config}: the profile recorded no kernel time", style="yellow")
+    where = "GPU time" if bench.kernels[0].where == "device" else "CPU time"
+    title = f"{bench.config}: {where} by kernel over {bench.profiled_calls} compiled calls"
+    table = Table(title=title, title_justify="left")
+    gpu = bench.kernels[0].where == "device"
+    columns = ["kernel", "kind", "calls", "µs per call", "share", "made from (ATen)", "your code"]
+    if gpu:
+        columns += ["GB/s", "of copy peak", "TFLOP/s"]
+    for column in columns:
+        table.add_column(column, justify="right" if column in ("calls", "µs per call", "share", "GB/s", "of copy peak", "TFLOP/s") else "left")
+    for k in bench.kernels[:limit]:
+        row = [
+            Text(k.name), Text(k.kind), str(k.calls), f"{k.total_us / max(k.calls, 1):.1f}", f"{100 * k.share:.0f}%",
+            Text(", ".join(k.aten_ops) if k.aten_ops else "unknown", style="" if k.aten_ops else "dim"),
+            Text("\n".join(_short_source(s) for s in k.source_lines[:3]) if k.source_lines else "unknown", style="" if k.source_lines else "dim"),
+        ]
+        if gpu:
+            row += [
+                _unknown(None if k.achieved_gbps is None else f"{k.achieved_gbps:.0f}"),
+                _unknown(None if k.bandwidth_of_peak is None else f"{100 * k.bandwidth_of_peak:.0f}%"),
+                _unknown(None if k.achieved_tflops is None else f"{k.achieved_tflops:.1f}"),
+            ]
+        table.add_row(*row)
+    notes = Text("", style="dim")
+    if len(bench.kernels) > limit:
+        notes.append(f"… {len(bench.kernels) - limit} more kernels in the JSON\n")
+    if bench.compiled_regions:
+        notes.append("calls served by each compiled version: " + ", ".join(f"{cid}: {n}" for cid, n in bench.compiled_regions.items()) + "\n")
+    if bench.peak_copy_gbps:
+        notes.append(f"device limits measured here: copy {bench.peak_copy_gbps:.0f} GB/s (read + write), matrix product {bench.peak_matmul_tflops:.0f} TFLOP/s\n")
+    for note in bench.profile_notes:
+        notes.append(note + "\n")
+    return Group(table, notes)
+
+
+def _short_source(line: str) -> str:
+    where, _, code = line.partition("  ")
+    return f"{_short_path(where.rsplit(':', 1)[0])}:{where.rsplit(':', 1)[-1]}  {code}" if ":" in where else line
+
+
 def rank_summary(sessions: list[Session]) -> list:
     """One line per rank, so ranks that compiled differently stand out (a rank that recompiles
     or breaks where others do not stalls every collective that waits for it)."""

@@ -47,6 +47,7 @@ class _Pending:
     break_texts: list[str] = field(default_factory=list)
     output_code: list[str] = field(default_factory=list)
     code_gen: list[float] = field(default_factory=list)  # begin and end of Inductor's code_gen
+    kernel_stacks: dict[str, list[str]] = field(default_factory=dict)  # provenance: "name:N" -> tracebacks
     attempt: int = 0
 
 
@@ -197,6 +198,14 @@ class _Builder:
         item = self.pending(record)
         if item and record.payload is not None:
             item.output_code.append(record.payload)
+
+    def _on_inductor_provenance_tracking_kernel_stack_traces(self, record: Record) -> None:
+        # Written when Inductor's provenance tracking is on: kernel -> the user's lines.
+        item = self.pending(record)
+        if item and record.payload:
+            data = json.loads(record.payload)
+            if isinstance(data, dict):
+                item.kernel_stacks.update({str(k): [str(t) for t in v] for k, v in data.items() if isinstance(v, list)})
 
     def _on_create_symbol(self, record: Record) -> None:
         self._dynamic(record, "symbol")
@@ -352,6 +361,7 @@ class _Builder:
         c.inductor_code = "\n\n".join(item.output_code)
         for code in item.output_code:
             c.kernels.extend(parse_kernels(code, graph_ops))
+        _kernel_sources(c, item.kernel_stacks)
         c.status = _status(c, m)
 
     def _link_resumes(self) -> None:
@@ -368,6 +378,35 @@ class _Builder:
                     for brk in compile_.graph_breaks:
                         if brk.filename == frame.filename and str(brk.lineno) == line:
                             brk.resume_function = frame.name
+
+
+_TRACEBACK_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in [^\n]*\n\s*(?P<code>[^\n]*)')
+
+
+def _kernel_sources(c: Compile, stacks: dict[str, list[str]]) -> None:
+    """The user's lines each kernel came from: Inductor's provenance (when it was on), else the
+    captured graph's "# File:" comments for the kernel's source nodes."""
+    by_kernel: dict[str, list[list[str]]] = {}
+    for key, traces in stacks.items():
+        name = key.rsplit(":", 1)[0].removeprefix("extern_kernels.")
+        lines = []
+        for trace in traces:
+            frames = list(_TRACEBACK_FRAME.finditer(trace))
+            if frames:
+                last = frames[-1]
+                lines.append(f"{last.group('file')}:{last.group('line')}  {last.group('code').strip()}")
+        by_kernel.setdefault(name, []).append(list(dict.fromkeys(lines)))
+    node_sources = {n.name: n.source for g in c.graphs for n in g.nodes if n.source}
+    for kernel in c.kernels:
+        found = by_kernel.get(kernel.name)
+        if found:
+            kernel.source_lines = found.pop(0)
+        elif kernel.source_nodes:
+            kernel.source_lines = list(dict.fromkeys(node_sources[n] for n in kernel.source_nodes if n in node_sources))
+        if m := re.search(r"'kernel_num_gb': ([0-9.e+-]+)", kernel.code):
+            kernel.num_gb = float(m.group(1))
+        if m := re.search(r"'kernel_flop': ([0-9.e+-]+)", kernel.code):
+            kernel.flop = float(m.group(1))
 
 
 def _attach_source(brk: GraphBreak, around: int = 3) -> None:

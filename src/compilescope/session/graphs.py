@@ -50,12 +50,10 @@ def parse_dynamo_graph(code: str) -> Graph:
     if signature:
         arguments = [(m.group("name"), m.group("type")) for m in _ARG.finditer(signature.group("args"))]
     aliases: dict[str, str] = {}
-    body: list[str] = []
     for line in code.splitlines():
         stripped = line.strip()
         if not stripped or stripped.startswith("#") or stripped.startswith("def ") or stripped.startswith("class "):
             continue
-        body.append(line)
         match = _ASSIGN.match(line)
         if match and match.group("type") is None and re.fullmatch(r"[A-Z]\w*", match.group("expr").split(";")[0].strip()):
             aliases[match.group("expr").split(";")[0].strip()] = match.group("name")
@@ -64,8 +62,16 @@ def parse_dynamo_graph(code: str) -> Graph:
 
     ops: list[str] = []
     output_seen = False
-    for line in body:
+    source: str | None = None
+    for line in code.splitlines():
         stripped = line.strip()
+        if stripped.startswith("# File:"):
+            # "# File: /path/m.py:13 in forward, code: return torch.relu(...)" precedes its nodes
+            m = re.match(r"# File: (?P<where>.+?:\d+) in [^,]+, code: (?P<code>.*)$", stripped)
+            source = f"{m.group('where')}  {m.group('code')}" if m else None
+            continue
+        if not stripped or stripped.startswith(("#", "def ", "class ")):
+            continue
         if stripped.startswith("return"):
             nodes.append(GraphNode(op="output", name="output", target="output"))
             output_seen = True
@@ -77,6 +83,7 @@ def parse_dynamo_graph(code: str) -> Graph:
         if match.group("type") is None and re.fullmatch(r"[A-Z]\w*", expr):
             continue  # placeholder alias
         node = _classify(match.group("name"), expr, _shape(match.group("type")))
+        node.source = source
         nodes.append(node)
         if node.op in ("call_function", "call_method", "call_module"):
             ops.append(_op_name(node))

@@ -43,6 +43,7 @@ class GraphNode:
     name: str
     target: str | None = None  # as written in the graph code: "torch.relu", "+", "sum"
     shape: str | None = None  # "f32[8, 64]"
+    source: str | None = None  # the user's line it came from: "/path/m.py:13  return torch.relu(...)"
 
 
 @dataclass
@@ -138,6 +139,9 @@ class Kernel:
     source_nodes: list[str] | None = None
     code: str = ""  # the kernel's generated source; empty for library calls
     call: str | None = None  # the line in the wrapper that runs it
+    source_lines: list[str] = field(default_factory=list)  # the user's lines it came from: "file.py:12  code"
+    num_gb: float | None = None  # Inductor's estimate of the bytes it moves (benchmark_kernel only)
+    flop: float | None = None  # Inductor's estimate of its floating-point operations
 
 
 @dataclass
@@ -208,6 +212,24 @@ class Frame:
 
 
 @dataclass
+class KernelTime:
+    """One kernel's time in a profiled run (compilescope bench --profile)."""
+
+    name: str
+    kind: str  # "cpp", "triton", "library call", "other"
+    calls: int
+    total_us: float
+    share: float  # of all kernel time in the profiled calls
+    where: str  # "device" (GPU kernel time) or "cpu" (CPU time of the kernel)
+    aten_ops: list[str] | None = None
+    source_lines: list[str] = field(default_factory=list)
+    achieved_gbps: float | None = None  # bytes Inductor estimated / time
+    achieved_tflops: float | None = None
+    bandwidth_of_peak: float | None = None  # achieved / the measured copy bandwidth
+    tflops_of_peak: float | None = None
+
+
+@dataclass
 class Benchmark:
     """Eager against compiled for one configuration (compilescope bench). Times are medians;
     the IQR is the middle half of the timed calls."""
@@ -237,6 +259,13 @@ class Benchmark:
     accuracy: str | None = None  # "pass", "fail", or "unknown (...)"
     tolerance: float | None = None
     warm_in_process: bool = False  # the warm first call ran in the same process as the cold one
+    kernels: list[KernelTime] = field(default_factory=list)  # with --profile
+    profiled_calls: int | None = None
+    compiled_regions: dict[str, int] = field(default_factory=dict)  # compile id -> calls it served
+    peak_copy_gbps: float | None = None  # measured on the device: a large device-to-device copy
+    peak_matmul_tflops: float | None = None  # measured: a large matrix product in the model's dtype
+    profile_error: str | None = None  # why --profile has no figures for this configuration
+    profile_notes: list[str] = field(default_factory=list)  # what Inductor could not be asked for
 
 
 @dataclass
