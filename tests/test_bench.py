@@ -134,4 +134,4 @@ def test_profile_maps_kernel_time_to_ops_and_source(models: Path) -> None:
     assert source.endswith(f"models.py:{line}  x = torch.relu(x + 0.1) * 0.99")
     # the profiled calls were all served by the one compiled version
     assert bench["compiled_regions"] == {"0/0": 10}
-    assert "CPU time by kernel over 10 compiled calls" in result.stdout
+    assert "CPU time by kernel over 10 calls of compiled code" in result.stdout

@@ -71,6 +71,18 @@ def profile_config(make: Callable[[], tuple[Any, tuple]], config: Config, runs: 
         if cuda:
             torch.cuda.synchronize()
 
+    peaks = measure_peaks(next((p.dtype for p in model.parameters()), torch.float32) if isinstance(model, torch.nn.Module) else torch.float32) if cuda else {}
+    kernels, regions = kernel_times(prof, session, cuda, peaks)
+    return {"kernels": kernels, "profiled_calls": runs, "compiled_regions": dict(regions), "profile_notes": notes, **peaks}
+
+
+def kernel_times(prof: Any, session: Any, cuda: bool, peaks: dict[str, float], whole_run: bool = False) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Kernel by kernel, the time a profile recorded, matched to the session's kernels (their
+    ATen ops and source lines), and the calls each compiled version served.
+
+    For a whole run (not only compiled calls), ATen ops count only inside a compiled region,
+    and on a GPU only the kernels Inductor generated: a cuBLAS kernel there cannot be told
+    apart from one the program's eager code launched."""
     known = {k.name: k for k in session.kernels}
     totals: dict[str, float] = defaultdict(float)
     calls: dict[str, int] = defaultdict(int)
@@ -81,19 +93,22 @@ def profile_config(make: Callable[[], tuple[Any, tuple]], config: Config, runs: 
             regions[name.split(": ", 1)[1]] += 1
             continue
         if cuda:
-            if _is_device_event(event):
+            if _is_device_event(event) and (not whole_run or name in known):
                 totals[name] += _duration_us(event)
                 calls[name] += 1
             continue
         # On the CPU, Inductor's kernels record "graph_<n>_<kernel name>"; library calls are
         # the ATen ops they run (aten::mm, aten::addmm) inside the compiled region.
         kernel_name = re.sub(r"^graph_\d+_", "", name)
-        if kernel_name in known or (name.startswith("aten::") and _is_library_op(name, session)):
+        if name.startswith("aten::") and _is_library_op(name, session):
+            if whole_run and not _inside_compiled_region(event):
+                continue
+            kernel_name = name.removeprefix("aten::")  # named as the session names library calls
+        if kernel_name in known or _is_library_op(kernel_name, session):
             totals[kernel_name] += event.self_cpu_time_total
             calls[kernel_name] += 1
 
     grand = sum(totals.values()) or 1.0
-    peaks = measure_peaks(next((p.dtype for p in model.parameters()), torch.float32) if isinstance(model, torch.nn.Module) else torch.float32) if cuda else {}
     kernels = []
     for name, total in sorted(totals.items(), key=lambda item: -item[1]):
         kernel = known.get(name) or _library_kernel(name, session)
@@ -117,7 +132,16 @@ def profile_config(make: Callable[[], tuple[Any, tuple]], config: Config, runs: 
             if peaks.get("peak_matmul_tflops"):
                 entry["tflops_of_peak"] = entry["achieved_tflops"] / peaks["peak_matmul_tflops"]
         kernels.append(entry)
-    return {"kernels": kernels, "profiled_calls": runs, "compiled_regions": dict(regions), "profile_notes": notes, **peaks}
+    return kernels, dict(regions)
+
+
+def _inside_compiled_region(event: Any) -> bool:
+    parent = getattr(event, "cpu_parent", None)
+    while parent is not None:
+        if parent.name.startswith("Torch-Compiled Region: "):
+            return True
+        parent = getattr(parent, "cpu_parent", None)
+    return False
 
 
 def _is_device_event(event: Any) -> bool:
@@ -141,3 +165,46 @@ def _is_library_op(name: str, session: Any) -> bool:
 def _library_kernel(name: str, session: Any) -> Any:
     op = name.removeprefix("aten::")
     return next((k for k in session.kernels if k.kind == "library call" and k.name == op), None)
+
+
+class RunProfiler:
+    """`compilescope run --profile`: torch.profiler over the whole program, from the moment it
+    has imported torch, then kernel times matched to the session's kernels."""
+
+    def __init__(self) -> None:
+        self.prof: Any = None
+        self.cuda = False
+        self.notes: list[str] = []
+
+    def start(self) -> None:
+        import torch
+
+        from compilescope.benchmark import torch_adapter
+
+        self.notes = torch_adapter.ask_inductor_for_profile_details()
+        self.cuda = torch.cuda.is_available()
+        activities = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA] if self.cuda else [])
+        self.prof = torch.profiler.profile(activities=activities)
+        self.prof.__enter__()
+
+    def finish(self, session: Any) -> Any:
+        from compilescope.session.model import KernelTime, Profile
+
+        profile = Profile(config="the whole run", profile_notes=self.notes)
+        if self.prof is None:
+            profile.profile_error = "the program never imported torch"
+            return profile
+        try:
+            import torch
+
+            if self.cuda and torch.cuda.is_initialized():
+                torch.cuda.synchronize()
+            self.prof.__exit__(None, None, None)
+            kernels, regions = kernel_times(self.prof, session, self.cuda, {}, whole_run=True)
+        except Exception as error:  # a profiler problem must not cost the user the explanation
+            profile.profile_error = f"{type(error).__name__}: {error}"
+            return profile
+        profile.kernels = [KernelTime(**k) for k in kernels]
+        profile.compiled_regions = regions
+        profile.profiled_calls = sum(regions.values())
+        return profile

@@ -38,6 +38,11 @@ class RunCommand:
         parser.add_argument("--html", metavar="PATH", help="where to write the HTML report (default: compilescope-<name>.html)")
         parser.add_argument("--no-html", action="store_true", help="write no HTML report")
         parser.add_argument("--no-save", action="store_true", help="save nothing; only print the explanation")
+        parser.add_argument(
+            "--profile",
+            action="store_true",
+            help="profile the whole run with torch.profiler: time per kernel with its ATen ops and source lines, and the calls each compiled version served (slows the program; asks Inductor for kernel events and provenance)",
+        )
         add_view_options(parser)
         parser.add_argument("target", metavar="script.py | module", help="the program to run")
         parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the program")
@@ -72,7 +77,12 @@ class RunCommand:
             sys.path[0] = path0
         else:
             sys.path.insert(0, path0)
-        recorder = Capture(trace_path, wait_for_torch=True)
+        profiler = None
+        if args.profile:
+            from compilescope.benchmark.profile import RunProfiler
+
+            profiler = RunProfiler()
+        recorder = Capture(trace_path, wait_for_torch=True, on_attach=profiler.start if profiler else None)
         started = time.perf_counter()
         exit_status, exception = 0, None
         try:
@@ -97,6 +107,8 @@ class RunCommand:
         recorder.record_program(program)
         session = recorder.build()
         session.program = program
+        if profiler is not None:
+            session.profile = profiler.finish(session)
         if args.no_save:
             session.trace_files = []
             trace_path.unlink(missing_ok=True)
@@ -107,6 +119,12 @@ class RunCommand:
 
             write_html(session, html_path)
         print_session(session, view_options(args), stream=sys.stderr)
+        if session.profile is not None:
+            from rich.console import Console
+
+            from compilescope.render.console import kernel_time_table
+
+            Console(file=sys.stderr, highlight=False).print(kernel_time_table(session.profile))
         if not args.no_save:
             lines = [f"\nSaved the session to {json_path} and torch's trace to {trace_path}."]
             if html_path is not None:

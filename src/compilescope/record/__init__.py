@@ -72,7 +72,8 @@ def _cpu_name() -> str:
 class Capture:
     """An attached trace writer; `finish()` detaches it and builds the Session."""
 
-    def __init__(self, trace_path: str | Path | None = None, wait_for_torch: bool = False) -> None:
+    def __init__(self, trace_path: str | Path | None = None, wait_for_torch: bool = False, on_attach: Callable[[], None] | None = None) -> None:
+        self._on_attach = on_attach
         self._temporary = trace_path is None
         if trace_path is None:
             handle, name = tempfile.mkstemp(prefix="compilescope-", suffix=".log")
@@ -107,6 +108,8 @@ class Capture:
         self.writer.write_record(ENVIRONMENT_RECORD, environment())
         logger.addHandler(self.writer)
         self._logger = logger
+        if self._on_attach is not None:
+            self._on_attach()
 
     def record_program(self, program: Program) -> None:
         self.writer.write_record(PROGRAM_RECORD, dataclasses.asdict(program))

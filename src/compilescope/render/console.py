@@ -332,7 +332,7 @@ def kernel_time_table(bench, limit: int = 15):
     if not bench.kernels:
         return Text(f"{bench.config}: the profile recorded no kernel time", style="yellow")
     where = "GPU time" if bench.kernels[0].where == "device" else "CPU time"
-    title = f"{bench.config}: {where} by kernel over {bench.profiled_calls} compiled calls"
+    title = f"{bench.config}: {where} by kernel over {bench.profiled_calls} calls of compiled code"
     table = Table(title=title, title_justify="left")
     gpu = bench.kernels[0].where == "device"
     columns = ["kernel", "kind", "calls", "µs per call", "share", "made from (ATen)", "your code"]

@@ -230,6 +230,20 @@ class KernelTime:
 
 
 @dataclass
+class Profile:
+    """Kernel time over a whole run (compilescope run --profile)."""
+
+    config: str  # what was profiled: "the whole run"
+    kernels: list[KernelTime] = field(default_factory=list)
+    profiled_calls: int | None = None  # calls of compiled code seen by the profiler
+    compiled_regions: dict[str, int] = field(default_factory=dict)  # compile id -> calls it served
+    peak_copy_gbps: float | None = None
+    peak_matmul_tflops: float | None = None
+    profile_error: str | None = None
+    profile_notes: list[str] = field(default_factory=list)
+
+
+@dataclass
 class Benchmark:
     """Eager against compiled for one configuration (compilescope bench). Times are medians;
     the IQR is the middle half of the timed calls."""
@@ -279,6 +293,7 @@ class Session:
     skipped: list[str] = field(default_factory=list)  # what could not be read, and why
     compilescope_version: str | None = None
     benchmarks: list[Benchmark] = field(default_factory=list)  # from compilescope bench
+    profile: Profile | None = None  # from compilescope run --profile
 
     # ---- derived views, not stored -------------------------------------------------------
     @property

@@ -306,9 +306,37 @@
     return section;
   }
 
+  function kernelTimes(b, open) {
+    if (b.profile_error) return el("p", { "class": "unknown" }, b.config + ": no profile: " + b.profile_error);
+    if (!b.kernels || !b.kernels.length) return el("p", { "class": "unknown" }, b.config + ": the profile recorded no kernel time.");
+    var gpu = b.kernels[0].where === "device";
+    return lazy(b.config + ": " + (gpu ? "GPU" : "CPU") + " time by kernel over " + b.profiled_calls + " calls of compiled code", function () {
+      var headers = ["kernel", "kind", "calls", "µs per call", "share", "made from (ATen)", "your code"];
+      if (gpu) headers = headers.concat(["GB/s", "of copy peak", "TFLOP/s"]);
+      var parts = [rowsTable(headers, b.kernels, function (k) {
+        var cells = [el("td", { "class": "mono" }, k.name), el("td", null, k.kind), el("td", null, String(k.calls)),
+          el("td", null, (k.total_us / Math.max(k.calls, 1)).toFixed(1)), el("td", null, (100 * k.share).toFixed(0) + "%"),
+          el("td", { "class": "mono" }, k.aten_ops ? k.aten_ops.join(", ") : unknown(null)),
+          el("td", { "class": "mono" }, k.source_lines && k.source_lines.length ? k.source_lines.join("\n") : unknown(null))];
+        if (gpu) cells = cells.concat([el("td", null, k.achieved_gbps ? k.achieved_gbps.toFixed(0) : unknown(null)),
+          el("td", null, k.bandwidth_of_peak ? (100 * k.bandwidth_of_peak).toFixed(0) + "%" : unknown(null)),
+          el("td", null, k.achieved_tflops ? k.achieved_tflops.toFixed(1) : unknown(null))]);
+        return el("tr", null, cells);
+      })];
+      if (b.peak_copy_gbps) parts.push(el("p", { "class": "muted" }, "Device limits measured here: copy " + b.peak_copy_gbps.toFixed(0) + " GB/s (read + write), matrix product " + b.peak_matmul_tflops.toFixed(0) + " TFLOP/s."));
+      var regions = Object.keys(b.compiled_regions || {});
+      if (regions.length) parts.push(el("p", null, "Calls served by each compiled version: " + regions.map(function (id) { return id + ": " + b.compiled_regions[id]; }).join(", ")));
+      return parts;
+    }, open);
+  }
+
   function runtimeSection() {
     var section = el("section", { id: "runtime" }, el("h2", null, "Runtime"));
     var benchmarks = S.benchmarks || [];
+    if (S.profile) {
+      add(section, kernelTimes(S.profile, true));
+      if (!benchmarks.length) return section;
+    }
     if (!benchmarks.length) {
       add(section, el("p", { "class": "muted" }, "No runtime figures in this session: it records what torch.compile did and what compiling cost, not how fast the compiled code ran. compilescope bench measures that."));
       return section;
@@ -349,28 +377,7 @@
         });
       });
       add(section, el("h3", null, "Per call, eager and compiled"), chart);
-      measured.forEach(function (b) {
-        if (!b.kernels || !b.kernels.length) return;
-        var gpu = b.kernels[0].where === "device";
-        add(section, lazy(b.config + ": " + (gpu ? "GPU" : "CPU") + " time by kernel over " + b.profiled_calls + " compiled calls", function () {
-          var headers = ["kernel", "kind", "calls", "µs per call", "share", "made from (ATen)", "your code"];
-          if (gpu) headers = headers.concat(["GB/s", "of copy peak", "TFLOP/s"]);
-          var parts = [rowsTable(headers, b.kernels, function (k) {
-            var cells = [el("td", { "class": "mono" }, k.name), el("td", null, k.kind), el("td", null, String(k.calls)),
-              el("td", null, (k.total_us / Math.max(k.calls, 1)).toFixed(1)), el("td", null, (100 * k.share).toFixed(0) + "%"),
-              el("td", { "class": "mono" }, k.aten_ops ? k.aten_ops.join(", ") : unknown(null)),
-              el("td", { "class": "mono" }, k.source_lines && k.source_lines.length ? k.source_lines.join("\n") : unknown(null))];
-            if (gpu) cells = cells.concat([el("td", null, k.achieved_gbps ? k.achieved_gbps.toFixed(0) : unknown(null)),
-              el("td", null, k.bandwidth_of_peak ? (100 * k.bandwidth_of_peak).toFixed(0) + "%" : unknown(null)),
-              el("td", null, k.achieved_tflops ? k.achieved_tflops.toFixed(1) : unknown(null))]);
-            return el("tr", null, cells);
-          })];
-          if (b.peak_copy_gbps) parts.push(el("p", { "class": "muted" }, "Device limits measured here: copy " + b.peak_copy_gbps.toFixed(0) + " GB/s (read + write), matrix product " + b.peak_matmul_tflops.toFixed(0) + " TFLOP/s."));
-          var regions = Object.keys(b.compiled_regions || {});
-          if (regions.length) parts.push(el("p", null, "Calls served by each compiled version: " + regions.map(function (id) { return id + ": " + b.compiled_regions[id]; }).join(", ")));
-          return parts;
-        }));
-      });
+      measured.forEach(function (b) { if (b.kernels && b.kernels.length) add(section, kernelTimes(b, false)); });
       var b0 = measured[0];
       add(section, el("p", { "class": "muted" }, "Medians of " + b0.runs + " timed calls each (IQR in brackets) after " + b0.warmup + " warm-up calls, eager and compiled taking turns; " +
         b0.threads + " threads; timer: " + b0.timer + "; memory: " + b0.memory_kind + ". Break-even: calls after which the compile has paid for itself."));
