@@ -116,8 +116,6 @@ def _add_profile(bench: Benchmark, profiled: dict[str, Any]) -> None:
     if not profiled:
         return
     if "error" in profiled:
-        bench.skipped = bench.skipped or None
-        bench.kernels = []
         bench.profile_error = profiled["error"]
         return
     bench.kernels = [KernelTime(**k) for k in profiled.get("kernels", [])]

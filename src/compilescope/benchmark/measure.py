@@ -17,10 +17,8 @@ Methodology, as the tutorial's benchmark lesson does it and then some:
 from __future__ import annotations
 
 import copy
-import os
 import resource
 import statistics
-import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -91,9 +89,17 @@ def _has_active_dropout(model: Any) -> bool:
 
     if not isinstance(model, torch.nn.Module):
         return False
-    return any(
-        isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.p > 0 and m.training for m in model.modules()
-    ) or any(getattr(m, "training", False) and getattr(m, "dropout", 0) not in (0, 0.0, None) and isinstance(getattr(m, "dropout", 0), float) for m in model.modules())
+    for module in model.modules():
+        if not module.training:
+            continue
+        if isinstance(module, torch.nn.modules.dropout._DropoutNd) and module.p > 0:
+            return True
+        # Attention modules that call dropout functionally keep the probability as a float
+        # (transformers' `self.dropout = config.attention_probs_dropout_prob`, say).
+        rate = getattr(module, "dropout", None)
+        if isinstance(rate, float) and rate > 0:
+            return True
+    return False
 
 
 class _Clock:
@@ -252,9 +258,3 @@ def device_name(device: str) -> str:
     from compilescope.record import _cpu_name
 
     return f"cpu ({_cpu_name()})"
-
-
-def python_and_torch() -> dict[str, str]:
-    import torch
-
-    return {"python": sys.version.split()[0], "torch": str(torch.__version__), "pid": str(os.getpid())}

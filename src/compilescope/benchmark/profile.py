@@ -12,7 +12,6 @@ The timing workers compile with the user's settings untouched.
 from __future__ import annotations
 
 import re
-import time
 from collections import defaultdict
 from typing import Any, Callable
 
