@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from compilescope.benchmark.measure import Config
-from compilescope.session.model import Benchmark
+from compilescope.session.model import Benchmark, KernelTime, Program, Session, error_summary
 
 DEFAULT_BACKENDS = ("inductor",)
 DEFAULT_MODES = ("default",)
@@ -58,31 +58,30 @@ def break_even(first_call_s: float | None, eager_ms: float | None, compiled_ms: 
 
 
 def to_benchmark(cold: dict[str, Any], warm: dict[str, Any], in_process: bool) -> Benchmark:
-    merged = {**warm}
     bench = Benchmark(
-        config=merged.get("config", cold.get("config", "?")),
-        backend=merged.get("backend", cold.get("backend", "?")),
-        mode=merged.get("mode", cold.get("mode", "default")),
-        training=bool(merged.get("training", cold.get("training", False))),
-        device=merged.get("device", "cpu"),
-        skipped=merged.get("skipped") or cold.get("skipped") or merged.get("error") or cold.get("error"),
-        eager_ms=merged.get("eager_ms"),
-        eager_iqr_ms=merged.get("eager_iqr_ms"),
-        compiled_ms=merged.get("compiled_ms"),
-        compiled_iqr_ms=merged.get("compiled_iqr_ms"),
-        speedup=merged.get("speedup"),
+        config=warm.get("config", cold.get("config", "?")),
+        backend=warm.get("backend", cold.get("backend", "?")),
+        mode=warm.get("mode", cold.get("mode", "default")),
+        training=bool(warm.get("training", cold.get("training", False))),
+        device=warm.get("device", "cpu"),
+        skipped=warm.get("skipped") or cold.get("skipped") or warm.get("error") or cold.get("error"),
+        eager_ms=warm.get("eager_ms"),
+        eager_iqr_ms=warm.get("eager_iqr_ms"),
+        compiled_ms=warm.get("compiled_ms"),
+        compiled_iqr_ms=warm.get("compiled_iqr_ms"),
+        speedup=warm.get("speedup"),
         first_call_cold_s=cold.get("first_call_s"),
         first_call_warm_s=warm.get("first_call_s"),
-        runs=merged.get("runs"),
-        warmup=merged.get("warmup"),
-        threads=merged.get("threads"),
-        timer=merged.get("timer"),
-        peak_memory_mb=merged.get("peak_memory_mb"),
-        eager_peak_memory_mb=merged.get("eager_peak_memory_mb"),
-        compiled_peak_memory_mb=merged.get("compiled_peak_memory_mb"),
-        memory_kind=merged.get("memory_kind"),
-        accuracy=merged.get("accuracy"),
-        tolerance=merged.get("tolerance"),
+        runs=warm.get("runs"),
+        warmup=warm.get("warmup"),
+        threads=warm.get("threads"),
+        timer=warm.get("timer"),
+        peak_memory_mb=warm.get("peak_memory_mb"),
+        eager_peak_memory_mb=warm.get("eager_peak_memory_mb"),
+        compiled_peak_memory_mb=warm.get("compiled_peak_memory_mb"),
+        memory_kind=warm.get("memory_kind"),
+        accuracy=warm.get("accuracy"),
+        tolerance=warm.get("tolerance"),
         warm_in_process=in_process,
     )
     bench.break_even_calls = break_even(bench.first_call_cold_s, bench.eager_ms, bench.compiled_ms)
@@ -102,17 +101,15 @@ def _worker(target: str, config: Config, cache_dir: str, runs: int, warmup: int,
         text = Path(out_path).read_text() if Path(out_path).exists() else ""
         if completed.returncode != 0 or not text:
             last = [line for line in completed.stderr.splitlines() if line.strip()][-1:] or ["no output"]
-            return {"config": config.label, "backend": config.backend, "mode": config.mode, "training": config.training, "device": config.device, "error": f"worker failed: {last[0]}"}
+            return config.failed(f"worker failed: {last[0]}")
         return json.loads(text)
     except subprocess.TimeoutExpired:
-        return {"config": config.label, "error": f"timed out after {timeout} s"}
+        return config.failed(f"timed out after {timeout} s")
     finally:
         Path(out_path).unlink(missing_ok=True)
 
 
 def _add_profile(bench: Benchmark, profiled: dict[str, Any]) -> None:
-    from compilescope.session.model import KernelTime
-
     if not profiled:
         return
     if "error" in profiled:
@@ -173,9 +170,12 @@ def bench(
 ):
     """Benchmark eager against torch.compile. Returns a Session whose `benchmarks` hold one
     result per configuration (backend x mode x inference/training)."""
-    from compilescope.session.model import Program, Session
-
     plan = Plan(tuple(backends), tuple(modes), tuple(training), device or _default_device(target, args), runs, warmup)
+    return run_plan(target, args, plan)
+
+
+def run_plan(target: Any, args: tuple, plan: Plan) -> Session:
+    """bench() and `compilescope bench`: measure, and wrap the results in a Session."""
     if isinstance(target, str):
         results = bench_target(target, plan)
         name = target
@@ -222,7 +222,7 @@ def _bench_object(target: Any, args: tuple, plan: Plan) -> list[Benchmark]:
                 torch._dynamo.reset()
                 warm = measure(make, config, runs=plan.runs, warmup=plan.warmup)
             except Exception as error:
-                cold = warm = {"config": config.label, "backend": config.backend, "mode": config.mode, "training": config.training, "error": f"{type(error).__name__}: {error}"}
+                cold = warm = config.failed(error_summary(error))
             finally:
                 if previous is None:
                     os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
@@ -232,7 +232,7 @@ def _bench_object(target: Any, args: tuple, plan: Plan) -> list[Benchmark]:
     return results
 
 
-def _fill_environment(session: Any, device: str) -> None:
+def _fill_environment(session: Session, device: str) -> None:
     import platform
 
     env = session.environment

@@ -35,6 +35,13 @@ class Config:
     def label(self) -> str:
         return f"{self.backend}/{self.mode}/{'training' if self.training else 'inference'}"
 
+    def describe(self) -> dict[str, Any]:
+        """The keys every result of this configuration starts with."""
+        return {"config": self.label, "backend": self.backend, "mode": self.mode, "training": self.training, "device": self.device}
+
+    def failed(self, why: str) -> dict[str, Any]:
+        return {**self.describe(), "error": why}
+
 
 def summary(samples_ms: list[float]) -> dict[str, float]:
     ordered = sorted(samples_ms)
@@ -164,7 +171,7 @@ def measure(
     model, inputs = make()
     if not isinstance(inputs, tuple):
         inputs = (inputs,)
-    result: dict[str, Any] = {"config": config.label, "backend": config.backend, "mode": config.mode, "training": config.training, "device": config.device}
+    result: dict[str, Any] = config.describe()
     result["threads"] = torch.get_num_threads()
     if config.training and not (isinstance(model, torch.nn.Module) and any(p.requires_grad for p in model.parameters())):
         result["skipped"] = "training needs an nn.Module with parameters that require grad"

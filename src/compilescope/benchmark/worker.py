@@ -11,6 +11,7 @@ import sys
 
 from compilescope.benchmark.measure import Config, measure
 from compilescope.benchmark.target import load_make
+from compilescope.session.model import error_summary
 
 
 def main() -> int:
@@ -24,9 +25,7 @@ def main() -> int:
         else:
             result = measure(load_make(spec["target"]), config, runs=spec["runs"], warmup=spec["warmup"], first_call_only=spec["first_call_only"])
     except Exception as error:  # the user's make() or model failed: report it, as the figures would be
-        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        result = {"config": config.label, "backend": config.backend, "mode": config.mode, "training": config.training, "device": config.device,
-                  "error": f"{type(error).__name__}: {message}"}
+        result = config.failed(error_summary(error))
     with open(spec["out"], "w", encoding="utf-8") as handle:
         json.dump(result, handle)
     return 0

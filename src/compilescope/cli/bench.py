@@ -51,20 +51,14 @@ class BenchCommand:
         from rich.console import Console
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-        from compilescope.benchmark import BenchError, Plan, bench_target, configs
-        from compilescope.benchmark.target import check_target
+        from compilescope.benchmark import BenchError, Plan, configs, run_plan
         from compilescope.render.console import bench_table
-        from compilescope.session.model import Program, Session
 
         backends = _choices(args.backends, BACKENDS, "--backends")
         modes = _choices(args.modes, MODES, "--modes")
         if args.runs < 2 or args.warmup < 0:
             raise CommandError("--runs must be at least 2 and --warmup at least 0")
         training = (True,) if args.train_only else ((False, True) if args.train else (False,))
-        try:
-            check_target(args.target)
-        except BenchError as error:
-            raise CommandError(str(error)) from None
         device = args.device or "cpu"
         count = len(configs(backends, modes, training, device))
         console = Console(file=sys.stderr, highlight=False)
@@ -76,13 +70,9 @@ class BenchCommand:
 
             plan = Plan(backends, modes, training, device, args.runs, args.warmup, progress=step, profile=args.profile)
             try:
-                results = bench_target(args.target, plan)
+                session = run_plan(args.target, (), plan)
             except BenchError as error:
                 raise CommandError(str(error)) from None
-        session = Session(program=Program(kind="bench", target=args.target), benchmarks=results)
-        from compilescope.benchmark import _fill_environment
-
-        _fill_environment(session, device)
         # A table wants room: when piped, rich would squeeze it into 80 columns.
         out = Console(highlight=False, width=None if sys.stdout.isatty() else 150)
         out.print(bench_table(session))
@@ -101,4 +91,4 @@ class BenchCommand:
             print(f"The report: {path}   open it with: {open_command(str(path))}", file=sys.stderr)
         # Exit 1 when nothing could be measured at all (make() failed, say): a script that
         # checks the status should not take an empty table for a result.
-        return 1 if all(b.skipped for b in results) else 0
+        return 1 if all(b.skipped for b in session.benchmarks) else 0

@@ -14,7 +14,7 @@ from types import TracebackType
 
 from compilescope.cli.errors import CommandError
 from compilescope.cli.options import add_view_options, open_command, print_session, view_options
-from compilescope.session.model import Program
+from compilescope.session.model import Program, error_summary
 
 
 class RunCommand:
@@ -95,7 +95,7 @@ class RunCommand:
         except BaseException as error:  # the program's own error: report it as Python would
             _print_program_traceback(error)
             exit_status = 130 if isinstance(error, KeyboardInterrupt) else 1
-            exception = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}".rstrip(": ")
+            exception = error_summary(error)
         finally:
             sys.argv = saved_argv
             if saved_path0 is not None and sys.path:

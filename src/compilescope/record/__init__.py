@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator
 from compilescope.record import import_hook
 from compilescope.record.writer import TraceFileWriter
 from compilescope.session.build import ENVIRONMENT_RECORD, PROGRAM_RECORD, build_session
-from compilescope.session.model import Program, Session
+from compilescope.session.model import Program, Session, error_summary
 from compilescope.trace.reader import read_trace
 
 
@@ -118,18 +118,16 @@ class Capture:
         if self._finder is not None:
             import_hook.remove(self._finder)
             self._finder = None
-        if self._logger is None and not self.writer.closed:
-            self.writer.write_record(ENVIRONMENT_RECORD, environment(final=True))
-            self.writer.close()
         if self._logger is not None:
             self._logger.removeHandler(self.writer)
             if self._old_level is not None:
                 self._logger.setLevel(self._old_level)
             self._logger = None
-            try:
+        if not self.writer.closed:
+            # The final facts (CUDA's device, once the program started it) are a bonus: never
+            # let them fail the end of the user's program.
+            with contextlib.suppress(Exception):
                 self.writer.write_record(ENVIRONMENT_RECORD, environment(final=True))
-            except Exception:
-                pass
             self.writer.close()
 
     def build(self) -> Session:
@@ -182,7 +180,7 @@ def explain(
         try:
             compiled(*args, **kwargs)
         except Exception as error:  # explained, not raised: see the docstring
-            exception = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+            exception = error_summary(error)
     session.program = Program(
         kind="function",
         target=name,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-from typing import Any
 
 # torch's structured trace is emitted on this logger (torch/_logging/_internal.py: trace_log);
 # TORCH_TRACE and tlparse read the same records.

@@ -23,7 +23,6 @@ from compilescope.session.model import (
     Compile,
     CompileTime,
     DynamicShape,
-    Environment,
     Frame,
     GraphBreak,
     Program,

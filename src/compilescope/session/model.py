@@ -37,6 +37,12 @@ class Program:
     wall_time_s: float | None = None
 
 
+def error_summary(error: BaseException) -> str:
+    """"ValueError: first line of the message" (or just the type when there is no message)."""
+    message = str(error).strip()
+    return f"{type(error).__name__}: {message.splitlines()[0]}" if message else type(error).__name__
+
+
 @dataclass
 class GraphNode:
     op: str  # placeholder, call_function, call_method, call_module, get_attr, output
