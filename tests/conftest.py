@@ -42,11 +42,11 @@ class CliRun:
         return json.loads((self.cwd / name).read_text())
 
 
-def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: int = 900) -> CliRun:
-    """`python -m compilescope ARGS` in a real subprocess."""
+def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: int = 900, python: str | Path | None = None) -> CliRun:
+    """`python -m compilescope ARGS` in a real subprocess (this Python, or `python`)."""
     full_env = {**os.environ, "COLUMNS": "120", **(env or {})}
     result = subprocess.run(
-        [sys.executable, "-m", "compilescope", *args],
+        [str(python or sys.executable), "-m", "compilescope", *args],
         cwd=cwd,
         env=full_env,
         capture_output=True,
@@ -70,6 +70,20 @@ def run_lesson(name: str, folder: Path, env: dict[str, str] | None = None, *extr
     result = run_cli("run", *extra, name, cwd=folder, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
     return result, compilescope.load(folder / f"compilescope-{Path(name).stem}.json")
+
+
+def python312() -> Path:
+    """A Python 3.12 with torch 2.13 and compilescope, which scripts/test sets up in .venv-py312:
+    run's call recording needs sys.monitoring, new in Python 3.12 (the main venv is 3.11)."""
+    import pytest
+
+    path = Path(os.environ.get("COMPILESCOPE_PY312", ROOT / ".venv-py312" / "bin" / "python"))
+    if not path.exists():
+        message = f"no Python 3.12 with torch at {path} (scripts/test sets it up)"
+        if os.environ.get("COMPILESCOPE_REQUIRE_PY312"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
 
 
 ARTIFACTS = ROOT / "test-artifacts"  # screenshots from the browser tests (ignored by git)

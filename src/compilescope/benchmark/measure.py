@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import copy
 import resource
-import statistics
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
+
+from compilescope.stats import summary
 
 
 @dataclass
@@ -41,12 +42,6 @@ class Config:
 
     def failed(self, why: str) -> dict[str, Any]:
         return {**self.describe(), "error": why}
-
-
-def summary(samples_ms: list[float]) -> dict[str, float]:
-    ordered = sorted(samples_ms)
-    quartiles = statistics.quantiles(ordered, n=4) if len(ordered) >= 2 else [ordered[0]] * 3
-    return {"median": statistics.median(ordered), "q1": quartiles[0], "q3": quartiles[2]}
 
 
 def _floating_sum(output: Any):

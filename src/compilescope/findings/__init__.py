@@ -36,6 +36,7 @@ def findings(session: Session) -> list[Finding]:
         found.extend(_failures(frame))
         found.extend(_graph_breaks(frame))
         found.extend(_recompiles(frame))
+        found.extend(_calls_without_compiled_code(frame))
     found.extend(_compile_time(session))
     if session.skipped:
         found.append(
@@ -191,11 +192,12 @@ def _recompiles(frame: Frame) -> list[Finding]:
             )
         elif "grad_mode" in text:
             advice = "Gradient mode changed (torch.no_grad vs training): each mode gets its own compiled version. This is expected when a model is used for both."
+        served = calls_served(frame)
         out.append(
             Finding(
                 WARNING if len(versions) < 4 else PROBLEM,
                 f"{frame.name} compiled again ({c.compile_id})",
-                detail=f"Guard failed: {text}",
+                detail=f"Guard failed: {text}" + (f"\nCalls served: {served}" if served else ""),
                 advice=advice,
                 compile_ids=(c.compile_id,),
                 where=_where(frame.filename, frame.lineno),
@@ -203,6 +205,46 @@ def _recompiles(frame: Frame) -> list[Finding]:
             )
         )
     return out
+
+
+def calls_served(frame: Frame) -> str:
+    """"0/0 2, 0/1 40, no compiled code 1 (of 43 calls)", or "" when calls were not recorded."""
+    parts = [f"{c.compile_id} {c.calls.calls}" for c in frame.compiles if c.calls is not None]
+    eager = frame.calls_without_compiled_code
+    if eager is not None and eager.calls:
+        parts.append(f"no compiled code {eager.calls}")
+    if not parts:
+        return ""
+    total = sum(c.calls.calls for c in frame.compiles if c.calls is not None) + (eager.calls if eager else 0)
+    return ", ".join(parts) + f" (of {total} calls)"
+
+
+def _calls_without_compiled_code(frame: Frame) -> list[Finding]:
+    eager = frame.calls_without_compiled_code
+    if eager is None or not eager.calls:
+        return []
+    compiled = sum(c.calls.calls for c in frame.compiles if c.calls is not None)
+    failed = [c for c in frame.compiles if c.status == "failed"]
+    detail = (
+        "These calls ran the function's original Python: it was called outside torch.compile, or "
+        "Dynamo fell back to it (a compile that failed, a frame it skipped, the recompile limit)."
+    )
+    if eager.raised:
+        detail += f" {eager.raised} of them raised."
+    advice = ""
+    if failed:
+        advice = f"Compile {', '.join(c.compile_id for c in failed)} failed: once that is fixed, those calls can run compiled (the failure is listed above)."
+    return [
+        Finding(
+            WARNING if failed else INFO,
+            f"{frame.name}: {eager.calls} of {eager.calls + compiled} calls ran without compiled code",
+            detail=detail,
+            advice=advice,
+            compile_ids=tuple(c.compile_id for c in failed),
+            where=_where(frame.filename, frame.lineno),
+            frame=frame.name,
+        )
+    ]
 
 
 def _compile_time(session: Session) -> list[Finding]:

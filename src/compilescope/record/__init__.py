@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from compilescope.record import import_hook
+from compilescope.record.calls import CallRecorder
 from compilescope.record.writer import TraceFileWriter
-from compilescope.session.build import ENVIRONMENT_RECORD, PROGRAM_RECORD, build_session
+from compilescope.session.build import CALLS_RECORD, ENVIRONMENT_RECORD, PROGRAM_RECORD, build_session
 from compilescope.session.model import Program, Session, error_summary
 from compilescope.trace.reader import read_trace
 
@@ -72,8 +73,15 @@ def _cpu_name() -> str:
 class Capture:
     """An attached trace writer; `finish()` detaches it and builds the Session."""
 
-    def __init__(self, trace_path: str | Path | None = None, wait_for_torch: bool = False, on_attach: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        trace_path: str | Path | None = None,
+        wait_for_torch: bool = False,
+        on_attach: Callable[[], None] | None = None,
+        record_calls: bool = True,
+    ) -> None:
         self._on_attach = on_attach
+        self.calls = CallRecorder() if record_calls else None
         self._temporary = trace_path is None
         if trace_path is None:
             handle, name = tempfile.mkstemp(prefix="compilescope-", suffix=".log")
@@ -85,6 +93,7 @@ class Capture:
         self._logger: logging.Logger | None = None
         self._old_level: int | None = None
         self._finder = None
+        self._attached = False
         if wait_for_torch:
             self._finder = import_hook.when_torch_imported(self._attach)
         else:
@@ -95,6 +104,7 @@ class Capture:
     def _attach(self) -> None:
         from compilescope.record import torch_adapter
 
+        self._attached = True
         logger = torch_adapter.trace_logger()
         # torch keeps this logger at DEBUG and emits only while it has a handler; keep it so.
         if logger.level != logging.DEBUG:
@@ -108,6 +118,12 @@ class Capture:
         self.writer.write_record(ENVIRONMENT_RECORD, environment())
         logger.addHandler(self.writer)
         self._logger = logger
+        if self.calls is not None:
+            try:
+                self.calls.start()
+            except Exception as error:  # counting calls is a bonus: never fail the program for it
+                self.calls.stop()
+                self.calls.unavailable = f"not recorded: {error_summary(error)}"
         if self._on_attach is not None:
             self._on_attach()
 
@@ -118,6 +134,8 @@ class Capture:
         if self._finder is not None:
             import_hook.remove(self._finder)
             self._finder = None
+        if self.calls is not None:
+            self.calls.stop()
         if self._logger is not None:
             self._logger.removeHandler(self.writer)
             if self._old_level is not None:
@@ -128,6 +146,9 @@ class Capture:
             # let them fail the end of the user's program.
             with contextlib.suppress(Exception):
                 self.writer.write_record(ENVIRONMENT_RECORD, environment(final=True))
+            if self.calls is not None and self._attached:
+                with contextlib.suppress(Exception):
+                    self.writer.write_record(CALLS_RECORD, self.calls.facts())
             self.writer.close()
 
     def build(self) -> Session:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 import shutil
+from types import CodeType
+from typing import Any, Callable
 
 # torch's structured trace is emitted on this logger (torch/_logging/_internal.py: trace_log);
 # TORCH_TRACE and tlparse read the same records.
@@ -55,3 +57,33 @@ def inductor_cxx() -> str | None:
         return names[0] if names else None
     except Exception:
         return None
+
+
+def register_bytecode_hook(hook: Callable[[CodeType, CodeType], None]) -> Any:
+    """Ask Dynamo to tell `hook(original_code, transformed_code)` about each code object it
+    generates, before the code first runs. The hook returns None: Dynamo keeps its own code.
+    Returns the handle to remove it, or a note saying why it is not available."""
+    try:
+        from torch._dynamo.convert_frame import register_bytecode_hook as register
+
+        return register(hook)
+    except Exception as error:
+        return f"{not_available('Dynamo bytecode hooks')} ({type(error).__name__})"
+
+
+def current_compile_id() -> dict[str, int | None] | None:
+    """The compile id Dynamo is working on now, as plain numbers; None outside a compile."""
+    try:
+        from torch._guards import CompileContext
+
+        compile_id = CompileContext.current_compile_id()
+    except Exception:
+        return None
+    if compile_id is None:
+        return None
+    return {
+        "frame_id": getattr(compile_id, "frame_id", None),
+        "frame_compile_id": getattr(compile_id, "frame_compile_id", None),
+        "attempt": getattr(compile_id, "attempt", 0) or 0,
+        "compiled_autograd_id": getattr(compile_id, "compiled_autograd_id", None),
+    }

@@ -18,7 +18,7 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from compilescope.findings import INFO, PROBLEM, WARNING, Finding, findings
-from compilescope.session.model import Compile, Frame, Session
+from compilescope.session.model import CallTimes, Compile, Frame, Session
 
 DETAILS = ("graph", "guards", "dynamic", "aot", "kernels", "code", "time")
 _STATUS_STYLE = {
@@ -136,6 +136,8 @@ def _summary(session: Session) -> Text:
     breaks = len(session.graph_breaks)
     text.append(plural(breaks, "graph break"), style="yellow" if breaks else "")
     text.append(f" · {plural(len(session.kernels), 'kernel')} · compile time {_seconds(session.total_compile_time_s)}")
+    if session.calls_recorded:
+        text.append(f"\nCalls per compiled version: {session.calls_recorded}", style="dim")
     return text
 
 
@@ -163,7 +165,34 @@ def _frame(frame: Frame, show: set[str]) -> list:
     out.append(title)
     for c in frame.compiles:
         out.extend(_compile(c, show))
+    eager = frame.calls_without_compiled_code
+    if eager is not None and eager.calls:
+        out.append(Text(f"  {'':6} {'no compiled code':11} {_calls(eager, 'ran')}", style="yellow"))
+    if frame.call_order and len(frame.call_order) > 1:
+        order = " → ".join(f"{label} ×{count}" for label, count in frame.call_order[:12])
+        if len(frame.call_order) > 12 or frame.call_order_cut:
+            order += " → …"
+        out.append(Text(f"  calls in order: {order}", style="dim"))
     return out
+
+
+def duration_us(value: float | None) -> str:
+    if value is None:
+        return "unknown"
+    if value < 1000:
+        return f"{value:.0f} µs" if value >= 10 else f"{value:.1f} µs"
+    if value < 1_000_000:
+        return f"{value / 1000:.2f} ms"
+    return f"{value / 1e6:.2f} s"
+
+
+def _calls(times: CallTimes, verb: str = "served") -> str:
+    text = f"{verb} {plural(times.calls, 'call')}" if times.calls else f"{verb} no calls"
+    if times.calls and times.median_us is not None:
+        text += f", median {duration_us(times.median_us)}"
+    if times.raised:
+        text += f" ({times.raised} raised)"
+    return text
 
 
 def _compile(c: Compile, show: set[str]) -> list:
@@ -176,6 +205,8 @@ def _compile(c: Compile, show: set[str]) -> list:
         line.append(f" {plural(len(ops), 'op')}: {_limited(ops, 8)}")
     line.append(f" · {plural(len(c.kernels), 'kernel')}" if c.kernels else "")
     line.append(f" · {_seconds(c.compile_time_s)}", style="dim")
+    if c.calls is not None:
+        line.append(f" · {_calls(c.calls)}")
     out.append(line)
     if c.recompile_reason:
         for index, guard in enumerate(c.failed_guards):

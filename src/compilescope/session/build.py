@@ -20,6 +20,7 @@ from compilescope.session.guards import parse_guard_tree
 from compilescope.session.kernels import parse_kernels
 from compilescope.session.model import (
     CacheUse,
+    CallTimes,
     Compile,
     CompileTime,
     DynamicShape,
@@ -33,6 +34,7 @@ from compilescope.trace.reader import CompileId, Record, TraceLog, read_trace, t
 # Records compilescope's own capture adds to the trace (torch never writes these names).
 ENVIRONMENT_RECORD = "compilescope_environment"
 PROGRAM_RECORD = "compilescope_program"
+CALLS_RECORD = "compilescope_calls"
 
 
 @dataclass
@@ -73,6 +75,7 @@ class _Builder:
         self.latest: dict[tuple, _Pending] = {}
         self.order: list[_Pending] = []
         self.program: Program | None = None
+        self.calls: dict[str, Any] | None = None
         self.kernel_compiles: list[tuple[float, float]] = []  # C++/Triton compile_file spans (µs)
         self._open_compiles: list[float] = []
 
@@ -295,6 +298,10 @@ class _Builder:
                 wall_time_s=meta.get("wall_time_s"),
             )
 
+    def _on_compilescope_calls(self, record: Record) -> None:
+        if isinstance(record.metadata, dict):
+            self.calls = record.metadata
+
     # ---- finishing ------------------------------------------------------------------------------
     def finish(self) -> Session:
         for item in self.order:
@@ -307,6 +314,7 @@ class _Builder:
                 self.session.frames.append(frame)
             frame.compiles.append(item.compile)
         self._link_resumes()
+        self._apply_calls()
         self.session.program = self.program
         env = self.session.environment
         if env.python is None:
@@ -362,6 +370,41 @@ class _Builder:
             c.kernels.extend(parse_kernels(code, graph_ops))
         _kernel_sources(c, item.kernel_stacks)
         c.status = _status(c, m)
+
+    def _apply_calls(self) -> None:
+        """Put the calls each version served (compilescope's own record) on its Compile, and the
+        calls that ran no compiled code, and their order, on the Frame."""
+        data = self.calls
+        if data is None:
+            return
+        if data.get("unavailable"):
+            self.session.calls_recorded = str(data["unavailable"])
+            return
+        self.session.calls_recorded = str(data.get("method") or "recorded")
+        for version in data.get("versions") or []:
+            cid = version.get("compile_id") or {}
+            item = self.latest.get((cid.get("compiled_autograd_id"), cid.get("frame_id"), cid.get("frame_compile_id")))
+            if item is None:
+                self.session.skipped.append(f"calls of compiled version {version.get('label')}: the trace has no compile with that id")
+                continue
+            item.compile.calls = _call_times(version)
+        for original in data.get("eager") or []:
+            frame = self._frame_named(original.get("frame"))
+            if frame is not None:
+                # Two code objects of one function (the resume functions of both sides of a
+                # branch) add up.
+                frame.calls_without_compiled_code = _add_calls(frame.calls_without_compiled_code, _call_times(original))
+        for order in data.get("order") or []:
+            frame = self._frame_named(order.get("frame"))
+            if frame is not None:
+                frame.call_order = [[str(label), int(count)] for label, count in order.get("runs") or []]
+                frame.call_order_cut = bool(order.get("cut"))
+
+    def _frame_named(self, key: Any) -> Frame | None:
+        if not isinstance(key, list) or len(key) != 3:
+            return None
+        filename, lineno, name = key
+        return self.frames.get((filename, lineno, name))
 
     def _link_resumes(self) -> None:
         # Dynamo names the function that continues after a break at line N of `fn`
@@ -479,3 +522,24 @@ def _json_or_lines(payload: str) -> list[str]:
 
 def _str(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+def _call_times(facts: dict[str, Any]) -> CallTimes:
+    iqr = facts.get("iqr_us")
+    return CallTimes(
+        calls=int(facts.get("calls") or 0),
+        total_ms=float(facts.get("total_ms") or 0.0),
+        median_us=facts.get("median_us"),
+        iqr_us=list(iqr) if isinstance(iqr, list) else None,
+        raised=int(facts.get("raised") or 0),
+        sampled=facts.get("sampled"),
+    )
+
+
+def _add_calls(first: CallTimes | None, second: CallTimes) -> CallTimes:
+    if first is None or first.calls == 0:
+        return second
+    if second.calls == 0:
+        return first
+    # The median of the two together is not known from the two medians: say unknown.
+    return CallTimes(calls=first.calls + second.calls, total_ms=first.total_ms + second.total_ms, raised=first.raised + second.raised)

@@ -174,6 +174,20 @@ class CacheUse:
 
 
 @dataclass
+class CallTimes:
+    """The calls one compiled version served (or that ran a function's original code), as
+    `compilescope run` recorded them: host time per call, from its first to its last instruction,
+    including what it calls."""
+
+    calls: int
+    total_ms: float
+    median_us: float | None = None
+    iqr_us: list[float] | None = None  # first and third quartile
+    raised: int = 0  # calls that ended in an exception
+    sampled: int | None = None  # how many calls the median and IQR come from (a uniform sample)
+
+
+@dataclass
 class Compile:
     compile_id: str
     status: str  # "ok", "graph break", "failed", "empty graph", "skipped", "unknown"
@@ -200,6 +214,7 @@ class Compile:
     cache: CacheUse = field(default_factory=CacheUse)
     called_from: list[str] = field(default_factory=list)  # user frames: "file:line in fn"
     records: list[int] = field(default_factory=list)  # trace lines this compile came from
+    calls: CallTimes | None = None  # the calls this version served; None: not recorded
 
 
 @dataclass
@@ -211,6 +226,13 @@ class Frame:
     lineno: int | None
     compiles: list[Compile] = field(default_factory=list)
     resumes: str | None = None  # for a resume function: "forward" line 9, the break it continues
+    # Calls that ran the function's original code: called outside torch.compile, or Dynamo fell
+    # back to it. None: not recorded.
+    calls_without_compiled_code: CallTimes | None = None
+    # Which version served the calls, in order, as runs: [["0/0", 2], ["0/1", 40], ["no compiled
+    # code", 1]]; cut off after 1000 runs (call_order_cut).
+    call_order: list[list[str | int]] = field(default_factory=list)
+    call_order_cut: bool = False
 
     @property
     def is_resume(self) -> bool:
@@ -300,6 +322,7 @@ class Session:
     compilescope_version: str | None = None
     benchmarks: list[Benchmark] = field(default_factory=list)  # from compilescope bench
     profile: Profile | None = None  # from compilescope run --profile
+    calls_recorded: str | None = None  # how calls per compiled version were recorded, or why not
 
     # ---- derived views, not stored -------------------------------------------------------
     @property

@@ -330,15 +330,51 @@
     }, open);
   }
 
+  function duration(us) {
+    if (us === null || us === undefined) return el("span", { "class": "unknown" }, "unknown");
+    if (us < 1000) return us.toFixed(us >= 10 ? 0 : 1) + " µs";
+    if (us < 1e6) return (us / 1000).toFixed(2) + " ms";
+    return (us / 1e6).toFixed(2) + " s";
+  }
+  function callsText(t, verb) {
+    if (!t) return "";
+    var text = (verb || "served") + " " + (t.calls ? plural(t.calls, "call") : "no calls");
+    if (t.calls && t.median_us !== null) text += ", median " + duration(t.median_us);
+    if (t.raised) text += " (" + t.raised + " raised)";
+    return text;
+  }
+  function callsTable() {
+    var rows = [];
+    S.frames.forEach(function (frame) {
+      compiles.forEach(function (entry) { if (entry.frame === frame && entry.compile.calls) rows.push({ frame: frame, label: entry.compile.compile_id, times: entry.compile.calls, entry: entry }); });
+      if (frame.calls_without_compiled_code && frame.calls_without_compiled_code.calls) rows.push({ frame: frame, label: "no compiled code", times: frame.calls_without_compiled_code });
+    });
+    var parts = [el("h3", null, "Calls each compiled version served"), el("p", { "class": "muted" }, "Recorded by compilescope run: " + S.calls_recorded)];
+    parts.push(rowsTable(["function", "version", "calls", "median", "IQR", "total", "raised"], rows, function (r) {
+      var iqr = r.times.iqr_us;
+      return el("tr", { "class": r.entry ? "" : "eager" }, el("td", null, r.frame.name), el("td", { "class": "mono" }, r.entry ? compileLink(r.entry, r.label) : r.label),
+        el("td", null, String(r.times.calls)), el("td", null, duration(r.times.median_us)),
+        el("td", null, iqr ? [duration(iqr[0]), " – ", duration(iqr[1])] : el("span", { "class": "unknown" }, "unknown")),
+        el("td", null, duration(r.times.total_ms * 1000)), el("td", null, String(r.times.raised)));
+    }));
+    var ordered = S.frames.filter(function (frame) { return frame.call_order && frame.call_order.length > 1; });
+    if (ordered.length) parts.push(lazy("Which version served the calls, in order (" + plural(ordered.length, "function") + ")", function () {
+      return el("ul", null, ordered.map(function (frame) {
+        return el("li", null, el("b", null, frame.name), ": ", el("span", { "class": "mono" }, frame.call_order.map(function (run) { return run[0] + " ×" + run[1]; }).join(" → ") + (frame.call_order_cut ? " → … (cut off)" : "")));
+      }));
+    }));
+    return parts;
+  }
+
   function runtimeSection() {
     var section = el("section", { id: "runtime" }, el("h2", null, "Runtime"));
     var benchmarks = S.benchmarks || [];
-    if (S.profile) {
-      add(section, kernelTimes(S.profile, true));
-      if (!benchmarks.length) return section;
-    }
+    var recorded = S.calls_recorded && S.frames.some(function (frame) { return frame.compiles.some(function (c) { return c.calls; }); });
+    if (recorded) add(section, callsTable());
+    else if (S.calls_recorded) add(section, el("p", { "class": "muted" }, "Calls per compiled version: " + S.calls_recorded + "."));
+    if (S.profile) add(section, kernelTimes(S.profile, true));
     if (!benchmarks.length) {
-      add(section, el("p", { "class": "muted" }, "No runtime figures in this session: it records what torch.compile did and what compiling cost, not how fast the compiled code ran. compilescope bench measures that."));
+      if (!recorded && !S.profile) add(section, el("p", { "class": "muted" }, "No runtime figures in this session: it records what torch.compile did and what compiling cost, not how fast the compiled code ran. compilescope bench measures that."));
       return section;
     }
     function ms(median, iqr) {
@@ -468,7 +504,8 @@
     var section = el("section", { id: "compile-view" });
     add(section, el("h2", null, frame.name + " ", el("span", { "class": "muted" }, c.compile_id), " ", statusBadge(c.status)));
     add(section, el("div", { "class": "muted" }, shortPath(frame.filename) + ":" + unknownText(frame.lineno) + " · compile time ", seconds(c.compile_time_s),
-      c.called_from && c.called_from.length ? " · called from " + c.called_from[c.called_from.length - 1] : ""));
+      c.called_from && c.called_from.length ? " · called from " + c.called_from[c.called_from.length - 1] : "",
+      c.calls ? " · " + callsText(c.calls) : ""));
     add(section, el("h3", null, "Why it was compiled"), whySection(entry));
     if (c.failure) {
       add(section, el("h3", null, "It failed"), el("div", { "class": "finding problem" },
