@@ -24,11 +24,13 @@ def test_run_profile_on_the_recompile_lesson(tmp_path: Path) -> None:
     assert set(profile.compiled_regions) == {first, second}
     assert profile.compiled_regions[first] >= 2  # the first two calls, 8 rows, before 16 came
     # the kernels, with what they were made from and the line they came from
+    # kernel time leaves out the first call of each version (lazy autotuning, warm-up)
+    steady = calls - len(session.compiles)
     fused = next(k for k in profile.kernels if k.name == "cpp_fused_add_relu_0")
-    assert fused.kind == "cpp" and fused.aten_ops == ["aten.add", "aten.relu"] and fused.calls == calls
+    assert fused.kind == "cpp" and fused.aten_ops == ["aten.add", "aten.relu"] and fused.calls == steady
     assert fused.source_lines and fused.source_lines[0].endswith("return torch.relu(self.layer(x) + 1.0)")
     library = next(k for k in profile.kernels if k.kind == "library call")
-    # counted inside compiled regions only (a first call of a version can run it more than once)
-    assert library.name == "addmm" and calls <= library.calls <= 2 * calls
+    # counted inside compiled regions only
+    assert library.name == "addmm" and library.calls == steady
     assert "calls served by each compiled version" in run.stderr
     assert (tmp_path / "compilescope-recompile.html").read_text().count('"compiled_regions"') >= 1

@@ -11,6 +11,7 @@ The timing workers compile with the user's settings untouched.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
 from typing import Any, Callable
@@ -79,31 +80,43 @@ def kernel_times(prof: Any, session: Any, cuda: bool, peaks: dict[str, float], w
     """Kernel by kernel, the time a profile recorded, matched to the session's kernels (their
     ATen ops and source lines), and the calls each compiled version served.
 
-    For a whole run (not only compiled calls), ATen ops count only inside a compiled region,
-    and on a GPU only the kernels Inductor generated: a cuBLAS kernel there cannot be told
-    apart from one the program's eager code launched."""
+    For a whole run (not only compiled calls), a kernel counts only when it ran inside a
+    compiled region (its CPU op, or for a GPU kernel the op that launched it, is inside a
+    "Torch-Compiled Region" event), and not in the first call of each compiled version: that call
+    also autotunes Triton kernels lazily and warms up, which is not what the version costs."""
     known = {k.name: k for k in session.kernels}
     totals: dict[str, float] = defaultdict(float)
     calls: dict[str, int] = defaultdict(int)
     regions: dict[str, int] = defaultdict(int)
-    for event in prof.events():
+    launched: dict[str, set[str]] = defaultdict(set)  # library call -> the CUDA kernels it ran
+    events = list(prof.events())
+    region_events = [e for e in events if e.name.startswith("Torch-Compiled Region: ")]
+    for event in region_events:
+        regions[event.name.split(": ", 1)[1]] += 1
+    counted = _steady_region_check(region_events) if whole_run else (lambda event: True)
+    claimed: dict[tuple[str, int], int] = defaultdict(int)
+    if cuda:
+        claimed = _library_launches(events, session, counted, totals, calls, launched)
+        launches = _launches_by_id(events) if whole_run else {}
+    for event in events:
         name = event.name
         if name.startswith("Torch-Compiled Region: "):
-            regions[name.split(": ", 1)[1]] += 1
             continue
         if cuda:
-            if _is_device_event(event) and (not whole_run or name in known):
-                totals[name] += _duration_us(event)
-                calls[name] += 1
+            if _is_device_event(event):
+                key = (name, round(event.time_range.elapsed_us()))
+                if claimed.get(key):  # counted under the library call that launched it
+                    claimed[key] -= 1
+                elif not whole_run or (name in known and counted(launches.get(event.id))):
+                    totals[name] += _duration_us(event)
+                    calls[name] += 1
             continue
         # On the CPU, Inductor's kernels record "graph_<n>_<kernel name>"; library calls are
         # the ATen ops they run (aten::mm, aten::addmm) inside the compiled region.
         kernel_name = re.sub(r"^graph_\d+_", "", name)
         if name.startswith("aten::") and _is_library_op(name, session):
-            if whole_run and not _inside_compiled_region(event):
-                continue
             kernel_name = name.removeprefix("aten::")  # named as the session names library calls
-        if kernel_name in known or _is_library_op(kernel_name, session):
+        if (kernel_name in known or _is_library_op(kernel_name, session)) and counted(event):
             totals[kernel_name] += event.self_cpu_time_total
             calls[kernel_name] += 1
 
@@ -120,6 +133,7 @@ def kernel_times(prof: Any, session: Any, cuda: bool, peaks: dict[str, float], w
             "where": "device" if cuda else "cpu",
             "aten_ops": kernel.aten_ops if kernel else None,
             "source_lines": kernel.source_lines if kernel else [],
+            "device_kernels": sorted(launched.get(name, ())),
         }
         seconds = total / 1e6 / max(calls[name], 1)
         if kernel and kernel.num_gb and seconds > 0:
@@ -134,13 +148,67 @@ def kernel_times(prof: Any, session: Any, cuda: bool, peaks: dict[str, float], w
     return kernels, dict(regions)
 
 
-def _inside_compiled_region(event: Any) -> bool:
-    parent = getattr(event, "cpu_parent", None)
-    while parent is not None:
-        if parent.name.startswith("Torch-Compiled Region: "):
-            return True
-        parent = getattr(parent, "cpu_parent", None)
-    return False
+def _library_launches(
+    events: list[Any], session: Any, counted: Callable[[Any], bool], totals: dict[str, float], calls: dict[str, int], launched: dict[str, set[str]]
+) -> dict[tuple[str, int], int]:
+    """On a GPU, the CUDA kernels (cuBLAS, cuDNN, ...) that the compiled code's library calls
+    launched: the profiler hangs each kernel on the ATen op that launched it (the innermost one,
+    aten::cudnn_convolution under aten::convolution), so climb to the library call the session
+    knows. Adds their time under the library call's name; returns the (kernel name, µs) pairs it
+    took, so that the device-event pass does not count them again."""
+    claimed: dict[tuple[str, int], int] = defaultdict(int)
+    for event in events:
+        device_kernels = getattr(event, "kernels", None)
+        if not device_kernels or _is_device_event(event):
+            continue
+        op_event = event
+        while op_event is not None and not (op_event.name.startswith("aten::") and _is_library_op(op_event.name, session)):
+            op_event = getattr(op_event, "cpu_parent", None)
+        if op_event is None or not counted(op_event):
+            continue
+        op = op_event.name.removeprefix("aten::")
+        for kernel in device_kernels:
+            totals[op] += float(kernel.duration)
+            launched[op].add(str(kernel.name))
+            claimed[(str(kernel.name), round(float(kernel.duration)))] += 1
+        calls[op] += 1
+    return claimed
+
+
+def _launches_by_id(events: list[Any]) -> dict[int, Any]:
+    """The CPU event that launched each GPU kernel: the profiler gives a kernel the correlation
+    id of its runtime call (cuLaunchKernel, cudaLaunchKernel), whose parents are the op or the
+    Inductor kernel's record that launched it."""
+    found: dict[int, Any] = {}
+    for event in events:
+        if not _is_device_event(event) and (event.id not in found or "aunch" in event.name):
+            found[event.id] = event
+    return found
+
+
+def _steady_region_check(region_events: list[Any]) -> Callable[[Any], bool]:
+    """A test for CPU events: inside a compiled region, and not in the first call of its version.
+    An op is inside when a region is among its parents; a CUDA runtime call (the launch of a
+    Triton kernel) has no parents in the profile, so it is inside when it happened during one."""
+    first: dict[str, Any] = {}
+    for event in sorted(region_events, key=lambda e: e.time_range.start):
+        first.setdefault(event.name, event)
+    first_ids = {id(e) for e in first.values()}
+    steady = sorted((e.time_range.start, e.time_range.end) for e in region_events if id(e) not in first_ids)
+    starts = [start for start, _ in steady]
+
+    def counted(event: Any) -> bool:
+        if event is None:
+            return False
+        at = event.time_range.start
+        while event is not None:
+            if event.name.startswith("Torch-Compiled Region: "):
+                return id(event) not in first_ids
+            event = getattr(event, "cpu_parent", None)
+        index = bisect.bisect_right(starts, at) - 1
+        return index >= 0 and at <= steady[index][1]
+
+    return counted
 
 
 def _is_device_event(event: Any) -> bool:

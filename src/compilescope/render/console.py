@@ -354,6 +354,13 @@ def bench_table(session: Session):
     return Group(table, notes)
 
 
+def _kernel_name(kernel) -> Text:
+    text = Text(kernel.name)
+    if kernel.device_kernels:  # a library call: the cuBLAS/cuDNN kernels it ran
+        text.append("\n" + _limited([name[:60] for name in kernel.device_kernels], 2), style="dim")
+    return text
+
+
 def kernel_time_table(bench, limit: int = 15):
     """Where the compiled time went, kernel by kernel (compilescope bench --profile)."""
     from rich.table import Table
@@ -373,7 +380,7 @@ def kernel_time_table(bench, limit: int = 15):
         table.add_column(column, justify="right" if column in ("calls", "µs per call", "share", "GB/s", "of copy peak", "TFLOP/s") else "left")
     for k in bench.kernels[:limit]:
         row = [
-            Text(k.name), Text(k.kind), str(k.calls), f"{k.total_us / max(k.calls, 1):.1f}", f"{100 * k.share:.0f}%",
+            _kernel_name(k), Text(k.kind), str(k.calls), f"{k.total_us / max(k.calls, 1):.1f}", f"{100 * k.share:.0f}%",
             Text(", ".join(k.aten_ops) if k.aten_ops else "unknown", style="" if k.aten_ops else "dim"),
             Text("\n".join(_short_source(s) for s in k.source_lines[:3]) if k.source_lines else "unknown", style="" if k.source_lines else "dim"),
         ]

@@ -251,6 +251,7 @@ class KernelTime:
     where: str  # "device" (GPU kernel time) or "cpu" (CPU time of the kernel)
     aten_ops: list[str] | None = None
     source_lines: list[str] = field(default_factory=list)
+    device_kernels: list[str] = field(default_factory=list)  # a library call's CUDA kernels (cuBLAS, cuDNN)
     achieved_gbps: float | None = None  # bytes Inductor estimated / time
     achieved_tflops: float | None = None
     bandwidth_of_peak: float | None = None  # achieved / the measured copy bandwidth

@@ -314,7 +314,9 @@
       var headers = ["kernel", "kind", "calls", "µs per call", "share", "made from (ATen)", "your code"];
       if (gpu) headers = headers.concat(["GB/s", "of copy peak", "TFLOP/s"]);
       var parts = [rowsTable(headers, b.kernels, function (k) {
-        var cells = [el("td", { "class": "mono" }, k.name), el("td", null, k.kind), el("td", null, String(k.calls)),
+        var name = el("td", { "class": "mono" }, k.name);
+        if (k.device_kernels && k.device_kernels.length) add(name, el("div", { "class": "muted" }, "ran " + k.device_kernels.join(", ")));
+        var cells = [name, el("td", null, k.kind), el("td", null, String(k.calls)),
           el("td", null, (k.total_us / Math.max(k.calls, 1)).toFixed(1)), el("td", null, (100 * k.share).toFixed(0) + "%"),
           el("td", { "class": "mono" }, k.aten_ops ? k.aten_ops.join(", ") : unknown(null)),
           el("td", { "class": "mono" }, k.source_lines && k.source_lines.length ? k.source_lines.join("\n") : unknown(null))];

@@ -1,0 +1,80 @@
+"""On a CUDA device: what `run --profile` and `bench --profile` say about a real GPU run.
+
+Never runs in CI (no GPU there): run it through the device tool,
+    PYTHONPATH=src python3 -m pytest -q -m gpu tests/test_gpu.py
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+import compilescope
+from conftest import run_cli
+
+torch = pytest.importorskip("torch")
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (run through the device tool)")]
+
+PROGRAM = """
+import torch
+
+model = torch.nn.Sequential(torch.nn.Linear(1024, 4096), torch.nn.GELU(), torch.nn.Linear(4096, 1024)).cuda()
+x = torch.randn(256, 1024, device="cuda")
+compiled = torch.compile(model)
+with torch.no_grad():
+    for _ in range(5):
+        compiled(x)
+    a = torch.randn(512, 512, device="cuda")
+    for _ in range(3):
+        a @ a  # eager matrix products: not the compiled code's
+torch.cuda.synchronize()
+print("ok")
+"""
+
+
+def test_run_profile_maps_library_kernels_on_the_gpu(tmp_path: Path) -> None:
+    (tmp_path / "mlp.py").write_text(PROGRAM)
+    result = run_cli("run", "--profile", "mlp.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    session = compilescope.load(tmp_path / "compilescope-mlp.json")
+    profile = session.profile
+    assert profile is not None and profile.profile_error is None, profile
+    assert profile.profiled_calls == 5
+    library = [k for k in profile.kernels if k.kind == "library call"]
+    triton = [k for k in profile.kernels if k.kind == "triton"]
+    print(json.dumps([{"name": k.name, "kind": k.kind, "calls": k.calls, "us": round(k.total_us / k.calls, 1), "device_kernels": k.device_kernels, "aten": k.aten_ops, "gbps": k.achieved_gbps} for k in profile.kernels], indent=1))
+    # the two Linear layers' matrix products, with the cuBLAS kernels they ran, counted only in
+    # the compiled calls (not the three eager a @ a)
+    # the compiled calls only, less the first (it autotunes the Triton kernels lazily): 4 steady
+    # calls of two Linear layers
+    assert library and all(k.device_kernels and k.where == "device" for k in library)
+    assert sum(k.calls for k in library) == 8
+    assert triton and all(k.aten_ops and k.calls == 4 for k in triton)
+    if sys.version_info >= (3, 12):
+        assert session.calls_recorded.startswith("sys.monitoring")
+        assert [c.calls.calls for c in session.compiles if c.calls] == [5]
+
+
+def test_bench_profile_roofline_on_a_pointwise_chain(tmp_path: Path) -> None:
+    models = tmp_path / "models.py"
+    models.write_text(
+        "import torch\n\n"
+        "class ManySmallSteps(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        for _ in range(20):\n"
+        "            x = torch.relu(x + 0.1) * 0.99\n"
+        "        return x\n\n"
+        "def make():\n"
+        "    return ManySmallSteps(), (torch.randn(4096, 4096, device='cuda'),)\n"
+    )
+    result = run_cli("bench", f"{models}:make", "--device", "cuda", "--profile", "--runs", "20", "--json", "bench.json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    bench = json.loads((tmp_path / "bench.json").read_text())["benchmarks"][0]
+    assert bench["speedup"] > 2  # twenty memory passes become one
+    fused = [k for k in bench["kernels"] if k["kind"] == "triton"]
+    assert len(fused) == 1 and fused[0]["aten_ops"]
+    assert 0.2 < fused[0]["bandwidth_of_peak"] < 1.2
+    print(result.stderr[-2500:])
