@@ -100,6 +100,23 @@ def test_backends_and_training(models: Path) -> None:
     assert "inductor/default/training" in page
 
 
+def test_modes_side_by_side(models: Path) -> None:
+    modes = ["default", "reduce-overhead", "max-autotune-no-cudagraphs"]
+    result = run_cli("bench", "models.py:small_steps", "--modes", ",".join(modes), "--runs", "10", "--json", "modes.json", cwd=models)
+    assert result.returncode == 0, result.stderr
+    benchmarks = json.loads((models / "modes.json").read_text())["benchmarks"]
+    assert [b["mode"] for b in benchmarks] == modes
+    for b in benchmarks:
+        assert b["skipped"] is None and b["accuracy"] == "pass" and b["speedup"] > 1, b
+    # the saved results read back without torch's help: the table, every mode named in full
+    shown = run_cli("report", "modes.json", cwd=models, env={"COLUMNS": "200"})
+    assert shown.returncode == 0, shown.stderr
+    for mode in modes:
+        assert f"inductor/{mode}/inference" in shown.stdout
+    assert "Nothing was compiled" not in shown.stdout  # bench compiled, in its own workers
+    assert f"{benchmarks[1]['speedup']:.2f}x" in shown.stdout
+
+
 def test_bad_targets(models: Path) -> None:
     assert "no such file: nope.py" in run_cli("bench", "nope.py:make", cwd=models).stderr
     assert "is not file.py:function" in run_cli("bench", "models.py", cwd=models).stderr

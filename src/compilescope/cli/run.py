@@ -123,13 +123,7 @@ class RunCommand:
             from compilescope.render.html import write_html
 
             write_html(session, html_path)
-        print_session(session, view_options(args), stream=sys.stderr)
-        if session.profile is not None:
-            from rich.console import Console
-
-            from compilescope.render.console import kernel_time_table
-
-            Console(file=sys.stderr, highlight=False).print(kernel_time_table(session.profile))
+        print_session(session, view_options(args), stream=sys.stderr)  # with --profile's kernel table
         if not args.no_save:
             lines = [f"\nSaved the session to {json_path} and torch's trace to {trace_path}."]
             if html_path is not None:

@@ -30,7 +30,7 @@ class Finding:
 
 def findings(session: Session) -> list[Finding]:
     found: list[Finding] = []
-    if not session.compiles:
+    if not session.compiles and not session.benchmarks:  # bench compiles in its own workers
         found.append(_nothing_compiled(session))
     for frame in session.frames:
         found.extend(_failures(frame))

@@ -67,6 +67,8 @@ def renderables(
     max_frames: int = 25,
 ) -> list:
     show = set(DETAILS) if "all" in show else set(show)
+    if session.benchmarks and not session.frames:  # a saved `compilescope bench`: its results
+        return [_header(session), Text(""), *_runtime(session)]
     out: list = [_header(session), _summary(session), Text("")]
     found = findings(session)
     if found:
@@ -83,6 +85,7 @@ def renderables(
             out.extend(_frame(frame, show))
         if len(frames) > max_frames:
             out.append(Text(f"… {len(frames) - max_frames} more functions (--all to list them all, --frame NAME for one)", style="dim"))
+    out.extend(_runtime(session))
     if session.skipped:
         out.append(Text(""))
         out.append(Text(f"Skipped while reading ({len(session.skipped)}):", style="yellow"))
@@ -90,6 +93,17 @@ def renderables(
             out.append(Text(f"  {item}", style="yellow"))
         if len(session.skipped) > 10:
             out.append(Text(f"  … {len(session.skipped) - 10} more", style="yellow"))
+    return out
+
+
+def _runtime(session: Session) -> list:
+    """bench's table, and where the compiled time went (bench --profile, run --profile)."""
+    out: list = []
+    if session.benchmarks:
+        out += [Text(""), bench_table(session)]
+        out += [kernel_time_table(b) for b in session.benchmarks if b.kernels or b.profile_error]
+    if session.profile is not None:
+        out += [Text(""), kernel_time_table(session.profile)]
     return out
 
 
@@ -313,27 +327,35 @@ def bench_table(session: Session):
     """The benchmark results as a table, with how they were measured underneath."""
     from rich.table import Table
 
-    table = Table(title=f"Eager vs torch.compile · {session.environment.device or 'unknown device'}", title_justify="left")
-    for column in ("configuration", "eager ms", "compiled ms", "speedup", "first call cold", "first call warm", "break-even", "peak memory", "accuracy"):
-        table.add_column(column, justify="left" if column in ("configuration", "accuracy") else "right")
+    from rich import box
+
+    table = Table(title=f"Eager vs torch.compile · {session.environment.device or 'unknown device'}", title_justify="left", box=box.SIMPLE_HEAD)
+    widest = max((len(b.config) for b in session.benchmarks), default=13)
+    for column in ("configuration", "eager ms", "compiled ms", "speedup", "first call: cold / warm", "break-even calls", "peak memory", "accuracy"):
+        # The configuration is never cut ("inductor/reduce-o…" names no mode): at its full width
+        # where the terminal allows, else wrapped.
+        if column == "configuration":
+            table.add_column(column, ratio=None, overflow="fold")
+        else:
+            table.add_column(column, justify="left" if column == "accuracy" else "right")
 
     def ms(median: float | None, iqr: list[float] | None) -> Text:
         if median is None:
             return Text("unknown", style="dim")
         text = Text(f"{median:.3f}")
         if iqr:
-            text.append(f" ({iqr[0]:.3f}–{iqr[1]:.3f})", style="dim")
+            text.append(f"\n({iqr[0]:.3f}–{iqr[1]:.3f})", style="dim")
         return text
 
     for b in session.benchmarks:
         if b.skipped:
-            table.add_row(Text(b.config), Text("no figures (below)", style="yellow"), *[""] * 7)
+            table.add_row(Text(b.config), Text("no figures (below)", style="yellow"), *[""] * 6)
             continue
         speed = Text("unknown", style="dim") if b.speedup is None else Text(f"{b.speedup:.2f}x", style="green" if b.speedup >= 1.05 else ("red" if b.speedup < 0.95 else ""))
-        even = "never" if b.break_even_calls is None and b.speedup is not None else _unknown(None if b.break_even_calls is None else f"{b.break_even_calls:.0f} calls")
+        even = "never" if b.break_even_calls is None and b.speedup is not None else _unknown(None if b.break_even_calls is None else f"{b.break_even_calls:.0f}")
         table.add_row(
             Text(b.config), ms(b.eager_ms, b.eager_iqr_ms), ms(b.compiled_ms, b.compiled_iqr_ms), speed,
-            _seconds(b.first_call_cold_s), _seconds(b.first_call_warm_s), even,
+            f"{_seconds(b.first_call_cold_s)} / {_seconds(b.first_call_warm_s)}", even,
             _unknown(None if b.peak_memory_mb is None else f"{b.peak_memory_mb:.0f} MB"),
             Text(_unknown(b.accuracy), style="red" if b.accuracy == "fail" else ""),
         )
