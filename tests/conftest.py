@@ -86,4 +86,27 @@ def python312() -> Path:
     return path
 
 
+def python_version(version: str) -> str:
+    """A Python interpreter of this version (e.g. "3.10"): this one, python3.X on PATH, or one pyenv
+    has; checked by running it. For stdlib-only parts (the decompiler) that must hold on every
+    Python torch supports."""
+    import glob
+    import pytest
+
+    if f"{sys.version_info.major}.{sys.version_info.minor}" == version:
+        return sys.executable
+    root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    for candidate in [f"python{version}", *sorted(glob.glob(f"{root}/versions/{version}*/bin/python{version}"))]:
+        try:
+            done = subprocess.run([candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], capture_output=True, text=True, timeout=60)
+        except OSError:
+            continue
+        if done.returncode == 0 and done.stdout.strip() == version:
+            return candidate
+    message = f"no Python {version} here (python{version} on PATH, or pyenv)"
+    if os.environ.get("COMPILESCOPE_REQUIRE_ALL_PYTHONS"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 ARTIFACTS = ROOT / "test-artifacts"  # screenshots from the browser tests (ignored by git)

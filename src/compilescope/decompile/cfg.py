@@ -1,0 +1,219 @@
+"""A code object's control-flow graph: basic blocks, their edges, dominators and loops.
+
+The first layer of the decompiler (issue 5): structure is recovered from this graph, never from
+guesses about instruction patterns. Stdlib only (`dis`), no torch; one code path for Python 3.10
+to 3.13, the version differences kept to the few tables below.
+
+- A block starts at offset 0, at every jump target, after every jump or terminator, and at the
+  edges of exception ranges (3.11+: the exception table; 3.10: SETUP_FINALLY/SETUP_WITH blocks).
+- Edges are "fall" (falls through), "jump" (taken jump) or "exception" (to a handler).
+- Dominators by the iterative algorithm of Cooper, Harvey and Kennedy; a back edge is an edge to
+  a block that dominates its source, and each back edge's natural loop is the set of blocks that
+  reach the source without passing the header.
+"""
+
+from __future__ import annotations
+
+import dis
+import sys
+from dataclasses import dataclass, field
+from types import CodeType
+
+# Jumps that always jump (no fall-through edge).
+UNCONDITIONAL = frozenset(
+    {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_NO_INTERRUPT", "JUMP_BACKWARD_NO_INTERRUPT"}
+)
+# Instructions after which control never falls through.
+TERMINATORS = frozenset({"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"})
+# 3.10: these push an exception handler whose address is their argument.
+SETUP_HANDLER = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"})
+_JUMP_OPCODES = frozenset(getattr(dis, "hasjrel", [])) | frozenset(getattr(dis, "hasjabs", [])) | frozenset(getattr(dis, "hasjump", []))
+
+
+def is_jump(instruction: dis.Instruction) -> bool:
+    return instruction.opcode in _JUMP_OPCODES and instruction.opname not in SETUP_HANDLER
+
+
+@dataclass
+class Block:
+    index: int
+    start: int  # offset of the first instruction
+    instructions: list[dis.Instruction]
+    end: int = 0  # offset just past the block (the next block's start, or the code's end)
+    successors: list[tuple[int, str]] = field(default_factory=list)  # (block index, "fall" | "jump" | "exception")
+    predecessors: list[int] = field(default_factory=list)
+
+    @property
+    def last(self) -> dis.Instruction:
+        return self.instructions[-1]
+
+
+@dataclass
+class Graph:
+    code: CodeType
+    blocks: list[Block]
+    dominators: dict[int, int]  # block -> its immediate dominator (the entry maps to itself)
+    loops: dict[int, set[int]]  # loop header -> the blocks of its natural loop (header included)
+
+    def block_at(self, offset: int) -> Block:
+        for block in self.blocks:
+            if block.start <= offset < block.end:
+                return block
+        raise KeyError(f"no block holds offset {offset}")
+
+    def dominates(self, a: int, b: int) -> bool:
+        """Block a dominates block b: every path from the entry to b passes a."""
+        while True:
+            if a == b:
+                return True
+            parent = self.dominators.get(b)
+            if parent is None or parent == b:
+                return False
+            b = parent
+
+    @property
+    def reachable(self) -> set[int]:
+        return set(self.dominators)
+
+
+def exception_ranges(code: CodeType) -> list[tuple[int, int, int]]:
+    """(start, end, handler) offsets of the code's exception ranges."""
+    if sys.version_info >= (3, 11):
+        return [(e.start, e.end, e.target) for e in dis.Bytecode(code).exception_entries]
+    # 3.10: a SETUP_* protects what follows it until its POP_BLOCK; the range is approximate
+    # (up to the handler), enough for leaders and edges: handlers are reached only by exceptions.
+    ranges = []
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in SETUP_HANDLER:
+            ranges.append((instruction.offset + 2, instruction.argval, instruction.argval))
+    return ranges
+
+
+def build(code: CodeType) -> Graph:
+    instructions = [i for i in dis.get_instructions(code) if i.opname != "CACHE"]
+    handlers = exception_ranges(code)
+    leaders = {instructions[0].offset} if instructions else set()
+    for index, instruction in enumerate(instructions):
+        following = instructions[index + 1].offset if index + 1 < len(instructions) else None
+        if is_jump(instruction):
+            leaders.add(instruction.argval)
+            if following is not None:
+                leaders.add(following)
+        elif instruction.opname in TERMINATORS or instruction.opname in SETUP_HANDLER:
+            if following is not None:
+                leaders.add(following)
+            if instruction.opname in SETUP_HANDLER:
+                leaders.add(instruction.argval)
+    for start, end, target in handlers:
+        leaders.update((start, end, target))
+
+    blocks: list[Block] = []
+    for instruction in instructions:
+        if instruction.offset in leaders or not blocks:
+            blocks.append(Block(index=len(blocks), start=instruction.offset, instructions=[]))
+        blocks[-1].instructions.append(instruction)
+    for block, following_block in zip(blocks, blocks[1:]):
+        block.end = following_block.start
+    if blocks:
+        blocks[-1].end = len(code.co_code)
+    by_start = {block.start: block.index for block in blocks}
+
+    def add_edge(source: Block, target_offset: int, kind: str) -> None:
+        target = by_start.get(target_offset)
+        if target is not None and (target, kind) not in source.successors:
+            source.successors.append((target, kind))
+            blocks[target].predecessors.append(source.index)
+
+    for block in blocks:
+        last = block.last
+        following = blocks[block.index + 1].start if block.index + 1 < len(blocks) else None
+        if is_jump(last):
+            if last.opname not in UNCONDITIONAL and following is not None:
+                add_edge(block, following, "fall")
+            add_edge(block, last.argval, "jump")
+        elif last.opname not in TERMINATORS and following is not None:
+            add_edge(block, following, "fall")
+        for instruction in block.instructions:
+            if instruction.opname in SETUP_HANDLER:
+                add_edge(block, instruction.argval, "exception")
+        for start, end, target in handlers:
+            if start < block.end and block.start < end:
+                add_edge(block, target, "exception")
+
+    dominators = _immediate_dominators(blocks)
+    loops: dict[int, set[int]] = {}
+    for block in blocks:
+        for successor, kind in block.successors:
+            if kind != "exception" and block.index in dominators and _dominates(dominators, successor, block.index):
+                loops.setdefault(successor, {successor}).update(_natural_loop(blocks, successor, block.index))
+    return Graph(code=code, blocks=blocks, dominators=dominators, loops=loops)
+
+
+def _immediate_dominators(blocks: list[Block]) -> dict[int, int]:
+    """Cooper, Harvey and Kennedy, "A Simple, Fast Dominance Algorithm" (2001), over the blocks
+    reachable from the entry."""
+    if not blocks:
+        return {}
+    order: list[int] = []  # reverse postorder
+    seen: set[int] = set()
+    stack: list[tuple[int, int]] = [(0, 0)]
+    seen.add(0)
+    while stack:  # iterative depth-first search, postorder
+        node, child = stack.pop()
+        successors = [s for s, _ in blocks[node].successors]
+        if child < len(successors):
+            stack.append((node, child + 1))
+            nxt = successors[child]
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append((nxt, 0))
+        else:
+            order.append(node)
+    order.reverse()
+    position = {node: i for i, node in enumerate(order)}
+    idom: dict[int, int] = {0: 0}
+    changed = True
+    while changed:
+        changed = False
+        for node in order[1:]:
+            preds = [p for p in blocks[node].predecessors if p in idom]
+            if not preds:
+                continue
+            new = preds[0]
+            for pred in preds[1:]:
+                new = _intersect(idom, position, pred, new)
+            if idom.get(node) != new:
+                idom[node] = new
+                changed = True
+    return idom
+
+
+def _intersect(idom: dict[int, int], position: dict[int, int], a: int, b: int) -> int:
+    while a != b:
+        while position[a] > position[b]:
+            a = idom[a]
+        while position[b] > position[a]:
+            b = idom[b]
+    return a
+
+
+def _dominates(idom: dict[int, int], a: int, b: int) -> bool:
+    while True:
+        if a == b:
+            return True
+        parent = idom.get(b)
+        if parent is None or parent == b:
+            return False
+        b = parent
+
+
+def _natural_loop(blocks: list[Block], header: int, tail: int) -> set[int]:
+    body = {header, tail}
+    stack = [tail] if tail != header else []  # a block that jumps back to itself is the whole loop
+    while stack:
+        node = stack.pop()
+        for pred in blocks[node].predecessors:
+            if pred not in body:
+                body.add(pred)
+                stack.append(pred)
+    return body
