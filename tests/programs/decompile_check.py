@@ -8,7 +8,8 @@ import json
 import math
 import sys
 
-from compilescope.decompile.expressions import Unsupported, function_source
+from compilescope.decompile.expressions import Unsupported
+from compilescope.decompile.structure import function_source
 
 SCALE = 3
 
@@ -117,35 +118,118 @@ def swap(a, b):
     return a, b
 
 
+def branches(x):
+    if x > 0:
+        y = "positive"
+    elif x < 0:
+        y = "negative"
+    else:
+        y = "zero"
+    return y
+
+
+def early_return(items, limit):
+    if not items:
+        return None
+    if len(items) > limit:
+        return items[:limit]
+    return items
+
+
+def conditions(a, b, c):
+    result = []
+    if a and b:
+        result.append("a and b")
+    if a or b:
+        result.append("a or b")
+    if a and b and c:
+        result.append("all")
+    if not a or c:
+        result.append("not a or c")
+    if a is None:
+        result.append("a is None")
+    if b is not None and b > 1:
+        result.append("b > 1")
+    if a and (b or c):
+        result.append("a and (b or c)")
+    return result
+
+
+def nested(a, b):
+    if a:
+        if b:
+            return 1
+        else:
+            x = 2
+    else:
+        x = 3
+        if b:
+            x += 1
+    return x
+
+
+def raises(value):
+    if value < 0:
+        raise ValueError(f"negative: {value}")
+    return value
+
+
+def loop_refused(n):
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+
+
+def value_across_blocks(a, b):
+    return a or b
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
     (subscripts, ([1, 2, 3, 4, 5],)), (unpacking, ((1, 2),)), (fstrings, ("x", 3.14159)),
     (keyword_only, (2,), {"scale": 3, "shift": 1}), (variadic, (1, 2), {"z": 1, "a": 2}),
     (positional_only, (9, 3, 1)), (sequential, (4,)), (nothing, ([],)), (swap, (1, 2)),
+    *[(branches, (x,)) for x in (5, -5, 0)],
+    *[(early_return, (items, 2)) for items in ([], [1, 2, 3], [1])],
+    *[(conditions, (a, b, c)) for a in (None, 0, 1) for b in (None, 0, 2) for c in (0, 1)],
+    *[(nested, (a, b)) for a in (0, 1) for b in (0, 1)],
+    *[(raises, (v,)) for v in (3, -1)],
+    (loop_refused, (4,)), (value_across_blocks, (0, 5)),
 ]
+
+
+def _call(function, args, kwargs):
+    try:
+        return repr(function(*copy.deepcopy(args), **kwargs))
+    except Exception as error:  # the same exception is the same result
+        return f"raised {type(error).__name__}: {error}"
 
 
 def main() -> None:
     results = {"python": f"{sys.version_info.major}.{sys.version_info.minor}", "functions": {}}
+    sources = {}
     for case in CASES:
         function, args = case[0], case[1]
         kwargs = case[2] if len(case) > 2 else {}
-        try:
-            source = function_source(function.__code__)
-        except Unsupported as error:
-            results["functions"][function.__name__] = {"result": f"unsupported: {error}", "source": None}
+        name = function.__name__
+        if name not in sources:
+            try:
+                sources[name] = function_source(function.__code__)
+            except Unsupported as error:
+                sources[name] = error
+        source = sources[name]
+        if isinstance(source, Unsupported):
+            results["functions"][name] = {"result": f"unsupported: {source}", "source": None}
             continue
         namespace = dict(globals())
-        exec(compile(source, f"<decompiled {function.__name__}>", "exec"), namespace)
-        again = namespace[function.__name__]
-        # Each call gets its own copy of the arguments: some functions change them.
-        expected = function(*copy.deepcopy(args), **kwargs)
-        got = again(*copy.deepcopy(args), **kwargs)
-        expected_repr = repr(expected if not isinstance(expected, Box) else vars(expected))
-        got_repr = repr(got if not isinstance(got, Box) else vars(got))
-        outcome = "pass" if expected_repr == got_repr else f"differs: {expected_repr} vs {got_repr}"
-        results["functions"][function.__name__] = {"result": outcome, "source": source}
+        exec(compile(source, f"<decompiled {name}>", "exec"), namespace)
+        expected = _call(function, args, kwargs)
+        got = _call(namespace[name], args, kwargs)
+        previous = results["functions"].get(name, {}).get("result", "pass")
+        outcome = "pass" if expected == got else f"differs for {args!r}: {expected} vs {got}"
+        results["functions"][name] = {"result": outcome if previous == "pass" else previous, "source": source}
     print(json.dumps(results))
 
 

@@ -150,33 +150,41 @@ def build(code: CodeType) -> Graph:
 
 
 def _immediate_dominators(blocks: list[Block]) -> dict[int, int]:
-    """Cooper, Harvey and Kennedy, "A Simple, Fast Dominance Algorithm" (2001), over the blocks
-    reachable from the entry."""
     if not blocks:
         return {}
+    return immediate_dominators(0, {block.index: [s for s, _ in block.successors] for block in blocks})
+
+
+def immediate_dominators(entry: int, successors: dict[int, list[int]]) -> dict[int, int]:
+    """Each node's immediate dominator (the entry maps to itself), over the nodes reachable from
+    the entry: Cooper, Harvey and Kennedy, "A Simple, Fast Dominance Algorithm" (2001). On the
+    reversed graph it gives post-dominators."""
     order: list[int] = []  # reverse postorder
-    seen: set[int] = set()
-    stack: list[tuple[int, int]] = [(0, 0)]
-    seen.add(0)
+    seen = {entry}
+    stack: list[tuple[int, int]] = [(entry, 0)]
     while stack:  # iterative depth-first search, postorder
         node, child = stack.pop()
-        successors = [s for s, _ in blocks[node].successors]
-        if child < len(successors):
+        children = successors.get(node, [])
+        if child < len(children):
             stack.append((node, child + 1))
-            nxt = successors[child]
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append((nxt, 0))
+            following = children[child]
+            if following not in seen:
+                seen.add(following)
+                stack.append((following, 0))
         else:
             order.append(node)
     order.reverse()
     position = {node: i for i, node in enumerate(order)}
-    idom: dict[int, int] = {0: 0}
+    predecessors: dict[int, list[int]] = {node: [] for node in order}
+    for node in order:
+        for following in successors.get(node, []):
+            predecessors[following].append(node)
+    idom: dict[int, int] = {entry: entry}
     changed = True
     while changed:
         changed = False
         for node in order[1:]:
-            preds = [p for p in blocks[node].predecessors if p in idom]
+            preds = [p for p in predecessors[node] if p in idom]
             if not preds:
                 continue
             new = preds[0]

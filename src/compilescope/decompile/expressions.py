@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
 
-from compilescope.decompile import cfg
 
 
 class Unsupported(Exception):
@@ -303,6 +302,9 @@ class BlockReader:
                 self.emit(ast.Expr(value=value), ins)
             elif value is not NULL:
                 raise Unsupported(ins, "discarded a value under construction")
+        elif op == "RAISE_VARARGS":
+            parts = self.pop_values(ins, ins.argval)
+            self.emit(ast.Raise(exc=parts[0] if parts else None, cause=parts[1] if len(parts) > 1 else None), ins)
         elif op == "RETURN_VALUE":
             self.emit(ast.Return(value=self.pop_value(ins)), ins)
         elif op == "RETURN_CONST":
@@ -338,26 +340,6 @@ class BlockReader:
 def _load_form(target: ast.expr) -> ast.expr:
     copy = _copy(target)
     return copy
-
-
-def function_source(code: CodeType) -> str:
-    """Source for a function whose code has no branches or loops (one block): `def f(...): ...`.
-    Raises Unsupported for anything else."""
-    graph = cfg.build(code)
-    reachable = [b for b in graph.blocks if b.index in graph.reachable]
-    if len(reachable) != 1:
-        raise Unsupported(None, "branches and loops are not decompiled yet")
-    reader = BlockReader(code)
-    reader.run(reachable[0].instructions)
-    body = reader.statements or [ast.Pass()]
-    # `return None` at the end of a function is the implicit one.
-    if isinstance(body[-1], ast.Return) and isinstance(body[-1].value, ast.Constant) and body[-1].value.value is None and len(body) > 1:
-        body = body[:-1]
-    function = ast.FunctionDef(name=code.co_name, args=_arguments(code), body=body, decorator_list=[], returns=None, type_comment=None, lineno=1)
-    if sys.version_info >= (3, 12):
-        function.type_params = []
-    module = ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[]))
-    return ast.unparse(module)
 
 
 def _arguments(code: CodeType) -> ast.arguments:
