@@ -101,6 +101,10 @@ class BlockReader:
         self.stack: list[Any] = []
         self.statements: list[ast.stmt] = []
         self._kw_names: tuple[str, ...] = ()
+        # `a, b = b, a` stored one name at a time: the stores so far, and how many waiting
+        # values are still to be stored before it is one parallel assignment.
+        self._parallel: list[tuple[ast.expr, ast.expr]] = []
+        self._parallel_left = 0
 
     # ---- helpers -------------------------------------------------------------------------------
     def pop(self, instruction: dis.Instruction) -> Any:
@@ -118,6 +122,25 @@ class BlockReader:
         values = [self.pop_value(instruction) for _ in range(count)]
         values.reverse()
         return values
+
+    def _store_name(self, instruction: dis.Instruction, name: str, value: Any) -> None:
+        """A store to a plain name; with values still waiting on the stack, the start (or the
+        next part) of a parallel assignment, when those values are plain names and constants."""
+        target = ast.Name(id=name, ctx=ast.Store())
+        waiting = [v for v in self.stack if isinstance(v, ast.expr)]
+        if not self._parallel and not waiting:
+            self.assign(instruction, target, value)
+            return
+        if not isinstance(value, ast.expr) or not all(_plain(v) for v in [*waiting, value]) or len(waiting) != len(self.stack):
+            raise Unsupported(instruction, "a value computed earlier is still waiting on the stack across this statement")
+        if not self._parallel:
+            self._parallel_left = len(waiting) + 1
+        self._parallel.append((target, value))
+        self._parallel_left -= 1
+        if self._parallel_left == 0:
+            targets, values = zip(*self._parallel)
+            self._parallel = []
+            self.emit(ast.Assign(targets=[ast.Tuple(elts=list(targets), ctx=ast.Store())], value=ast.Tuple(elts=list(values), ctx=ast.Load()), lineno=0), instruction)
 
     def emit(self, statement: ast.stmt, instruction: dis.Instruction | None = None) -> None:
         # A value still on the stack was computed before this statement, but as source it would
@@ -153,6 +176,8 @@ class BlockReader:
         op = ins.opname
         if op in _IGNORED:
             return
+        if self._parallel and op not in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF", "STORE_FAST_STORE_FAST"):
+            raise Unsupported(ins, "a parallel assignment interrupted before all its names were stored")
         if op == "LOAD_CONST":
             if isinstance(ins.argval, CodeType):
                 raise Unsupported(ins, "nested functions, lambdas and classes are not decompiled yet")
@@ -170,11 +195,21 @@ class BlockReader:
         elif op == "PUSH_NULL":
             self.stack.append(NULL)
         elif op in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"):
-            self.assign(ins, ast.Name(id=ins.argval, ctx=ast.Store()), self.pop(ins))
+            self._store_name(ins, ins.argval, self.pop(ins))
         elif op == "STORE_FAST_STORE_FAST":
             first, second = ins.argval
-            self.assign(ins, ast.Name(id=first, ctx=ast.Store()), self.pop(ins))
-            self.assign(ins, ast.Name(id=second, ctx=ast.Store()), self.pop(ins))
+            self._store_name(ins, first, self.pop(ins))
+            self._store_name(ins, second, self.pop(ins))
+        elif op in ("SWAP", "ROT_TWO"):
+            depth = 2 if op == "ROT_TWO" else ins.argval
+            if len(self.stack) < depth:
+                raise Unsupported(ins, "the value stack is shorter than the swap")
+            self.stack[-1], self.stack[-depth] = self.stack[-depth], self.stack[-1]
+        elif op == "ROT_THREE":
+            if len(self.stack) < 3:
+                raise Unsupported(ins, "the value stack is shorter than the rotation")
+            first, second, top = self.stack[-3:]
+            self.stack[-3:] = [top, first, second]
         elif op == "STORE_FAST_LOAD_FAST":
             stored, loaded = ins.argval
             self.assign(ins, ast.Name(id=stored, ctx=ast.Store()), self.pop(ins))
@@ -335,6 +370,13 @@ class BlockReader:
         if spec is not None and not isinstance(spec, ast.JoinedStr):
             spec = ast.JoinedStr(values=[spec])
         self.stack.append(ast.FormattedValue(value=value, conversion=conversion, format_spec=spec))
+
+
+def _plain(value: ast.expr) -> bool:
+    """A name or a constant (or a tuple of them): evaluating it later reads only names."""
+    if isinstance(value, ast.Tuple):
+        return all(_plain(v) for v in value.elts)
+    return isinstance(value, (ast.Name, ast.Constant))
 
 
 def _load_form(target: ast.expr) -> ast.expr:
