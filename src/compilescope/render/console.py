@@ -325,17 +325,14 @@ def _compile(c: Compile, show: set[str]) -> list:
 
 def bench_table(session: Session):
     """The benchmark results as a table, with how they were measured underneath."""
+    from rich import box
     from rich.table import Table
 
-    from rich import box
-
     table = Table(title=f"Eager vs torch.compile · {session.environment.device or 'unknown device'}", title_justify="left", box=box.SIMPLE_HEAD)
-    widest = max((len(b.config) for b in session.benchmarks), default=13)
     for column in ("configuration", "eager ms", "compiled ms", "speedup", "first call: cold / warm", "break-even calls", "peak memory", "accuracy"):
-        # The configuration is never cut ("inductor/reduce-o…" names no mode): at its full width
-        # where the terminal allows, else wrapped.
+        # The configuration is never cut ("inductor/reduce-o…" names no mode): it wraps.
         if column == "configuration":
-            table.add_column(column, ratio=None, overflow="fold")
+            table.add_column(column, overflow="fold")
         else:
             table.add_column(column, justify="left" if column == "accuracy" else "right")
 
