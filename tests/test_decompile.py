@@ -1,9 +1,10 @@
-"""The decompiler on every Python torch supports: straight-line code and if/elif/else.
+"""The decompiler on every Python torch supports: straight-line code, if/elif/else, for loops.
 
 tests/programs/decompile_check.py decompiles each function of its corpus (operators, calls with
 keywords, methods, attributes, subscripts and slices, augmented assignment, literals, unpacking,
 f-strings, every kind of parameter; if/elif/else, `and`/`or`/`not` conditions, `is None`, nested
-ifs, early returns, raise), compiles the source again and calls both with the same (copied)
+ifs, early returns, raise; for loops with continue, break, else, tuple targets, nesting and a
+return from inside), compiles the source again and calls both with the same (copied)
 arguments, for every combination of the branch inputs listed there. A result is "pass", "unsupported: <the instruction>" (shown as bytecode to
 the user, never guessed) or "differs": a silent miscompile, which must never happen.
 """
@@ -20,9 +21,9 @@ import pytest
 from conftest import ROOT, python_version
 
 CHECK = ROOT / "tests" / "programs" / "decompile_check.py"
-# What is refused so far: a nested tuple target stored in parts, loops, and a value that flows
-# across blocks (`return a or b`). Listed so that any change, better or worse, shows here.
-NOT_YET = {"unpacking", "loop_refused", "value_across_blocks"}
+# What is refused so far: a nested tuple target stored in parts, and a value that flows across
+# blocks (`return a or b`). Listed so that any change, better or worse, shows here.
+NOT_YET = {"unpacking", "value_across_blocks"}
 
 
 @pytest.mark.parametrize("version", ["3.10", "3.11", "3.12", "3.13"])
@@ -49,6 +50,10 @@ def test_straight_line_functions_round_trip(version: str) -> None:
     # a swap, stored one name at a time by 3.11+, comes back as one parallel assignment
     assert "(a, b) = (b, a)" in functions["swap"]["source"] or "b, a = (a, b)" in functions["swap"]["source"]
     assert "if not items:\n        return None\n    if len(items) > limit:" in functions["early_return"]["source"]
+    assert "for i in range(n):\n        total += i\n    return total" in functions["simple_loop"]["source"]
+    loops = functions["for_loops"]["source"]
+    assert "            if item > limit:\n                break" in loops
+    assert "for cell in row:" in loops and "return (total, count, 'found')" in loops
     conditions = functions["conditions"]["source"]
     for written in ("if a and b and c:", "if not a or c:", "if a is None:", "if b is not None and b > 1:"):
         assert written in conditions

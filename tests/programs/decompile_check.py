@@ -174,11 +174,41 @@ def raises(value):
     return value
 
 
-def loop_refused(n):
+def simple_loop(n):
     total = 0
     for i in range(n):
         total += i
     return total
+
+
+def for_loops(items, limit):
+    total = 0
+    for item in items:
+        if item is None:
+            continue
+        if item > limit:
+            break
+        total += item
+    count = 0
+    for i, item in enumerate(items):
+        count += i
+    else:
+        count = -count
+    for row in [items, items]:
+        for cell in row:
+            if cell == limit:
+                return total, count, "found"
+    return total, count
+
+
+def for_else_break(items):
+    for item in items:
+        if item < 0:
+            found = item
+            break
+    else:
+        found = None
+    return found
 
 
 def value_across_blocks(a, b):
@@ -196,7 +226,9 @@ CASES = [
     *[(conditions, (a, b, c)) for a in (None, 0, 1) for b in (None, 0, 2) for c in (0, 1)],
     *[(nested, (a, b)) for a in (0, 1) for b in (0, 1)],
     *[(raises, (v,)) for v in (3, -1)],
-    (loop_refused, (4,)), (value_across_blocks, (0, 5)),
+    (simple_loop, (4,)), (value_across_blocks, (0, 5)),
+    *[(for_loops, (items, limit)) for items in ([], [1, None, 3], [1, 20, 3], [5, 5]) for limit in (5, 10)],
+    *[(for_else_break, (items,)) for items in ([], [1, 2], [1, -2, -3])],
 ]
 
 

@@ -38,6 +38,25 @@ NULL = _Null()
 
 
 @dataclass
+class LoopIterator:
+    """The iterator a for loop keeps on the stack (GET_ITER of `iterable`)."""
+
+    iterable: ast.expr
+
+
+class _LoopMarker:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+NEXT_ITEM = _LoopMarker("the loop's next item")  # what FOR_ITER pushes for the loop body
+LOOP_DONE = _LoopMarker("an exhausted loop")  # what FOR_ITER leaves for 3.12+'s END_FOR
+
+
+@dataclass
 class _InPlace:
     """`x += y` before its store: the store decides whether it is an augmented assignment."""
 
@@ -96,9 +115,10 @@ class BlockReader:
     """Turns instructions into statements, keeping the stack between calls (a block may leave
     values for the next one)."""
 
-    def __init__(self, code: CodeType) -> None:
+    def __init__(self, code: CodeType, stack: list[Any] | None = None) -> None:
         self.code = code
-        self.stack: list[Any] = []
+        self.stack: list[Any] = list(stack or [])
+        self.loop_target: ast.expr | None = None  # what the loop's next item was stored in
         self.statements: list[ast.stmt] = []
         self._kw_names: tuple[str, ...] = ()
         # `a, b = b, a` stored one name at a time: the stores so far, and how many waiting
@@ -147,15 +167,20 @@ class BlockReader:
         # be evaluated after it: if it reads anything, the order changes (`a, b = b, a` stored
         # one name at a time). Refuse rather than reorder.
         for waiting in self.stack:
-            if not isinstance(waiting, (ast.Constant, _Null, _Slot)):
+            if not isinstance(waiting, (ast.Constant, _Null, _Slot, LoopIterator)):
                 raise Unsupported(instruction, "a value computed earlier is still waiting on the stack across this statement")
         self.statements.append(statement)
 
     def assign(self, instruction: dis.Instruction, target: ast.expr, value: Any) -> None:
+        if value is NEXT_ITEM:
+            self.loop_target = target
+            return
         if isinstance(value, _Slot):
             group = value.group
             group.targets.append(target)
-            if len(group.targets) == group.count:
+            if len(group.targets) == group.count and group.value is NEXT_ITEM:
+                self.loop_target = ast.Tuple(elts=group.targets, ctx=ast.Store())
+            elif len(group.targets) == group.count:
                 self.emit(ast.Assign(targets=[ast.Tuple(elts=group.targets, ctx=ast.Store())], value=group.value, lineno=0), instruction)
             return
         if isinstance(value, _InPlace):
@@ -317,8 +342,18 @@ class BlockReader:
             positional = args[: len(args) - len(names)]
             keywords = [ast.keyword(arg=name, value=value) for name, value in zip(names, args[len(args) - len(names):])]
             self.stack.append(ast.Call(func=callable_, args=positional, keywords=keywords))
+        elif op == "GET_ITER":
+            self.stack.append(LoopIterator(self.pop_value(ins)))
+        elif op == "END_FOR":  # 3.12 pops the iterator and what FOR_ITER left; 3.13 only the latter
+            for _ in range(2 if sys.version_info < (3, 13) else 1):
+                if not self.stack or not isinstance(self.stack[-1], (LoopIterator, _LoopMarker)):
+                    raise Unsupported(ins, "END_FOR outside a loop's exit")
+                self.stack.pop()
         elif op == "UNPACK_SEQUENCE":
-            group = _Unpack(self.pop_value(ins), ins.argval)
+            value = self.pop(ins)
+            if value is not NEXT_ITEM and not isinstance(value, ast.expr):
+                raise Unsupported(ins, "unpacking something that is not a value")
+            group = _Unpack(value, ins.argval)
             self.stack += [_Slot(group) for _ in range(ins.argval)]
         elif op in ("FORMAT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE"):
             self._format(ins)
@@ -335,6 +370,8 @@ class BlockReader:
             value = self.pop(ins)
             if isinstance(value, ast.expr):
                 self.emit(ast.Expr(value=value), ins)
+            elif isinstance(value, LoopIterator):
+                pass  # leaving a for loop (break, return): its iterator goes
             elif value is not NULL:
                 raise Unsupported(ins, "discarded a value under construction")
         elif op == "RAISE_VARARGS":

@@ -1,9 +1,13 @@
 """The decompiler's third layer: the control-flow graph -> structured statements.
 
-So far: if / elif / else, with conditions joined by `and`, `or` and `not`, and early returns,
-found from the graph (a branch's two sides meet again at the branch block's immediate
-post-dominator), never from instruction patterns. Loops, try, with, and values that flow across
-blocks (`x = a or b`, `a if c else b`) raise Unsupported for now, naming where.
+So far, found from the graph, never from instruction patterns:
+- if / elif / else: a branch's two sides meet again at the branch block's immediate
+  post-dominator; conditions joined by `and`, `or` and `not`; early returns;
+- for loops: a natural loop whose header is FOR_ITER; reaching the header again is `continue`,
+  a block that leaves the loop (popping its iterator) and jumps past it is `break`, and the code
+  between the loop's end and the break's target is its `else`.
+While loops, try, with, comprehensions and values that flow across blocks (`x = a or b`,
+`a if c else b`) raise Unsupported for now, naming where.
 """
 
 from __future__ import annotations
@@ -13,9 +17,10 @@ import dis
 import sys
 from dataclasses import dataclass
 from types import CodeType
+from typing import Any
 
 from compilescope.decompile import cfg
-from compilescope.decompile.expressions import BlockReader, Unsupported, _arguments
+from compilescope.decompile.expressions import LOOP_DONE, NEXT_ITEM, BlockReader, LoopIterator, Unsupported, _arguments
 
 EXIT = -1  # the virtual block every return and raise leads to
 
@@ -41,20 +46,19 @@ class Structurer:
     def __init__(self, code: CodeType) -> None:
         self.code = code
         self.graph = cfg.build(code)
-        if self.graph.loops:
-            raise Unsupported(None, "loops are not decompiled yet")
         if any(kind == "exception" for block in self.graph.blocks for _, kind in block.successors):
             raise Unsupported(None, "try, with and other exception handling are not decompiled yet")
         self.post_dominators = _immediate_post_dominators(self.graph)
+        self._targets: dict[int, ast.expr] = {}  # loop header -> what its item is stored in
 
     # ---- conditions ------------------------------------------------------------------------------
-    def _condition_of(self, index: int, reader: BlockReader) -> _Condition:
+    def _condition_of(self, index: int, reader: BlockReader, base: list[Any] | None = None) -> _Condition:
         """The block's own condition, its statements already run by `reader`."""
         block = self.graph.blocks[index]
         jump = block.last
         taken_when, kind = _CONDITIONAL[jump.opname]
         value = reader.pop_value(jump)
-        if reader.stack:
+        if reader.stack != (base or []):
             raise Unsupported(jump, "a value flows past this branch (a conditional expression or `x = a or b`)")
         fall = next((s for s, k in block.successors if k == "fall"), None)
         target = next((s for s, k in block.successors if k == "jump"), None)
@@ -63,28 +67,28 @@ class Structurer:
         test = ast.Compare(left=value, ops=[ast.Is()], comparators=[ast.Constant(value=None)]) if kind == "none" else value
         return _Condition(test, target, fall) if taken_when else _Condition(test, fall, target)
 
-    def _pure_condition(self, index: int, only_from: int) -> _Condition | None:
+    def _pure_condition(self, index: int, only_from: int, base: list[Any]) -> _Condition | None:
         """A block that only computes a condition, reached only from `only_from`: part of an
         `and`/`or` with that block's condition."""
         block = self.graph.blocks[index]
         if block.predecessors != [only_from] or block.last.opname not in _CONDITIONAL:
             return None
-        reader = BlockReader(self.code)
+        reader = BlockReader(self.code, base)
         try:
             reader.run(block.instructions[:-1])
             if reader.statements:
                 return None
-            return self._condition_of(index, reader)
+            return self._condition_of(index, reader, base)
         except Unsupported:
             return None
 
-    def _join(self, index: int, first: _Condition) -> _Condition:
+    def _join(self, index: int, first: _Condition, base: list[Any]) -> _Condition:
         """Absorb the blocks that continue this condition with `and` / `or`: a pure condition
         block on one side of this one whose other way out is shared with it."""
         condition = first
         while True:
             for side in ("when_true", "when_false"):
-                following = self._pure_condition(getattr(condition, side), index)
+                following = self._pure_condition(getattr(condition, side), index, base)
                 joined = following and _joined(condition, following, side)
                 if joined is not None:
                     index = getattr(condition, side)
@@ -94,44 +98,126 @@ class Structurer:
                 return condition
 
     # ---- regions ---------------------------------------------------------------------------------
-    def region(self, start: int, stop: int) -> list[ast.stmt]:
+    def region(self, start: int, stop: int, loop: _Loop | None = None, base: list[Any] | None = None, first: list[Any] | None = None) -> list[ast.stmt]:
+        """The statements from block `start` up to block `stop`. Inside a loop, reaching its
+        header is `continue` and reaching the block after it is `break`. `base` is what stays on
+        the stack throughout (the iterators of enclosing for loops); `first` what the first block
+        finds above it (the loop's next item)."""
+        base = base or []
         statements: list[ast.stmt] = []
-        node = start
+        node, extra = start, list(first or [])
         while node not in (stop, EXIT):
+            if loop is not None and node == loop.header:
+                statements.append(ast.Continue())
+                break
+            if loop is not None and node == loop.after:
+                statements.append(ast.Break())
+                break
             block = self.graph.blocks[node]
-            reader = BlockReader(self.code)
+            reader = BlockReader(self.code, base + extra)
+            extra = []
             last = block.last
+            if node in self.graph.loops:
+                raise Unsupported(block.instructions[0], "a loop that is not a for loop (while loops are not decompiled yet)")
             if last.opname in _CONDITIONAL:
                 reader.run(block.instructions[:-1])
                 statements += reader.statements
-                condition = self._join(node, self._condition_of(node, reader))
+                self._note_target(reader, loop)
+                condition = self._join(node, self._condition_of(node, reader, base), base)
                 merge = self.post_dominators.get(node, EXIT)
-                then_body = self.region(condition.when_true, merge)
-                else_body = self.region(condition.when_false, merge)
+                if loop is not None and merge not in loop.body:
+                    merge = _NOWHERE  # both sides leave the loop's body (continue, break, return)
+                then_body = self.region(condition.when_true, merge, loop, base)
+                else_body = self.region(condition.when_false, merge, loop, base)
                 statements += _if(condition.test, then_body, else_body)
                 node = merge
+                if node == _NOWHERE:
+                    break
                 continue
             if cfg.is_jump(last):
                 if last.opname not in cfg.UNCONDITIONAL:
                     raise Unsupported(last, "a conditional jump of a kind not decompiled yet")
                 reader.run(block.instructions[:-1])
-                self._check_empty(reader, last)
+                self._note_target(reader, loop)
                 statements += reader.statements
                 node = next(s for s, k in block.successors if k == "jump")
+                self._check_stack(reader, last, base, allow_exit=loop is not None and node not in loop.body)
                 continue
             reader.run(block.instructions)
-            self._check_empty(reader, last)
+            self._note_target(reader, loop)
             statements += reader.statements
             if last.opname in cfg.TERMINATORS:
                 node = EXIT
-            else:
-                node = next((s for s, k in block.successors if k == "fall"), EXIT)
+                continue
+            node = next((s for s, k in block.successors if k == "fall"), EXIT)
+            if len(reader.stack) == len(base) + 1 and isinstance(reader.stack[-1], LoopIterator) and node in self.graph.loops:
+                loop_statements, node, extra = self._for_loop(node, reader.stack[-1].iterable, loop, base)
+                statements += loop_statements
+                continue
+            self._check_stack(reader, last, base)
         return statements
 
+    def _for_loop(self, header: int, iterable: ast.expr, outer: _Loop | None, base: list[Any]) -> tuple[list[ast.stmt], int, list[Any]]:
+        block = self.graph.blocks[header]
+        if len(block.instructions) != 1 or block.last.opname != "FOR_ITER":
+            raise Unsupported(block.instructions[0], "a loop header that is not FOR_ITER alone")
+        body_start = next(s for s, k in block.successors if k == "fall")
+        exhausted = next(s for s, k in block.successors if k == "jump")
+        body = self.graph.loops[header]
+        # A `break` runs its own block (outside the natural loop: it never returns to the header),
+        # which pops the iterator and jumps to the code after the loop, past any `else`.
+        leaving = {s for b in body for s, k in self.graph.blocks[b].successors if k != "exception" and s not in body} - {exhausted}
+        afters = set()
+        for index in leaving:
+            last = self.graph.blocks[index].last
+            if last.opname in cfg.TERMINATORS:
+                continue  # a return or raise inside the loop
+            if not (cfg.is_jump(last) and last.opname in cfg.UNCONDITIONAL):
+                raise Unsupported(last, "a way out of a loop that is not a break, return or raise")
+            afters.add(next(s for s, k in self.graph.blocks[index].successors if k == "jump"))
+        if len(afters) > 1:
+            raise Unsupported(block.last, "a loop left for more than one place")
+        after = afters.pop() if afters else None
+        loop = _Loop(header, body, after)
+        inner = [*base, LoopIterator(iterable)]
+        statements = self.region(body_start, header, loop, inner, [NEXT_ITEM])
+        target = self._targets.get(header)
+        if target is None:
+            raise Unsupported(block.last, "the loop's item is not stored in a name")
+        while statements and isinstance(statements[-1], ast.Continue):
+            statements.pop()
+        # What FOR_ITER leaves for the code after the loop: 3.12+ keeps the iterator (and a
+        # value) for END_FOR to pop; 3.10/3.11 pop it themselves.
+        leftover = [LoopIterator(iterable), LOOP_DONE] if sys.version_info >= (3, 12) else []
+        orelse: list[ast.stmt] = []
+        following, extra = exhausted, leftover
+        if after is not None:  # a `break` goes past the code that runs when the loop ends: `else:`
+            orelse = self.region(exhausted, after, outer, base, leftover)
+            following, extra = after, []
+        statement = ast.For(target=target, iter=iterable, body=statements or [ast.Pass()], orelse=orelse, type_comment=None, lineno=0)
+        return [statement], following, extra
+
+    def _note_target(self, reader: BlockReader, loop: _Loop | None) -> None:
+        if reader.loop_target is not None and loop is not None:
+            self._targets[loop.header] = reader.loop_target
+
     @staticmethod
-    def _check_empty(reader: BlockReader, instruction: dis.Instruction) -> None:
-        if reader.stack:
-            raise Unsupported(instruction, "a value flows from this block into the next")
+    def _check_stack(reader: BlockReader, instruction: dis.Instruction, base: list[Any], allow_exit: bool = False) -> None:
+        """Only the enclosing loops' iterators may stay on the stack between blocks (a jump out of
+        a loop has popped its own)."""
+        if reader.stack == base or (allow_exit and reader.stack == base[:-1]):
+            return
+        raise Unsupported(instruction, "a value flows from this block into the next")
+
+
+_NOWHERE = -2  # a merge point outside the loop body: the region ends where its paths leave
+
+
+@dataclass
+class _Loop:
+    header: int
+    body: set[int]
+    after: int | None  # where `break` goes, when it goes past the loop's else
 
 
 def _joined(first: _Condition, second: _Condition, side: str) -> _Condition | None:
@@ -169,7 +255,7 @@ def _if(test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt]) -> list[as
 
 
 def _leaves(statements: list[ast.stmt]) -> bool:
-    return isinstance(statements[-1], (ast.Return, ast.Raise))
+    return isinstance(statements[-1], (ast.Return, ast.Raise, ast.Break, ast.Continue))
 
 
 def negate(test: ast.expr) -> ast.expr:
