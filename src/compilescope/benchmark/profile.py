@@ -85,6 +85,8 @@ def kernel_times(prof: Any, session: Any, cuda: bool, peaks: dict[str, float], w
     "Torch-Compiled Region" event), and not in the first call of each compiled version: that call
     also autotunes Triton kernels lazily and warms up, which is not what the version costs."""
     known = {k.name: k for k in session.kernels}
+    # Library calls by op name ("mm"): looked up for every profiler event, so a dict, not a scan.
+    library = {k.name: k for k in session.kernels if k.kind == "library call"}
     totals: dict[str, float] = defaultdict(float)
     calls: dict[str, int] = defaultdict(int)
     regions: dict[str, int] = defaultdict(int)
@@ -96,7 +98,7 @@ def kernel_times(prof: Any, session: Any, cuda: bool, peaks: dict[str, float], w
     counted = _steady_region_check(region_events) if whole_run else (lambda event: True)
     claimed: dict[tuple[str, int], int] = defaultdict(int)
     if cuda:
-        claimed = _library_launches(events, session, counted, totals, calls, launched)
+        claimed = _library_launches(events, library, counted, totals, calls, launched)
         launches = _launches_by_id(events) if whole_run else {}
     for event in events:
         name = event.name
@@ -114,16 +116,16 @@ def kernel_times(prof: Any, session: Any, cuda: bool, peaks: dict[str, float], w
         # On the CPU, Inductor's kernels record "graph_<n>_<kernel name>"; library calls are
         # the ATen ops they run (aten::mm, aten::addmm) inside the compiled region.
         kernel_name = re.sub(r"^graph_\d+_", "", name)
-        if name.startswith("aten::") and _is_library_op(name, session):
+        if name.startswith("aten::") and name.removeprefix("aten::") in library:
             kernel_name = name.removeprefix("aten::")  # named as the session names library calls
-        if (kernel_name in known or _is_library_op(kernel_name, session)) and counted(event):
+        if (kernel_name in known or kernel_name.removeprefix("aten::") in library) and counted(event):
             totals[kernel_name] += event.self_cpu_time_total
             calls[kernel_name] += 1
 
     grand = sum(totals.values()) or 1.0
     kernels = []
     for name, total in sorted(totals.items(), key=lambda item: -item[1]):
-        kernel = known.get(name) or _library_kernel(name, session)
+        kernel = known.get(name) or library.get(name.removeprefix("aten::"))
         entry: dict[str, Any] = {
             "name": name,
             "kind": kernel.kind if kernel else "other",
@@ -149,7 +151,7 @@ def kernel_times(prof: Any, session: Any, cuda: bool, peaks: dict[str, float], w
 
 
 def _library_launches(
-    events: list[Any], session: Any, counted: Callable[[Any], bool], totals: dict[str, float], calls: dict[str, int], launched: dict[str, set[str]]
+    events: list[Any], library: dict[str, Any], counted: Callable[[Any], bool], totals: dict[str, float], calls: dict[str, int], launched: dict[str, set[str]]
 ) -> dict[tuple[str, int], int]:
     """On a GPU, the CUDA kernels (cuBLAS, cuDNN, ...) that the compiled code's library calls
     launched: the profiler hangs each kernel on the ATen op that launched it (the innermost one,
@@ -162,7 +164,7 @@ def _library_launches(
         if not device_kernels or _is_device_event(event):
             continue
         op_event = event
-        while op_event is not None and not (op_event.name.startswith("aten::") and _is_library_op(op_event.name, session)):
+        while op_event is not None and not (op_event.name.startswith("aten::") and op_event.name.removeprefix("aten::") in library):
             op_event = getattr(op_event, "cpu_parent", None)
         if op_event is None or not counted(op_event):
             continue
@@ -222,16 +224,6 @@ def _duration_us(event: Any) -> float:
         if isinstance(value, (int, float)) and value > 0:
             return float(value)
     return float(event.time_range.elapsed_us())
-
-
-def _is_library_op(name: str, session: Any) -> bool:
-    op = name.removeprefix("aten::")
-    return any(k.kind == "library call" and k.name == op for k in session.kernels)
-
-
-def _library_kernel(name: str, session: Any) -> Any:
-    op = name.removeprefix("aten::")
-    return next((k for k in session.kernels if k.kind == "library call" and k.name == op), None)
 
 
 class RunProfiler:

@@ -52,7 +52,7 @@ class BenchCommand:
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
         from compilescope.benchmark import BenchError, Plan, configs, run_plan
-        from compilescope.render.console import bench_table
+        from compilescope.render.console import runtime
 
         backends = _choices(args.backends, BACKENDS, "--backends")
         modes = _choices(args.modes, MODES, "--modes")
@@ -75,12 +75,8 @@ class BenchCommand:
                 raise CommandError(str(error)) from None
         # A table wants room: when piped, rich would squeeze it into 80 columns.
         out = Console(highlight=False, width=None if sys.stdout.isatty() else 150)
-        out.print(bench_table(session))
-        if args.profile:
-            from compilescope.render.console import kernel_time_table
-
-            for bench in session.benchmarks:
-                out.print(kernel_time_table(bench))
+        for part in runtime(session):  # the table, and with --profile each kernel table
+            out.print(part)
         if args.json:
             session.save(args.json)
             print(f"Saved the results to {args.json}", file=sys.stderr)

@@ -100,17 +100,6 @@ def _load(name: str) -> ast.expr:
     return ast.Name(id=name, ctx=ast.Load())
 
 
-def _store(node: ast.expr) -> ast.expr:
-    """The same target in store context."""
-    copy = _copy(node)
-    copy.ctx = ast.Store()  # type: ignore[attr-defined]
-    return copy
-
-
-def _copy(node: ast.AST) -> Any:
-    return ast.parse(ast.unparse(node), mode="eval").body if isinstance(node, ast.expr) else node
-
-
 class BlockReader:
     """Turns instructions into statements, keeping the stack between calls (a block may leave
     values for the next one)."""
@@ -184,7 +173,7 @@ class BlockReader:
                 self.emit(ast.Assign(targets=[ast.Tuple(elts=group.targets, ctx=ast.Store())], value=group.value, lineno=0), instruction)
             return
         if isinstance(value, _InPlace):
-            if ast.dump(value.target) == ast.dump(_load_form(target)):
+            if ast.dump(value.target) == ast.dump(_as_read(target)):
                 self.emit(ast.AugAssign(target=target, op=value.op, value=value.value), instruction)
                 return
             value = ast.BinOp(left=value.target, op=value.op, right=value.value)
@@ -416,9 +405,9 @@ def _plain(value: ast.expr) -> bool:
     return isinstance(value, (ast.Name, ast.Constant))
 
 
-def _load_form(target: ast.expr) -> ast.expr:
-    copy = _copy(target)
-    return copy
+def _as_read(target: ast.expr) -> ast.expr:
+    """The same target as an expression that reads it (load context), to compare with values."""
+    return ast.parse(ast.unparse(target), mode="eval").body
 
 
 def _arguments(code: CodeType) -> ast.arguments:

@@ -215,15 +215,20 @@ def calls_served(frame: Frame) -> str:
         parts.append(f"no compiled code {eager.calls}")
     if not parts:
         return ""
-    total = sum(c.calls.calls for c in frame.compiles if c.calls is not None) + (eager.calls if eager else 0)
+    total = _compiled_calls(frame) + (eager.calls if eager else 0)
     return ", ".join(parts) + f" (of {total} calls)"
+
+
+def _compiled_calls(frame: Frame) -> int:
+    """The calls the frame's compiled versions served, as recorded."""
+    return sum(c.calls.calls for c in frame.compiles if c.calls is not None)
 
 
 def _calls_without_compiled_code(frame: Frame) -> list[Finding]:
     eager = frame.calls_without_compiled_code
     if eager is None or not eager.calls:
         return []
-    compiled = sum(c.calls.calls for c in frame.compiles if c.calls is not None)
+    compiled = _compiled_calls(frame)
     failed = [c for c in frame.compiles if c.status == "failed"]
     detail = (
         "These calls ran the function's original Python: it was called outside torch.compile, or "

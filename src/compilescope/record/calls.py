@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import sys
 import threading
-from array import array
 import time
+from array import array
 from types import CodeType
 from typing import Any, Callable
 
 from compilescope.stats import summary
+from compilescope.trace.reader import CompileId
 
 # Per-call times are kept for at most this many calls of each version (every call, then every
 # 2nd, 4th, ... call: spread over the whole run): enough for a stable median and IQR, and bounded
@@ -46,7 +47,7 @@ class _Watched:
     The callbacks only append each call's time to `times` (an array of int64, 8 bytes a call);
     every CHUNK calls `fold()` turns them into the count, the total and a bounded sample."""
 
-    __slots__ = ("label", "compile_id", "frame", "order", "times", "calls", "raised", "total_ns", "samples", "stride", "seen")
+    __slots__ = ("label", "compile_id", "frame", "order", "times", "calls", "raised", "total_ns", "samples", "stride")
 
     def __init__(self, label: str, compile_id: dict[str, Any] | None, frame: tuple[str, int, str], order: list[list[Any]]) -> None:
         self.label = label  # "0/1", or EAGER for the original code
@@ -59,22 +60,20 @@ class _Watched:
         self.total_ns = 0
         self.samples: list[int] = []
         self.stride = 1  # the sample holds every stride-th call
-        self.seen = 0  # calls folded so far
 
     def fold(self) -> None:
         times, self.times = self.times, array("q")
-        self.calls += len(times)
-        self.total_ns += sum(times)
         samples = self.samples
-        for elapsed in times:
-            self.seen += 1
-            if self.seen % self.stride == 0:
+        for number, elapsed in enumerate(times, start=self.calls + 1):  # the call's number in the run
+            if number % self.stride == 0:
                 samples.append(elapsed)
                 if len(samples) >= SAMPLE_SIZE:
                     # Full: keep every other sample and from now on every other call, so the
                     # sample stays spread evenly over the whole run.
                     del samples[1::2]
                     self.stride *= 2
+        self.calls += len(times)
+        self.total_ns += sum(times)
 
     def facts(self) -> dict[str, Any]:
         self.fold()
@@ -90,16 +89,6 @@ class _Watched:
             "iqr_us": [stats["q1"], stats["q3"]] if stats else None,
             "sampled": len(self.samples),
         }
-
-
-def compile_label(compile_id: dict[str, Any]) -> str:
-    """torch's own spelling of a compile id: "0/1", "0/0_1" after a restart, "!2/0/1"."""
-    text = f"{compile_id.get('frame_id')}/{compile_id.get('frame_compile_id')}"
-    if compile_id.get("attempt"):
-        text += f"_{compile_id['attempt']}"
-    if compile_id.get("compiled_autograd_id") is not None:
-        text = f"!{compile_id['compiled_autograd_id']}/{text}"
-    return text
 
 
 class CallRecorder:
@@ -185,7 +174,8 @@ class CallRecorder:
             from compilescope.record import torch_adapter
 
             compile_id = torch_adapter.current_compile_id()
-            label = compile_label(compile_id) if compile_id else f"unknown ({transformed.co_name})"
+            # torch's own spelling: "0/1", "0/0_1" after a restart
+            label = str(CompileId(**compile_id)) if compile_id else f"unknown ({transformed.co_name})"
             frame = (original.co_filename, original.co_firstlineno, original.co_name)
             with self._lock:
                 order = self._order.setdefault(frame, [[None, 0]])  # a first run that matches nothing

@@ -68,7 +68,7 @@ def renderables(
 ) -> list:
     show = set(DETAILS) if "all" in show else set(show)
     if session.benchmarks and not session.frames:  # a saved `compilescope bench`: its results
-        return [_header(session), Text(""), *_runtime(session)]
+        return [_header(session), Text(""), *runtime(session)]
     out: list = [_header(session), _summary(session), Text("")]
     found = findings(session)
     if found:
@@ -85,7 +85,7 @@ def renderables(
             out.extend(_frame(frame, show))
         if len(frames) > max_frames:
             out.append(Text(f"… {len(frames) - max_frames} more functions (--all to list them all, --frame NAME for one)", style="dim"))
-    out.extend(_runtime(session))
+    out.extend(runtime(session))
     if session.skipped:
         out.append(Text(""))
         out.append(Text(f"Skipped while reading ({len(session.skipped)}):", style="yellow"))
@@ -96,7 +96,7 @@ def renderables(
     return out
 
 
-def _runtime(session: Session) -> list:
+def runtime(session: Session) -> list:
     """bench's table, and where the compiled time went (bench --profile, run --profile)."""
     out: list = []
     if session.benchmarks:
@@ -381,7 +381,7 @@ def _kernel_name(kernel) -> Text:
 
 
 def kernel_time_table(bench, limit: int = 15):
-    """Where the compiled time went, kernel by kernel (compilescope bench --profile)."""
+    """Where the compiled time went, kernel by kernel (bench --profile, run --profile)."""
     from rich.table import Table
 
     if bench.profile_error:
