@@ -96,6 +96,35 @@ _UNARY = {"UNARY_NEGATIVE": ast.USub, "UNARY_NOT": ast.Not, "UNARY_INVERT": ast.
 _IGNORED = frozenset({"NOP", "RESUME", "CACHE", "PRECALL", "EXTENDED_ARG", "TO_BOOL", "COPY_FREE_VARS", "MAKE_CELL"})
 
 
+class Temporaries:
+    """Names for values the bytecode keeps on the stack where source needs a variable: new ones
+    for values stored mid-block, and one per stack depth for values passed between blocks. The
+    prefix is chosen so that no name of the function can be taken."""
+
+    def __init__(self, code: CodeType) -> None:
+        taken = {*code.co_varnames, *code.co_names, *code.co_cellvars, *code.co_freevars}
+        prefix = "__"
+        while any(name.startswith((prefix + "temp", prefix + "stack")) for name in taken):
+            prefix += "_"
+        self._prefix = prefix
+        self._count = 0
+
+    def new(self) -> str:
+        self._count += 1
+        return f"{self._prefix}temp{self._count}"
+
+    def at_depth(self, depth: int) -> str:
+        return f"{self._prefix}stack{depth}"
+
+    def owns(self, name: str) -> bool:
+        return name.startswith((self._prefix + "temp", self._prefix + "stack"))
+
+
+def _written(statement: ast.stmt) -> frozenset[str]:
+    """The plain names a statement binds or deletes."""
+    return frozenset(n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)))
+
+
 def _load(name: str) -> ast.expr:
     return ast.Name(id=name, ctx=ast.Load())
 
@@ -104,9 +133,10 @@ class BlockReader:
     """Turns instructions into statements, keeping the stack between calls (a block may leave
     values for the next one)."""
 
-    def __init__(self, code: CodeType, stack: list[Any] | None = None) -> None:
+    def __init__(self, code: CodeType, stack: list[Any] | None = None, temps: Temporaries | None = None) -> None:
         self.code = code
         self.stack: list[Any] = list(stack or [])
+        self.temps = temps or Temporaries(code)
         self.loop_target: ast.expr | None = None  # what the loop's next item was stored in
         self.statements: list[ast.stmt] = []
         self._kw_names: tuple[str, ...] = ()
@@ -114,6 +144,7 @@ class BlockReader:
         # values are still to be stored before it is one parallel assignment.
         self._parallel: list[tuple[ast.expr, ast.expr]] = []
         self._parallel_left = 0
+        self._upcoming: list[dis.Instruction] = []  # the rest of the block, for the parallel store
 
     # ---- helpers -------------------------------------------------------------------------------
     def pop(self, instruction: dis.Instruction) -> Any:
@@ -133,15 +164,14 @@ class BlockReader:
         return values
 
     def _store_name(self, instruction: dis.Instruction, name: str, value: Any) -> None:
-        """A store to a plain name; with values still waiting on the stack, the start (or the
-        next part) of a parallel assignment, when those values are plain names and constants."""
+        """A store to a plain name. When the values waiting on the stack are plain names and
+        constants and the next instructions store each of them, it is one parallel assignment
+        (`a, b = b, a`, which 3.11+ stores one name at a time)."""
         target = ast.Name(id=name, ctx=ast.Store())
         waiting = [v for v in self.stack if isinstance(v, ast.expr)]
-        if not self._parallel and not waiting:
+        if not self._parallel and (not waiting or not self._parallel_follows(value, waiting)):
             self.assign(instruction, target, value)
             return
-        if not isinstance(value, ast.expr) or not all(_plain(v) for v in [*waiting, value]) or len(waiting) != len(self.stack):
-            raise Unsupported(instruction, "a value computed earlier is still waiting on the stack across this statement")
         if not self._parallel:
             self._parallel_left = len(waiting) + 1
         self._parallel.append((target, value))
@@ -151,14 +181,82 @@ class BlockReader:
             self._parallel = []
             self.emit(ast.Assign(targets=[ast.Tuple(elts=list(targets), ctx=ast.Store())], value=ast.Tuple(elts=list(values), ctx=ast.Load()), lineno=0), instruction)
 
+    def _parallel_follows(self, value: Any, waiting: list[ast.expr]) -> bool:
+        if not isinstance(value, ast.expr) or not all(_plain(v) for v in [*waiting, value]) or len(waiting) != len(self.stack):
+            return False
+        following = [i for i in self._upcoming[: len(waiting) * 2] if i.opname not in _IGNORED][: len(waiting)]
+        return len(following) == len(waiting) and all(i.opname in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF") for i in following)
+
     def emit(self, statement: ast.stmt, instruction: dis.Instruction | None = None) -> None:
         # A value still on the stack was computed before this statement, but as source it would
-        # be evaluated after it: if it reads anything, the order changes (`a, b = b, a` stored
-        # one name at a time). Refuse rather than reorder.
-        for waiting in self.stack:
-            if not isinstance(waiting, (ast.Constant, _Null, _Slot, LoopIterator)):
-                raise Unsupported(instruction, "a value computed earlier is still waiting on the stack across this statement")
+        # be evaluated after it, unless it is first stored in a temporary.
+        self.spill(len(self.stack), _written(statement), instruction)
         self.statements.append(statement)
+
+    # ---- values that wait on the stack ------------------------------------------------------------
+    # The stack holds source expressions not yet evaluated. That is exact as long as those that
+    # read anything changeable are evaluated in stack order, bottom to top, with no statement in
+    # between. Where that would break (a statement runs while they wait, a value is duplicated, a
+    # swap reorders them), they are stored in temporaries first, in stack order: the order and the
+    # number of times Python evaluated them.
+    def _settled(self, value: Any, written: frozenset[str] = frozenset()) -> bool:
+        """Whether evaluating `value` later, or twice, reads the same as evaluating it now."""
+        if isinstance(value, ast.Constant):
+            return True
+        if isinstance(value, ast.Name):
+            return value.id not in written and (value.id in self.code.co_varnames or self.temps.owns(value.id))
+        if isinstance(value, ast.Tuple):
+            return all(self._settled(v, written) for v in value.elts)
+        if isinstance(value, ast.Slice):
+            return all(part is None or self._settled(part, written) for part in (value.lower, value.upper, value.step))
+        return not isinstance(value, (ast.AST, _InPlace))
+
+    def spill(self, height: int, written: frozenset[str] = frozenset(), instruction: dis.Instruction | None = None) -> None:
+        """Store every unsettled value of the bottom `height` stack entries in a temporary."""
+        for index in range(min(height, len(self.stack))):
+            value = self.stack[index]
+            if self._settled(value, written):
+                continue
+            if not isinstance(value, ast.expr):
+                raise Unsupported(instruction, "a value under construction is still waiting on the stack across this statement")
+            name = self.temps.new()
+            self.statements.append(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value, lineno=0))
+            self.stack[index] = _load(name)
+
+    def _spill_for_swap(self, depth: int, instruction: dis.Instruction) -> None:
+        """Before swapping the top with the entry `depth` down: spill if two unsettled values
+        would change their order."""
+        window = self.stack[-depth:]
+        unsettled = [not self._settled(v) for v in window]
+        if (unsettled[-1] and any(unsettled[:-1])) or (unsettled[0] and any(unsettled[1:])):
+            self.spill(len(self.stack), instruction=instruction)
+
+    def _copy(self, depth: int, instruction: dis.Instruction) -> None:
+        if len(self.stack) < depth:
+            raise Unsupported(instruction, "the value stack is shorter than the copy")
+        if not self._settled(self.stack[-depth]):
+            self.spill(len(self.stack) - depth + 1, instruction=instruction)
+        self.stack.append(self.stack[-depth])
+
+    def leave(self, height: int, instruction: dis.Instruction | None = None) -> list[ast.expr]:
+        """The block ends with values above the bottom `height` entries, for the next block:
+        store them in the temporaries named by their depth, which every block that reaches the
+        next one uses (one assignment, so that values already in such names are read first)."""
+        targets, values = [], []
+        for index in range(height, len(self.stack)):
+            value = self.stack[index]
+            if not isinstance(value, ast.expr):
+                raise Unsupported(instruction, "a value under construction flows into the next block")
+            name = self.temps.at_depth(index)
+            self.stack[index] = _load(name)
+            if isinstance(value, ast.Name) and value.id == name:
+                continue
+            targets.append(ast.Name(id=name, ctx=ast.Store()))
+            values.append(value)
+        if targets:
+            statement = ast.Assign(targets=targets, value=values[0], lineno=0) if len(targets) == 1 else ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=ast.Tuple(elts=values, ctx=ast.Load()), lineno=0)
+            self.statements.append(statement)
+        return self.stack[height:]
 
     def assign(self, instruction: dis.Instruction, target: ast.expr, value: Any) -> None:
         if value is NEXT_ITEM:
@@ -183,8 +281,10 @@ class BlockReader:
 
     # ---- the instructions ----------------------------------------------------------------------
     def run(self, instructions: list[dis.Instruction]) -> None:
-        for instruction in instructions:
+        for index, instruction in enumerate(instructions):
+            self._upcoming = instructions[index + 1:]
             self.step(instruction)
+        self._upcoming = []
 
     def step(self, ins: dis.Instruction) -> None:  # noqa: C901  (one table of opcodes)
         op = ins.opname
@@ -212,18 +312,35 @@ class BlockReader:
             self._store_name(ins, ins.argval, self.pop(ins))
         elif op == "STORE_FAST_STORE_FAST":
             first, second = ins.argval
-            self._store_name(ins, first, self.pop(ins))
-            self._store_name(ins, second, self.pop(ins))
+            value, other = self.pop(ins), self.pop(ins)
+            if isinstance(value, ast.expr) and isinstance(other, ast.expr) and _plain(value) and _plain(other) and first in _read_names(other):
+                # `a, b = b, a` on 3.13: one instruction stores both names
+                targets = [ast.Name(id=first, ctx=ast.Store()), ast.Name(id=second, ctx=ast.Store())]
+                self.emit(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=ast.Tuple(elts=[value, other], ctx=ast.Load()), lineno=0), ins)
+            else:
+                self.stack.append(other)
+                self._store_name(ins, first, value)
+                self._store_name(ins, second, self.pop(ins))
         elif op in ("SWAP", "ROT_TWO"):
             depth = 2 if op == "ROT_TWO" else ins.argval
             if len(self.stack) < depth:
                 raise Unsupported(ins, "the value stack is shorter than the swap")
+            self._spill_for_swap(depth, ins)
             self.stack[-1], self.stack[-depth] = self.stack[-depth], self.stack[-1]
-        elif op == "ROT_THREE":
-            if len(self.stack) < 3:
+        elif op in ("ROT_THREE", "ROT_FOUR", "ROT_N"):  # 3.10: the top goes `depth` down
+            depth = {"ROT_THREE": 3, "ROT_FOUR": 4}.get(op) or ins.argval
+            if len(self.stack) < depth:
                 raise Unsupported(ins, "the value stack is shorter than the rotation")
-            first, second, top = self.stack[-3:]
-            self.stack[-3:] = [top, first, second]
+            if sum(not self._settled(v) for v in self.stack[-depth:]) > 1:
+                self.spill(len(self.stack), instruction=ins)
+            self.stack.insert(len(self.stack) - depth, self.stack.pop())
+        elif op == "COPY":
+            self._copy(ins.argval, ins)
+        elif op == "DUP_TOP":
+            self._copy(1, ins)
+        elif op == "DUP_TOP_TWO":
+            self._copy(2, ins)
+            self._copy(2, ins)
         elif op == "STORE_FAST_LOAD_FAST":
             stored, loaded = ins.argval
             self.assign(ins, ast.Name(id=stored, ctx=ast.Store()), self.pop(ins))
@@ -294,12 +411,6 @@ class BlockReader:
             values = self.pop_values(ins, ins.argval)
             kind = {"BUILD_TUPLE": ast.Tuple, "BUILD_LIST": ast.List, "BUILD_SET": ast.Set}[op]
             self.stack.append(kind(elts=values, ctx=ast.Load()) if kind is not ast.Set else ast.Set(elts=values))
-        elif op in ("LIST_EXTEND", "SET_UPDATE"):
-            value = self.pop_value(ins)
-            target = self.stack[-ins.argval] if len(self.stack) >= ins.argval else None
-            if not isinstance(target, (ast.List, ast.Set)) or not isinstance(value, ast.Constant) or not isinstance(value.value, (tuple, frozenset)):
-                raise Unsupported(ins, "unpacking into a list or set literal")
-            target.elts += [ast.Constant(value=v) for v in value.value]
         elif op == "BUILD_MAP":
             values = self.pop_values(ins, 2 * ins.argval)
             self.stack.append(ast.Dict(keys=values[0::2], values=values[1::2]))
@@ -331,6 +442,22 @@ class BlockReader:
             positional = args[: len(args) - len(names)]
             keywords = [ast.keyword(arg=name, value=value) for name, value in zip(names, args[len(args) - len(names):])]
             self.stack.append(ast.Call(func=callable_, args=positional, keywords=keywords))
+        elif op in ("DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"):
+            self.emit(ast.Delete(targets=[ast.Name(id=ins.argval, ctx=ast.Del())]), ins)
+        elif op == "DELETE_ATTR":
+            owner = self.pop_value(ins)
+            self.emit(ast.Delete(targets=[ast.Attribute(value=owner, attr=ins.argval, ctx=ast.Del())]), ins)
+        elif op == "DELETE_SUBSCR":
+            key = self.pop_value(ins)
+            container = self.pop_value(ins)
+            self.emit(ast.Delete(targets=[ast.Subscript(value=container, slice=key, ctx=ast.Del())]), ins)
+        elif op == "CALL_FUNCTION_EX":
+            self._call_with_unpacking(ins)
+        elif op == "LIST_TO_TUPLE" or (op == "CALL_INTRINSIC_1" and ins.argrepr == "INTRINSIC_LIST_TO_TUPLE"):
+            value = self.pop_value(ins)
+            self.stack.append(ast.Tuple(elts=value.elts if isinstance(value, ast.List) else [ast.Starred(value=value, ctx=ast.Load())], ctx=ast.Load()))
+        elif op in ("LIST_APPEND", "SET_ADD", "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE", "DICT_MERGE", "MAP_ADD"):
+            self._add_to_container(ins)
         elif op == "GET_ITER":
             self.stack.append(LoopIterator(self.pop_value(ins)))
         elif op == "END_FOR":  # 3.12 pops the iterator and what FOR_ITER left; 3.13 only the latter
@@ -357,7 +484,9 @@ class BlockReader:
             self.stack.append(ast.JoinedStr(values=values))
         elif op == "POP_TOP":
             value = self.pop(ins)
-            if isinstance(value, ast.expr):
+            if isinstance(value, ast.Constant) or (isinstance(value, ast.Name) and self.temps.owns(value.id)):
+                pass  # dropping a constant or a copy already stored has no effect
+            elif isinstance(value, ast.expr):
                 self.emit(ast.Expr(value=value), ins)
             elif isinstance(value, LoopIterator):
                 pass  # leaving a for loop (break, return): its iterator goes
@@ -372,6 +501,76 @@ class BlockReader:
             self.emit(ast.Return(value=ast.Constant(value=ins.argval)), ins)
         else:
             raise Unsupported(ins, "not decompiled yet")
+
+    def _add_to_container(self, ins: dis.Instruction) -> None:
+        """LIST_APPEND and friends: onto a literal still being built, a new element (`[*a, b]`,
+        `{**d}`); onto a container already in a variable, the method that does the same."""
+        op = ins.opname
+        if op == "MAP_ADD":
+            value = self.pop_value(ins)
+            key = self.pop_value(ins)
+        else:
+            value = self.pop_value(ins)
+        depth = ins.argval if op != "MAP_ADD" else ins.argval
+        if len(self.stack) < depth:
+            raise Unsupported(ins, "the value stack is shorter than the container's place")
+        target = self.stack[-depth]
+        literal = isinstance(target, (ast.List, ast.Set, ast.Dict)) and all(self._settled(v) for v in self.stack[len(self.stack) - depth + 1:])
+        if op == "DICT_MERGE" and not (literal and isinstance(target, ast.Dict)):
+            raise Unsupported(ins, "keyword arguments merged into something that is not a literal")
+        if not literal:
+            # Added to an object already made (or values computed after the literal wait above
+            # it): store it, then call the method that does what the instruction does.
+            self.spill(len(self.stack) - depth + 1, instruction=ins)
+            target = self.stack[-depth]
+        if literal and isinstance(target, (ast.List, ast.Set)) and op in ("LIST_APPEND", "SET_ADD", "LIST_EXTEND", "SET_UPDATE"):
+            if op in ("LIST_APPEND", "SET_ADD"):
+                target.elts.append(value)
+            elif isinstance(value, ast.Constant) and isinstance(value.value, (tuple, frozenset)):
+                target.elts += [ast.Constant(value=v) for v in value.value]
+            else:
+                target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
+            return
+        if literal and isinstance(target, ast.Dict) and op in ("DICT_UPDATE", "DICT_MERGE", "MAP_ADD"):
+            if op == "MAP_ADD":
+                target.keys.append(key)
+                target.values.append(value)
+            else:
+                target.keys.append(None)
+                target.values.append(value)
+            return
+        if isinstance(target, ast.Name):
+            method = {"LIST_APPEND": "append", "SET_ADD": "add", "LIST_EXTEND": "extend", "SET_UPDATE": "update", "DICT_UPDATE": "update"}.get(op)
+            if op == "MAP_ADD":
+                self.emit(ast.Assign(targets=[ast.Subscript(value=target, slice=key, ctx=ast.Store())], value=value, lineno=0), ins)
+                return
+            if method is not None:
+                self.emit(ast.Expr(value=ast.Call(func=ast.Attribute(value=target, attr=method, ctx=ast.Load()), args=[value], keywords=[])), ins)
+                return
+        raise Unsupported(ins, f"{op} onto something that is not a container being built")
+
+    def _call_with_unpacking(self, ins: dis.Instruction) -> None:
+        """`f(*args, **kwargs)`: CALL_FUNCTION_EX with the positional arguments as one sequence
+        and, when its flag is set, the keywords as one mapping."""
+        kwargs = self.pop_value(ins) if (ins.arg or 0) & 1 else None
+        args = self.pop_value(ins)
+        callable_ = self.pop(ins)
+        if callable_ is NULL:  # 3.13: NULL above the callable
+            callable_ = self.pop(ins)
+        elif self.stack and self.stack[-1] is NULL:  # 3.11, 3.12: NULL below it
+            self.stack.pop()
+        if not isinstance(callable_, ast.expr):
+            raise Unsupported(ins, "calling something that is not a value")
+        if isinstance(args, (ast.Tuple, ast.List)):
+            positional = list(args.elts)
+        else:
+            positional = [ast.Starred(value=args, ctx=ast.Load())]
+        keywords: list[ast.keyword] = []
+        if isinstance(kwargs, ast.Dict) and all(k is None or (isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.isidentifier()) for k in kwargs.keys):
+            keywords = [ast.keyword(arg=None if k is None else k.value, value=v) for k, v in zip(kwargs.keys, kwargs.values)]
+        elif kwargs is not None:
+            keywords = [ast.keyword(arg=None, value=kwargs)]
+        self.stack.append(ast.Call(func=callable_, args=positional, keywords=keywords))
 
     def _format(self, ins: dis.Instruction) -> None:
         op = ins.opname
@@ -403,6 +602,10 @@ def _plain(value: ast.expr) -> bool:
     if isinstance(value, ast.Tuple):
         return all(_plain(v) for v in value.elts)
     return isinstance(value, (ast.Name, ast.Constant))
+
+
+def _read_names(value: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
 
 
 def _as_read(target: ast.expr) -> ast.expr:

@@ -20,7 +20,7 @@ from types import CodeType
 from typing import Any
 
 from compilescope.decompile import cfg
-from compilescope.decompile.expressions import LOOP_DONE, NEXT_ITEM, BlockReader, LoopIterator, Unsupported, _arguments
+from compilescope.decompile.expressions import LOOP_DONE, NEXT_ITEM, BlockReader, LoopIterator, Temporaries, Unsupported, _arguments
 
 EXIT = -1  # the virtual block every return and raise leads to
 
@@ -32,6 +32,8 @@ _CONDITIONAL = {
     "POP_JUMP_IF_NONE": (True, "none"), "POP_JUMP_IF_NOT_NONE": (False, "none"),
     "POP_JUMP_FORWARD_IF_NONE": (True, "none"), "POP_JUMP_FORWARD_IF_NOT_NONE": (False, "none"),
     "POP_JUMP_BACKWARD_IF_NONE": (True, "none"), "POP_JUMP_BACKWARD_IF_NOT_NONE": (False, "none"),
+    # 3.10, 3.11 `a or b` / `a and b` as values: the value stays on the stack when it jumps.
+    "JUMP_IF_TRUE_OR_POP": (True, "kept"), "JUMP_IF_FALSE_OR_POP": (False, "kept"),
 }
 
 
@@ -50,20 +52,46 @@ class Structurer:
             raise Unsupported(None, "try, with and other exception handling are not decompiled yet")
         self.post_dominators = _immediate_post_dominators(self.graph)
         self._targets: dict[int, ast.expr] = {}  # loop header -> what its item is stored in
+        self.temps = Temporaries(code)
+        # block -> the values it finds on the stack above the enclosing loops' iterators: the
+        # temporaries its predecessors left them in (or the markers of a loop's item and end)
+        self._entry: dict[int, list[Any]] = {}
+
+    def _reader(self, index: int, base: list[Any]) -> BlockReader:
+        return BlockReader(self.code, base + self._entry.get(index, []), self.temps)
+
+    def _enter(self, index: int, values: list[Any], instruction: dis.Instruction | None) -> None:
+        known = self._entry.setdefault(index, values)
+        if len(known) != len(values):
+            raise Unsupported(instruction, "a block reached with different numbers of values on the stack")
+
+    def _leave(self, reader: BlockReader, following: int, base: list[Any], instruction: dis.Instruction) -> None:
+        """The block's values left for `following`, in the temporaries it expects them in."""
+        if following == EXIT:
+            return
+        self._enter(following, reader.leave(len(base), instruction), instruction)
 
     # ---- conditions ------------------------------------------------------------------------------
-    def _condition_of(self, index: int, reader: BlockReader, base: list[Any] | None = None) -> _Condition:
-        """The block's own condition, its statements already run by `reader`."""
+    def _condition_of(self, index: int, reader: BlockReader, base: list[Any]) -> _Condition:
+        """The block's own condition, its statements already run by `reader`; the values it
+        leaves on the stack are stored for both ways out."""
         block = self.graph.blocks[index]
         jump = block.last
         taken_when, kind = _CONDITIONAL[jump.opname]
-        value = reader.pop_value(jump)
-        if reader.stack != (base or []):
-            raise Unsupported(jump, "a value flows past this branch (a conditional expression or `x = a or b`)")
         fall = next((s for s, k in block.successors if k == "fall"), None)
         target = next((s for s, k in block.successors if k == "jump"), None)
         if fall is None or target is None:
             raise Unsupported(jump, "a branch without two ways out")
+        if kind == "kept":  # the value goes on to `target`: test it where it is stored for it
+            left = reader.leave(len(base), jump)
+            value = left[-1]
+            self._enter(target, left, jump)
+            self._enter(fall, left[:-1], jump)
+        else:
+            value = reader.pop_value(jump)
+            left = reader.leave(len(base), jump)
+            self._enter(target, left, jump)
+            self._enter(fall, left, jump)
         test = ast.Compare(left=value, ops=[ast.Is()], comparators=[ast.Constant(value=None)]) if kind == "none" else value
         return _Condition(test, target, fall) if taken_when else _Condition(test, fall, target)
 
@@ -73,14 +101,18 @@ class Structurer:
         block = self.graph.blocks[index]
         if block.predecessors != [only_from] or block.last.opname not in _CONDITIONAL:
             return None
-        reader = BlockReader(self.code, base)
+        reader = self._reader(index, base)
+        saved = dict(self._entry)
         try:
             reader.run(block.instructions[:-1])
-            if reader.statements:
-                return None
-            return self._condition_of(index, reader, base)
+            if not reader.statements:
+                condition = self._condition_of(index, reader, base)
+                if not reader.statements:
+                    return condition
         except Unsupported:
-            return None
+            pass
+        self._entry = saved
+        return None
 
     def _join(self, index: int, first: _Condition, base: list[Any]) -> _Condition:
         """Absorb the blocks that continue this condition with `and` / `or`: a pure condition
@@ -105,7 +137,9 @@ class Structurer:
         finds above it (the loop's next item)."""
         base = base or []
         statements: list[ast.stmt] = []
-        node, extra = start, list(first or [])
+        node = start
+        if first is not None:
+            self._entry[start] = list(first)
         while node not in (stop, EXIT):
             if loop is not None and node == loop.header:
                 statements.append(ast.Continue())
@@ -114,16 +148,16 @@ class Structurer:
                 statements.append(ast.Break())
                 break
             block = self.graph.blocks[node]
-            reader = BlockReader(self.code, base + extra)
-            extra = []
+            reader = self._reader(node, base)
             last = block.last
             if node in self.graph.loops:
                 raise Unsupported(block.instructions[0], "a loop that is not a for loop (while loops are not decompiled yet)")
             if last.opname in _CONDITIONAL:
                 reader.run(block.instructions[:-1])
-                statements += reader.statements
                 self._note_target(reader, loop)
-                condition = self._join(node, self._condition_of(node, reader, base), base)
+                condition = self._condition_of(node, reader, base)
+                statements += reader.statements
+                condition = self._join(node, condition, base)
                 merge = self.post_dominators.get(node, EXIT)
                 if loop is not None and merge not in loop.body:
                     merge = _NOWHERE  # both sides leave the loop's body (continue, break, return)
@@ -139,22 +173,29 @@ class Structurer:
                     raise Unsupported(last, "a conditional jump of a kind not decompiled yet")
                 reader.run(block.instructions[:-1])
                 self._note_target(reader, loop)
-                statements += reader.statements
                 node = next(s for s, k in block.successors if k == "jump")
-                self._check_stack(reader, last, base, allow_exit=loop is not None and node not in loop.body)
+                if loop is not None and node not in loop.body and reader.stack == base[:-1]:
+                    statements += reader.statements  # a break: the loop's iterator is gone
+                    self._entry.setdefault(node, [])
+                    continue
+                self._leave(reader, node, base, last)
+                statements += reader.statements
                 continue
             reader.run(block.instructions)
             self._note_target(reader, loop)
-            statements += reader.statements
             if last.opname in cfg.TERMINATORS:
+                statements += reader.statements
                 node = EXIT
                 continue
             node = next((s for s, k in block.successors if k == "fall"), EXIT)
             if len(reader.stack) == len(base) + 1 and isinstance(reader.stack[-1], LoopIterator) and node in self.graph.loops:
+                statements += reader.statements
                 loop_statements, node, extra = self._for_loop(node, reader.stack[-1].iterable, loop, base)
                 statements += loop_statements
+                self._entry[node] = extra
                 continue
-            self._check_stack(reader, last, base)
+            self._leave(reader, node, base, last)
+            statements += reader.statements
         return statements
 
     def _for_loop(self, header: int, iterable: ast.expr, outer: _Loop | None, base: list[Any]) -> tuple[list[ast.stmt], int, list[Any]]:
@@ -200,14 +241,6 @@ class Structurer:
     def _note_target(self, reader: BlockReader, loop: _Loop | None) -> None:
         if reader.loop_target is not None and loop is not None:
             self._targets[loop.header] = reader.loop_target
-
-    @staticmethod
-    def _check_stack(reader: BlockReader, instruction: dis.Instruction, base: list[Any], allow_exit: bool = False) -> None:
-        """Only the enclosing loops' iterators may stay on the stack between blocks (a jump out of
-        a loop has popped its own)."""
-        if reader.stack == base or (allow_exit and reader.stack == base[:-1]):
-            return
-        raise Unsupported(instruction, "a value flows from this block into the next")
 
 
 _NOWHERE = -2  # a merge point outside the loop body: the region ends where its paths leave
