@@ -20,6 +20,7 @@ from types import CodeType
 from typing import Any
 
 from compilescope.decompile import cfg
+from compilescope.decompile.tidy import tidy
 from compilescope.decompile.expressions import LOOP_DONE, NEXT_ITEM, BlockReader, LoopIterator, Temporaries, Unsupported, _arguments
 
 EXIT = -1  # the virtual block every return and raise leads to
@@ -324,7 +325,7 @@ def _immediate_post_dominators(graph: cfg.Graph) -> dict[int, int]:
 def function_source(code: CodeType) -> str:
     """Source for a function: `def f(...): ...`. Raises Unsupported where it cannot say."""
     structurer = Structurer(code)
-    body = structurer.region(0, EXIT) or [ast.Pass()]
+    body = tidy(structurer.region(0, EXIT), code, structurer.temps) or [ast.Pass()]
     # The `return None` Python adds at the end of a function is not the user's.
     if len(body) > 1 and _returns_none(body[-1]):
         body = body[:-1]

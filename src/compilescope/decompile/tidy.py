@@ -1,0 +1,338 @@
+"""The decompiler's last layer: put back what the bytecode made temporaries of, where that is exact.
+
+The layer below stores every value that waits on the stack across a statement in a temporary
+(`__temp3 = ...`), and every value passed between blocks in one per stack depth (`__stack0`).
+That is always right and often unreadable. Here a temporary goes back into the one place that
+reads it when moving its expression there cannot change what the program does:
+
+- an expression with no effects that reads only local names (and constants, displays) may move
+  past anything that does not rebind those names;
+- any other expression may move only past code with no effects at all, and only to where it is
+  the first thing evaluated that has any.
+
+"No effects" is decided from the syntax alone: constants, local names, displays of such values.
+Names Dynamo installs in a module's globals (`__compiled_fn_*`, `__resume_at_*`,
+`__import_*`: each name is new, holds one object, and is never rebound) count as constants.
+`x = a or b` and `a if c else b` are recognised where the blocks stored them in a depth temporary.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from collections.abc import Iterator
+from types import CodeType
+
+from compilescope.decompile.expressions import Temporaries
+
+_DYNAMO_GLOBAL = re.compile(r"^__(compiled_fn|resume_at|import)_")
+
+
+class _Names:
+    def __init__(self, code: CodeType, temps: Temporaries) -> None:
+        self.locals = set(code.co_varnames)
+        self.temps = temps
+
+    def local(self, name: str) -> bool:
+        return name in self.locals or self.temps.owns(name)
+
+    def constant(self, name: str) -> bool:
+        return bool(_DYNAMO_GLOBAL.match(name))
+
+
+def tidy(statements: list[ast.stmt], code: CodeType, temps: Temporaries) -> list[ast.stmt]:
+    names = _Names(code, temps)
+    _walk_bodies(statements, lambda body: _values_across_blocks(body, temps))
+    for _ in range(50):  # each round puts back at least one temporary; stop when none moves
+        loads = Counter(n.id for n in _all_nodes(statements) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+        stores = Counter(n.id for n in _all_nodes(statements) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        changed = [False]
+
+        def round_(body: list[ast.stmt]) -> None:
+            changed[0] |= _inline(body, names, loads, stores)
+
+        _walk_bodies(statements, round_)
+        if not changed[0]:
+            break
+    return statements
+
+
+# ---- x = a or b, a if c else b -------------------------------------------------------------------
+def _values_across_blocks(body: list[ast.stmt], temps: Temporaries) -> None:
+    """`D = X; if not D: D = Y` -> `D = X or Y` (and `and`); `if C: D = A else: D = B` ->
+    `D = A if C else B`, for a depth temporary D."""
+    index = 0
+    while index < len(body):
+        statement = body[index]
+        target = _assigned_temp(statement, temps)
+        if target and index + 1 < len(body):
+            following = body[index + 1]
+            joined = _short_circuit(statement.value, target, following, temps)  # type: ignore[attr-defined]
+            if joined is not None:
+                body[index : index + 2] = [ast.Assign(targets=[ast.Name(id=target, ctx=ast.Store())], value=joined, lineno=0)]
+                continue
+        if isinstance(statement, ast.If) and len(statement.body) == 1 and len(statement.orelse) == 1:
+            yes, no = _assigned_temp(statement.body[0], temps), _assigned_temp(statement.orelse[0], temps)
+            if yes and yes == no:
+                value = ast.IfExp(test=statement.test, body=statement.body[0].value, orelse=statement.orelse[0].value)  # type: ignore[attr-defined]
+                body[index] = ast.Assign(targets=[ast.Name(id=yes, ctx=ast.Store())], value=value, lineno=0)
+                continue
+        index += 1
+
+
+def _assigned_temp(statement: ast.stmt, temps: Temporaries) -> str | None:
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) and temps.owns(statement.targets[0].id):
+        return statement.targets[0].id
+    return None
+
+
+def _short_circuit(first: ast.expr, target: str, following: ast.stmt, temps: Temporaries) -> ast.expr | None:
+    if not (isinstance(following, ast.If) and not following.orelse and len(following.body) == 1 and _assigned_temp(following.body[0], temps) == target):
+        return None
+    second = following.body[0].value  # type: ignore[attr-defined]
+    test = following.test
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    tested = test.operand if negated else test  # type: ignore[attr-defined]
+    # the test reads the value just stored: the temporary itself, or (3.12+) the same local name
+    same = (isinstance(tested, ast.Name) and tested.id == target) or (isinstance(first, ast.Name) and ast.dump(tested) == ast.dump(first))
+    if not same or target in {n.id for n in ast.walk(second) if isinstance(n, ast.Name)}:
+        return None
+    kind = ast.Or if negated else ast.And
+    values = [*first.values] if isinstance(first, ast.BoolOp) and isinstance(first.op, kind) else [first]
+    return ast.BoolOp(op=kind(), values=[*values, second])
+
+
+# ---- putting temporaries back --------------------------------------------------------------------
+def _inline(body: list[ast.stmt], names: _Names, loads: Counter, stores: Counter) -> bool:
+    changed = False
+    index = 0
+    while index < len(body):
+        statement = body[index]
+        target = _assigned_temp(statement, names.temps)
+        if target is None or stores[target] != 1:
+            index += 1
+            continue
+        value = statement.value  # type: ignore[attr-defined]
+        if loads[target] == 0:
+            if _effect_free(value, names):  # a value nobody reads, made without effects
+                del body[index]
+                changed = True
+                continue
+            index += 1
+            continue
+        if index + 1 < len(body) and _store_through(body, index, target, names):
+            changed = True
+            continue
+        if loads[target] == 1 and _move(body, index, target, value, names):
+            del body[index]
+            loads[target] = 0
+            changed = True
+            continue
+        index += 1
+    return changed
+
+
+def _store_through(body: list[ast.stmt], index: int, target: str, names: _Names) -> bool:
+    """`T = E; n = T; ...T...` -> `n = E; ...n...`: the bytecode kept a copy of what it stored in
+    the local `n`; reading `n` gives the same object as long as `n` is not rebound before the
+    last read of T, and every read of T is in this list of statements."""
+    following = body[index + 1]
+    if not (isinstance(following, ast.Assign) and len(following.targets) == 1 and isinstance(following.targets[0], ast.Name)):
+        return False
+    local = following.targets[0].id
+    if not (isinstance(following.value, ast.Name) and following.value.id == target and names.local(local) and not names.temps.owns(local)):
+        return False
+    rest = body[index + 2 :]
+    reads = [i for i, statement in enumerate(rest) if _load_of(statement, target) is not None]
+    if any(_load_of(s, target) is not None for s in _nested_statements(rest)):
+        return False  # read inside a nested block: not followed here
+    last = reads[-1] if reads else -1
+    if any(local in _rebinds(statement) for statement in rest[: last + 1]):
+        return False
+    for statement in rest[: last + 1]:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and node.id == target:
+                node.id = local
+    body[index : index + 2] = [ast.Assign(targets=following.targets, value=body[index].value, lineno=0)]  # type: ignore[attr-defined]
+    return True
+
+
+def _nested_statements(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
+    for statement in statements:
+        for field in ("body", "orelse", "finalbody"):
+            for inner in getattr(statement, field, []) or []:
+                if isinstance(inner, ast.stmt):
+                    yield inner
+                    yield from _nested_statements([inner])
+        for handler in getattr(statement, "handlers", []) or []:
+            yield from handler.body
+            yield from _nested_statements(handler.body)
+
+
+def _move(body: list[ast.stmt], index: int, target: str, value: ast.expr, names: _Names) -> bool:
+    """Put `value` where `target` is read, if that read is in a later statement of `body` and
+    moving it there is exact. Returns whether it moved."""
+    reads_locals = _effect_free(value, names)
+    read_names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    for later in body[index + 1 :]:
+        use = _load_of(later, target)
+        if use is None:
+            # code in between: it must not rebind what the value reads, and if the value has
+            # effects (or reads state that code could change), it must have none itself
+            if _rebinds(later) & read_names:
+                return False
+            if not reads_locals and not _statement_effect_free(later, names):
+                return False
+            continue
+        if not _expression_position(later, use):
+            return False
+        before = _evaluated_before(later, use)
+        if not reads_locals and not all(_node_effect_free(n, names) for n in before):
+            return False
+        _replace(later, use, value)
+        return True
+    return False
+
+
+def _effect_free(value: ast.expr, names: _Names) -> bool:
+    return all(_node_effect_free(n, names) for n in ast.walk(value))
+
+
+def _node_effect_free(node: ast.AST, names: _Names) -> bool:
+    if isinstance(node, ast.Name):
+        return names.local(node.id) or names.constant(node.id)
+    if isinstance(node, ast.Starred):
+        return isinstance(node.value, (ast.List, ast.Tuple))
+    return isinstance(node, (ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Load, ast.Store, ast.Del, ast.expr_context))
+
+
+def _statement_effect_free(statement: ast.stmt, names: _Names) -> bool:
+    if isinstance(statement, ast.Assign):
+        return all(isinstance(t, ast.Name) for t in statement.targets) and _effect_free(statement.value, names)
+    if isinstance(statement, ast.Delete):  # of a local that is bound: the code just stored it
+        return all(isinstance(t, ast.Name) and names.local(t.id) for t in statement.targets)
+    return False
+
+
+def _rebinds(statement: ast.stmt) -> set[str]:
+    return {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+
+
+def _load_of(statement: ast.stmt, name: str) -> ast.Name | None:
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            return node
+    return None
+
+
+def _expression_position(statement: ast.stmt, use: ast.Name) -> bool:
+    """The read is in the part of the statement that is evaluated once, first: not in a nested
+    block, a loop, a lambda or the value of a short-circuit/conditional after its first part."""
+    roots: list[ast.AST] = []
+    if isinstance(statement, (ast.Assign, ast.Expr, ast.Return, ast.AugAssign)):
+        roots = [statement.value] if statement.value is not None else []  # type: ignore[list-item]
+        if isinstance(statement, ast.Assign):
+            roots += statement.targets
+    elif isinstance(statement, (ast.If, ast.While)):
+        roots = [statement.test]
+    elif isinstance(statement, ast.For):
+        roots = [statement.iter]
+    elif isinstance(statement, ast.Raise):
+        roots = [r for r in (statement.exc, statement.cause) if r is not None]
+    elif isinstance(statement, ast.Delete):
+        roots = list(statement.targets)
+    for root in roots:
+        if any(node is use for node in _straight_nodes(root)):
+            return True
+    return False
+
+
+def _straight_nodes(node: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of an expression that are always evaluated, exactly once."""
+    yield node
+    if isinstance(node, (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
+        return
+    if isinstance(node, ast.BoolOp):
+        yield from _straight_nodes(node.values[0])
+        return
+    if isinstance(node, ast.IfExp):
+        yield from _straight_nodes(node.test)
+        return
+    if isinstance(node, ast.Compare):  # a chain stops at the first false comparison
+        yield from _straight_nodes(node.left)
+        yield from _straight_nodes(node.comparators[0])
+        return
+    for child in ast.iter_child_nodes(node):
+        yield from _straight_nodes(child)
+
+
+def _evaluated_before(statement: ast.stmt, use: ast.Name) -> list[ast.AST]:
+    """The nodes whose evaluation finishes before `use` is read, in Python's order."""
+    order: list[ast.AST] = []
+    found = [False]
+
+    def visit(node: ast.AST) -> None:
+        if found[0]:
+            return
+        if node is use:
+            found[0] = True
+            return
+        for child in _children_in_order(node):
+            visit(child)
+            if found[0]:
+                return
+        order.append(node)
+
+    if isinstance(statement, ast.Assign):
+        visit(statement.value)  # the value first, then the targets
+        for target in statement.targets:
+            visit(target)
+    else:
+        for child in _children_in_order(statement):
+            visit(child)
+    return order
+
+
+def _children_in_order(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.Call):
+        return [node.func, *node.args, *[k.value for k in node.keywords]]
+    if isinstance(node, ast.Dict):
+        return [part for pair in zip(node.keys, node.values) for part in pair if part is not None]
+    if isinstance(node, (ast.If, ast.While)):
+        return [node.test]
+    if isinstance(node, ast.For):
+        return [node.iter]
+    return [child for child in ast.iter_child_nodes(node) if not isinstance(child, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop))]
+
+
+def _replace(statement: ast.stmt, use: ast.Name, value: ast.expr) -> None:
+    for node in ast.walk(statement):
+        for field, old in ast.iter_fields(node):
+            if old is use:
+                setattr(node, field, value)
+                return
+            if isinstance(old, list):
+                for position, item in enumerate(old):
+                    if item is use:
+                        old[position] = value
+                        return
+
+
+def _all_nodes(statements: list[ast.stmt]) -> Iterator[ast.AST]:
+    for statement in statements:
+        yield from ast.walk(statement)
+
+
+def _walk_bodies(statements: list[ast.stmt], visit) -> None:  # noqa: ANN001
+    """Call `visit` on every statement list, innermost first."""
+    for statement in statements:
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(statement, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], (ast.stmt, ast.excepthandler)):
+                if field == "handlers":
+                    for handler in inner:
+                        _walk_bodies(handler.body, visit)
+                else:
+                    _walk_bodies(inner, visit)
+    visit(statements)
