@@ -8,6 +8,7 @@
 
     session = compilescope.explain(model, x)    # compile one call and explain it
     session = compilescope.load("run.json")     # a saved session, or a TORCH_TRACE log
+    print(compilescope.decompile(fn))           # Python source for any function or code object
 
 Importing compilescope does not import torch; capture() and explain() do, when called.
 """
@@ -20,8 +21,7 @@ from typing import Any, ContextManager
 from compilescope.session.model import Session
 
 __version__ = "0.1.0"
-__all__ = ["Session", "bench", "capture", "explain", "load", "load_all", "__version__"]
-
+__all__ = ["Session", "bench", "capture", "decompile", "explain", "load", "load_all", "__version__"]
 
 
 def capture(trace_path: str | Path | None = None, label: str = "with compilescope.capture()") -> ContextManager[Session]:
@@ -45,6 +45,16 @@ def bench(target: Any, *args: Any, **options: Any) -> Session:
     from compilescope.benchmark import bench as run_bench
 
     return run_bench(target, *args, **options)
+
+
+def decompile(target: Any) -> str:
+    """Python source for a function, method, nn.Module (its forward), torch.compile wrapper or
+    code object, read from its bytecode: valid, readable, and equivalent. What the decompiler
+    does not understand yet comes out as the annotated bytecode in a function that raises if
+    run, never as a guess. Stdlib only; Python 3.10 to 3.13."""
+    from compilescope.decompiler import decompile as run_decompile
+
+    return run_decompile(target)
 
 
 def load_ipython_extension(ipython: Any) -> None:

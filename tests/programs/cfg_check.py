@@ -12,7 +12,7 @@ import sys
 import textwrap
 import types
 
-from compilescope.decompile import cfg
+from compilescope.decompiler import cfg
 
 
 def straight(a, b):

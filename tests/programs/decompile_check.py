@@ -8,8 +8,8 @@ import json
 import math
 import sys
 
-from compilescope.decompile.expressions import Unsupported
-from compilescope.decompile.structure import function_source
+from compilescope.decompiler.expressions import Unsupported
+from compilescope.decompiler.structure import function_source
 
 SCALE = 3
 

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import torch
 
-from compilescope.decompile.expressions import Unsupported
-from compilescope.decompile.structure import function_source
+from compilescope.decompiler.expressions import Unsupported
+from compilescope.decompiler.structure import function_source
 
 CALLS_KEPT = 3  # argument sets kept per transformed code
 

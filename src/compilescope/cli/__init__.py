@@ -7,12 +7,13 @@ import sys
 
 from compilescope import __version__
 from compilescope.cli.bench import BenchCommand
+from compilescope.cli.decompile import DecompileCommand
 from compilescope.cli.doctor import DoctorCommand
 from compilescope.cli.errors import CommandError
 from compilescope.cli.report import ReportCommand
 from compilescope.cli.run import RunCommand
 
-COMMANDS = {"run": RunCommand, "report": ReportCommand, "bench": BenchCommand, "doctor": DoctorCommand}
+COMMANDS = {"run": RunCommand, "report": ReportCommand, "bench": BenchCommand, "decompile": DecompileCommand, "doctor": DoctorCommand}
 
 
 def build_parser() -> argparse.ArgumentParser:

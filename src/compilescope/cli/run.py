@@ -12,6 +12,7 @@ import traceback
 from pathlib import Path
 from types import TracebackType
 
+from compilescope.cli.decompile import check_output_folder, write_decompiled
 from compilescope.cli.errors import CommandError
 from compilescope.cli.options import add_view_options, open_command, print_session, view_options
 from compilescope.session.model import Program, error_summary
@@ -48,6 +49,11 @@ class RunCommand:
             action="store_true",
             help="do not record which compiled version served each call (recorded with sys.monitoring on Python 3.12+; it adds a few µs to each compiled call, measured in docs/cli.md)",
         )
+        parser.add_argument(
+            "--decompile",
+            metavar="DIR",
+            help="also write, for each compiled function, a .py file with its code as Dynamo got it, each version's guard, the code Dynamo runs, its graph, and the resume functions after graph breaks (see compilescope decompile)",
+        )
         add_view_options(parser)
         parser.add_argument("target", metavar="script.py | module", help="the program to run")
         parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the program")
@@ -72,6 +78,9 @@ class RunCommand:
         for path in (json_path, trace_path, html_path):
             if path is not None and not args.no_save and not path.parent.exists():
                 raise CommandError(f"cannot write {path}: folder {path.parent} does not exist")
+        decompile_dir = getattr(args, "decompile", None)
+        if decompile_dir is not None:
+            check_output_folder(Path(decompile_dir))
 
         from compilescope.record import Capture
 
@@ -123,7 +132,10 @@ class RunCommand:
             from compilescope.render.html import write_html
 
             write_html(session, html_path)
-        print_session(session, view_options(args), stream=sys.stderr)  # with --profile's kernel table
+        if getattr(args, "explanation", True):
+            print_session(session, view_options(args), stream=sys.stderr)  # with --profile's kernel table
+        if decompile_dir is not None:
+            print(write_decompiled(session, Path(decompile_dir)), file=sys.stderr)
         if not args.no_save:
             lines = [f"\nSaved the session to {json_path} and torch's trace to {trace_path}."]
             if html_path is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import logging
 import os
 import platform
@@ -25,8 +26,9 @@ from typing import Any, Callable, Iterator
 
 from compilescope.record import import_hook
 from compilescope.record.calls import CallRecorder
+from compilescope.record.generated import GeneratedCodeRecorder
 from compilescope.record.writer import TraceFileWriter
-from compilescope.session.build import CALLS_RECORD, ENVIRONMENT_RECORD, PROGRAM_RECORD, build_session
+from compilescope.session.build import CALLS_RECORD, ENVIRONMENT_RECORD, GENERATED_CODE_RECORD, PROGRAM_RECORD, build_session
 from compilescope.session.model import Program, Session, error_summary
 from compilescope.trace.reader import read_trace
 
@@ -79,9 +81,11 @@ class Capture:
         wait_for_torch: bool = False,
         on_attach: Callable[[], None] | None = None,
         record_calls: bool = True,
+        record_code: bool = True,
     ) -> None:
         self._on_attach = on_attach
         self.calls = CallRecorder() if record_calls else None
+        self.code = GeneratedCodeRecorder() if record_code else None
         self._temporary = trace_path is None
         if trace_path is None:
             handle, name = tempfile.mkstemp(prefix="compilescope-", suffix=".log")
@@ -124,6 +128,12 @@ class Capture:
             except Exception as error:  # counting calls is a bonus: never fail the program for it
                 self.calls.stop()
                 self.calls.unavailable = f"not recorded: {error_summary(error)}"
+        if self.code is not None:
+            try:
+                self.code.start()
+            except Exception as error:  # a bonus too
+                self.code.stop()
+                self.code.unavailable = f"not recorded: {error_summary(error)}"
         if self._on_attach is not None:
             self._on_attach()
 
@@ -136,6 +146,8 @@ class Capture:
             self._finder = None
         if self.calls is not None:
             self.calls.stop()
+        if self.code is not None:
+            self.code.stop()
         if self._logger is not None:
             self._logger.removeHandler(self.writer)
             if self._old_level is not None:
@@ -149,6 +161,10 @@ class Capture:
             if self.calls is not None and self._attached:
                 with contextlib.suppress(Exception):
                     self.writer.write_record(CALLS_RECORD, self.calls.facts())
+            if self.code is not None and self._attached:
+                # decompiling runs here, once the program is done; its time is in the record
+                with contextlib.suppress(Exception):
+                    self.writer.write_record(GENERATED_CODE_RECORD, {}, json.dumps(self.code.facts()))
             self.writer.close()
 
     def build(self) -> Session:

@@ -87,3 +87,22 @@ def current_compile_id() -> dict[str, int | None] | None:
         "attempt": getattr(compile_id, "attempt", 0) or 0,
         "compiled_autograd_id": getattr(compile_id, "compiled_autograd_id", None),
     }
+
+
+def compiling_globals(original: CodeType) -> dict[str, Any] | None:
+    """The globals of the frame Dynamo is compiling `original` in, from inside a bytecode hook:
+    where it installs the names its code calls (`__resume_at_*`, `__compiled_fn_*`). Found as
+    the `globals` argument of convert_frame's `_compile` up the stack; None where that is not
+    there (a newer torch)."""
+    import sys
+
+    try:
+        frame = sys._getframe(1)
+        while frame is not None:
+            local = frame.f_locals
+            if frame.f_code.co_name in ("_compile", "_compile_inner") and local.get("code") is original and isinstance(local.get("globals"), dict):
+                return local["globals"]
+            frame = frame.f_back
+    except Exception:
+        pass
+    return None

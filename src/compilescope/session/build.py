@@ -8,6 +8,7 @@ so a record belongs to the *latest* compile begun with its id. Frames are functi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from compilescope.session.model import (
     CallTimes,
     Compile,
     CompileTime,
+    DecompiledCode,
     DynamicShape,
     Frame,
     GraphBreak,
@@ -35,6 +37,7 @@ from compilescope.trace.reader import CompileId, Record, TraceLog, read_trace, t
 ENVIRONMENT_RECORD = "compilescope_environment"
 PROGRAM_RECORD = "compilescope_program"
 CALLS_RECORD = "compilescope_calls"
+GENERATED_CODE_RECORD = "compilescope_generated_code"
 
 
 @dataclass
@@ -50,6 +53,16 @@ class _Pending:
     code_gen: list[float] = field(default_factory=list)  # begin and end of Inductor's code_gen
     kernel_stacks: dict[str, list[str]] = field(default_factory=dict)  # provenance: "name:N" -> tracebacks
     attempt: int = 0
+
+
+def _without_attempt(compile_id: str) -> str:
+    return re.sub(r"_\d+$", "", compile_id)
+
+
+def _decompiled(data: Any) -> DecompiledCode | None:
+    if not isinstance(data, dict) or not isinstance(data.get("source"), str):
+        return None
+    return DecompiledCode(source=data["source"], complete=bool(data.get("complete")), note=data.get("note"))
 
 
 def load_trace(path: str | Path) -> list[Session]:
@@ -76,6 +89,7 @@ class _Builder:
         self.order: list[_Pending] = []
         self.program: Program | None = None
         self.calls: dict[str, Any] | None = None
+        self.generated: dict[str, Any] | None = None
         self.kernel_compiles: list[tuple[float, float]] = []  # C++/Triton compile_file spans (µs)
         self._open_compiles: list[float] = []
 
@@ -302,6 +316,13 @@ class _Builder:
         if isinstance(record.metadata, dict):
             self.calls = record.metadata
 
+    def _on_compilescope_generated_code(self, record: Record) -> None:
+        if record.payload:
+            with contextlib.suppress(ValueError):
+                self.generated = json.loads(record.payload)
+        elif isinstance(record.metadata, dict):
+            self.generated = record.metadata
+
     # ---- finishing ------------------------------------------------------------------------------
     def finish(self) -> Session:
         for item in self.order:
@@ -315,6 +336,7 @@ class _Builder:
             frame.compiles.append(item.compile)
         self._link_resumes()
         self._apply_calls()
+        self._apply_generated_code()
         self.session.program = self.program
         env = self.session.environment
         if env.python is None:
@@ -370,6 +392,32 @@ class _Builder:
             c.kernels.extend(parse_kernels(code, graph_ops))
         _kernel_sources(c, item.kernel_stacks)
         c.status = _status(c, m)
+
+    def _apply_generated_code(self) -> None:
+        """Put Dynamo's code and the code it compiled, decompiled (compilescope's own record),
+        on each Compile."""
+        data = self.generated
+        if data is None:
+            return
+        if data.get("unavailable"):
+            self.session.decompiled = str(data["unavailable"])
+            return
+        seconds = data.get("decompile_s")
+        self.session.decompiled = f"decompiled when the run ended, in {seconds:.2f} s" if isinstance(seconds, (int, float)) else "decompiled"
+        # Keyed without the restart attempt ("3/0_1" -> "3/0"): inside the bytecode hook torch
+        # still reports attempt 0, and the code comes from the last attempt, the one that held.
+        by_id = {(_without_attempt(c.compile_id), f.name): (f, c) for f in self.session.frames for c in f.compiles}
+        for version in data.get("versions") or []:
+            found = by_id.get((_without_attempt(str(version.get("compile_id"))), str(version.get("function"))))
+            if found is None:
+                self.session.skipped.append(f"the code of compiled version {version.get('compile_id')} of {version.get('function')}: the trace has no compile with that id")
+                continue
+            compile_ = found[1]
+            compile_.transformed_code = _decompiled(version.get("transformed"))
+            compile_.original_code = _decompiled(version.get("original"))
+            compile_.resume_functions = {str(k): str(v) for k, v in (version.get("resume_functions") or {}).items()}
+            compile_.compiled_graphs = [str(n) for n in version.get("compiled_graphs") or []]
+            compile_.called_as = [str(n) for n in version.get("called_as") or []]
 
     def _apply_calls(self) -> None:
         """Put the calls each version served (compilescope's own record) on its Compile, and the

@@ -188,6 +188,15 @@ class CallTimes:
 
 
 @dataclass
+class DecompiledCode:
+    """A code object read back as Python by compilescope's decompiler (issue: `run --decompile`)."""
+
+    source: str  # valid Python in every case
+    complete: bool  # False: what the decompiler did not understand is shown as annotated bytecode
+    note: str | None = None  # what stopped it, where
+
+
+@dataclass
 class Compile:
     compile_id: str
     status: str  # "ok", "graph break", "failed", "empty graph", "skipped", "unknown"
@@ -215,6 +224,15 @@ class Compile:
     called_from: list[str] = field(default_factory=list)  # user frames: "file:line in fn"
     records: list[int] = field(default_factory=list)  # trace lines this compile came from
     calls: CallTimes | None = None  # the calls this version served; None: not recorded
+    # Dynamo's code for this version (it checks nothing: the guard ran before it), as Python;
+    # None: not recorded (a trace from elsewhere, or torch without bytecode hooks)
+    transformed_code: DecompiledCode | None = None
+    original_code: DecompiledCode | None = None  # the code Dynamo compiled this version from
+    # the names that code calls: resume functions (global name -> function name) and graphs
+    resume_functions: dict[str, str] = field(default_factory=dict)
+    compiled_graphs: list[str] = field(default_factory=list)
+    # a resume function's global names, as transformed code calls it: ["__resume_at_102_2"]
+    called_as: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -324,6 +342,7 @@ class Session:
     benchmarks: list[Benchmark] = field(default_factory=list)  # from compilescope bench
     profile: Profile | None = None  # from compilescope run --profile
     calls_recorded: str | None = None  # how calls per compiled version were recorded, or why not
+    decompiled: str | None = None  # how Dynamo's code was read back ("in N s"), or why not
 
     # ---- derived views, not stored -------------------------------------------------------
     @property

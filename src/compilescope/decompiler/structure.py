@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from types import CodeType
 from typing import Any
 
-from compilescope.decompile import cfg
-from compilescope.decompile.tidy import tidy
-from compilescope.decompile.expressions import LOOP_DONE, NEXT_ITEM, BlockReader, LoopIterator, Temporaries, Unsupported, _arguments
+from compilescope.decompiler import cfg
+from compilescope.decompiler.tidy import tidy
+from compilescope.decompiler.expressions import LOOP_DONE, NEXT_ITEM, BlockReader, LoopIterator, Temporaries, Unsupported, _arguments
 
 EXIT = -1  # the virtual block every return and raise leads to
 
@@ -322,17 +322,48 @@ def _immediate_post_dominators(graph: cfg.Graph) -> dict[int, int]:
     return cfg.immediate_dominators(EXIT, reverse)
 
 
-def function_source(code: CodeType) -> str:
-    """Source for a function: `def f(...): ...`. Raises Unsupported where it cannot say."""
+def function_source(code: CodeType, defaults: tuple[Any, ...] | None = None, kwdefaults: dict[str, Any] | None = None) -> str:
+    """Source for a function: `def f(...): ...`, with the default values given where each is a
+    plain literal (they live on the function object, not in its code). Raises Unsupported where
+    it cannot say."""
     structurer = Structurer(code)
     body = tidy(structurer.region(0, EXIT), code, structurer.temps) or [ast.Pass()]
     # The `return None` Python adds at the end of a function is not the user's.
     if len(body) > 1 and _returns_none(body[-1]):
         body = body[:-1]
-    function = ast.FunctionDef(name=code.co_name, args=_arguments(code), body=body, decorator_list=[], returns=None, type_comment=None, lineno=1)
+    arguments = _arguments(code)
+    _add_defaults(arguments, defaults, kwdefaults)
+    function = ast.FunctionDef(name=function_name(code), args=arguments, body=body, decorator_list=[], returns=None, type_comment=None, lineno=1)
     if sys.version_info >= (3, 12):
         function.type_params = []
-    return ast.unparse(ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[])))
+    return ast.unparse(ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[]))) + "\n"
+
+
+def function_name(code: CodeType) -> str:
+    """The code's name as a Python identifier (`<lambda>` -> `_lambda_`)."""
+    name = code.co_name
+    return name if name.isidentifier() else "_" + "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") + "_"
+
+
+def _add_defaults(arguments: ast.arguments, defaults: tuple[Any, ...] | None, kwdefaults: dict[str, Any] | None) -> None:
+    if defaults and all(_literal(v) for v in defaults):
+        positional = [*arguments.posonlyargs, *arguments.args]
+        if len(defaults) <= len(positional):
+            arguments.defaults = [ast.Constant(value=v) if not isinstance(v, tuple) else ast.parse(repr(v), mode="eval").body for v in defaults]
+    if kwdefaults and all(_literal(v) for v in kwdefaults.values()):
+        arguments.kw_defaults = [
+            (ast.Constant(value=kwdefaults[a.arg]) if not isinstance(kwdefaults[a.arg], tuple) else ast.parse(repr(kwdefaults[a.arg]), mode="eval").body) if a.arg in kwdefaults else None
+            for a in arguments.kwonlyargs
+        ]
+
+
+def _literal(value: Any) -> bool:
+    """A value whose repr is itself: written as the default, it makes the same value."""
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return not (isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))))
+    if isinstance(value, tuple):
+        return all(_literal(v) for v in value)
+    return False
 
 
 def _returns_none(statement: ast.stmt) -> bool:

@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Iterator
 from types import CodeType
 
-from compilescope.decompile.expressions import Temporaries
+from compilescope.decompiler.expressions import Temporaries
 
 _DYNAMO_GLOBAL = re.compile(r"^__(compiled_fn|resume_at|import)_")
 

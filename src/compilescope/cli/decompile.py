@@ -1,0 +1,96 @@
+"""compilescope decompile: the code torch.compile generated for a program, as .py files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from compilescope.cli.errors import CommandError
+from compilescope.session.model import Session
+
+
+class DecompileCommand:
+    """Run a program unchanged and write, for each function torch.compile compiled, one
+    readable .py file in the order the program runs it.
+
+    compilescope decompile train.py --epochs 1          # files in compilescope-train-decompiled/
+    compilescope decompile -m mypackage.train --out generated/
+    compilescope decompile compilescope-train.json      # from a session `compilescope run` saved
+
+    Each file holds the function as Dynamo got it; for each compiled version its guard as a
+    Python function, the code Dynamo runs when the guard holds (its bytecode, decompiled), and
+    the graph that code calls; then the resume functions after graph breaks under the names the
+    code calls them by. Everything is valid Python. What the decompiler does not understand is
+    shown as annotated bytecode at that place, never guessed. Nothing Dynamo runs is replaced:
+    the program computes exactly what it computes without compilescope.
+    """
+
+    @staticmethod
+    def prepare_parser(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("-m", dest="module", action="store_true", help="run a library module as a script, like python -m")
+        parser.add_argument("--out", metavar="DIR", help="where to write the files (default: compilescope-<name>-decompiled)")
+        parser.add_argument("target", metavar="script.py | module | session.json", help="the program to run, or a session saved by compilescope run")
+        parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the program")
+
+    def run(self, args: argparse.Namespace) -> int:
+        target = Path(args.target)
+        if not args.module and target.suffix in (".json", ".log") and target.is_file():
+            if args.args:
+                raise CommandError(f"{args.target} is a saved session: it takes no program arguments")
+            return self._from_saved(target, Path(args.out or f"compilescope-{_stem(target)}-decompiled"))
+        from compilescope.cli.run import RunCommand
+
+        name = args.target.rsplit(".", 1)[-1] if args.module else target.stem
+        run_args = argparse.Namespace(
+            module=args.module, target=args.target, args=args.args, json=None, trace=None, html=None,
+            no_html=True, no_save=True, profile=False, no_calls=True, show="", frame=None, all_frames=False,
+            decompile=args.out or f"compilescope-{name}-decompiled", explanation=False,
+        )
+        return RunCommand().run(run_args)
+
+    def _from_saved(self, path: Path, out: Path) -> int:
+        from compilescope import load_all
+        from compilescope.session.jsonio import SessionFormatError
+
+        try:
+            sessions = load_all(path)
+        except (SessionFormatError, FileNotFoundError, UnicodeDecodeError) as error:
+            raise CommandError(f"{path}: {error}") from None
+        check_output_folder(out)
+        messages = []
+        for session in sessions:
+            folder = out if len(sessions) == 1 else out / f"rank{session.rank}"
+            messages.append(write_decompiled(session, folder))
+        print("\n".join(messages), file=sys.stderr)
+        return 0
+
+
+def check_output_folder(folder: Path) -> None:
+    if folder.exists() and not folder.is_dir():
+        raise CommandError(f"cannot write .py files into {folder}: it is a file")
+    if not folder.exists() and not folder.parent.exists():
+        raise CommandError(f"cannot write .py files into {folder}: folder {folder.parent} does not exist")
+
+
+def write_decompiled(session: Session, folder: Path) -> str:
+    """Write the files; the message for the user (what was written, or why nothing was)."""
+    from compilescope.render.pyfiles import write_python_files
+
+    if not session.frames:
+        return "torch.compile compiled nothing in this run: no .py files to write."
+    written = write_python_files(session, folder)
+    if not written:
+        why = session.decompiled or "this session holds no decompiled code (a trace torch wrote elsewhere has none: run the program with compilescope decompile)"
+        return f"No .py files written: {why}"
+    incomplete = sum(1 for f in session.frames for c in f.compiles for code in (c.transformed_code, c.original_code) if code is not None and not code.complete)
+    lines = [f"Wrote {len(written)} .py file{'s' if len(written) != 1 else ''} to {folder}/ ({session.decompiled}):"]
+    lines += [f"  {path.name}" for path in written]
+    if incomplete:
+        lines.append(f"{incomplete} code object(s) use constructs the decompiler does not read yet: their bytecode is shown, marked, in the file.")
+    return "\n".join(lines)
+
+
+def _stem(path: Path) -> str:
+    stem = path.stem
+    return stem[len("compilescope-"):] if stem.startswith("compilescope-") else stem

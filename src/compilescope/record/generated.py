@@ -1,0 +1,113 @@
+"""The code Dynamo generated, read back as Python (compilescope run --decompile, the report).
+
+Dynamo's bytecode hook tells us, before it first runs, each code object Dynamo made: the
+transformed code of a compiled version (it calls the compiled graph, then the resume function
+after a graph break) and the code of the function it came from. We keep those code objects and
+decompile them when the capture ends (the decompiler is stdlib only; nothing of Dynamo's is
+replaced or re-run). Each resume function a transformed code calls (`__resume_at_102_2`, a name
+Dynamo installs in the module's globals) is linked to the function it names, so the reader can
+follow the program from one to the next.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from types import CodeType
+from typing import Any
+
+from compilescope.trace.reader import CompileId
+
+_RESUME_GLOBAL = re.compile(r"^__resume_at_\d+_\d+$")
+_GRAPH_GLOBAL = re.compile(r"^__compiled_fn_\d+")
+
+
+@dataclass
+class _Generated:
+    compile_id: str
+    original: CodeType
+    transformed: CodeType
+    resumes: dict[str, str] = field(default_factory=dict)  # global name -> the resume function's name
+
+
+class GeneratedCodeRecorder:
+    def __init__(self) -> None:
+        self.unavailable: str | None = None
+        self._generated: list[_Generated] = []
+        # id(a resume function's code) -> the global names it is installed under: Dynamo reuses
+        # one resume function for the same break in every version, under a new name each time
+        self._resume_names: dict[int, list[str]] = {}
+        self._handle: Any = None
+        self._alive: list[CodeType] = []  # the resume codes named above: no id is reused
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        from compilescope.record import torch_adapter
+
+        handle = torch_adapter.register_bytecode_hook(self._on_new_code)
+        if isinstance(handle, str):
+            self.unavailable = f"not recorded: {handle}"
+            return
+        self._handle = handle
+
+    def stop(self) -> None:
+        if self._handle is not None:
+            self._handle.remove()
+            self._handle = None
+
+    def _on_new_code(self, original: CodeType, transformed: CodeType) -> None:
+        try:
+            from compilescope.record import torch_adapter
+
+            compile_id = torch_adapter.current_compile_id()
+            label = str(CompileId(**compile_id)) if compile_id else "unknown"
+            resumes: dict[str, str] = {}
+            names = [n for n in transformed.co_names if _RESUME_GLOBAL.match(n)]
+            if names:
+                scope = torch_adapter.compiling_globals(original) or {}
+                for name in names:
+                    code = getattr(scope.get(name), "__code__", None)
+                    if isinstance(code, CodeType):
+                        resumes[name] = code.co_name
+                        with self._lock:
+                            self._resume_names.setdefault(id(code), []).append(name)
+                            self._alive.append(code)
+            with self._lock:
+                self._generated.append(_Generated(label, original, transformed, resumes))
+        except Exception:
+            pass  # reading the code back is a bonus: never let it fail a compile
+        return None  # keep Dynamo's code
+
+    def facts(self) -> dict[str, Any]:
+        """What goes into the trace as the `compilescope_generated_code` record: for each
+        compiled version, its function's code and the transformed code, decompiled."""
+        if self.unavailable is not None:
+            return {"unavailable": self.unavailable}
+        from compilescope.decompiler import decompile_code
+
+        started = time.perf_counter()
+        with self._lock:
+            generated = list(self._generated)
+        originals: dict[int, dict[str, Any]] = {}
+        versions = []
+        for item in generated:
+            if id(item.original) not in originals:
+                originals[id(item.original)] = _source(decompile_code(item.original))
+            versions.append({
+                "compile_id": item.compile_id,
+                "function": item.original.co_name,
+                "filename": item.original.co_filename,
+                "lineno": item.original.co_firstlineno,
+                "original": originals[id(item.original)],
+                "transformed": _source(decompile_code(item.transformed)),
+                "resume_functions": item.resumes,
+                "compiled_graphs": [n for n in item.transformed.co_names if _GRAPH_GLOBAL.match(n)],
+                "called_as": self._resume_names.get(id(item.original), []),
+            })
+        return {"versions": versions, "decompile_s": time.perf_counter() - started}
+
+
+def _source(result: Any) -> dict[str, Any]:
+    return {"source": result.source, "complete": result.complete, "note": result.note}

@@ -1,0 +1,217 @@
+"""What torch.compile made of each function, as .py files (compilescope decompile, run --decompile).
+
+One file per compiled function, numbered in the order the program first compiled them. Each
+reads top to bottom in the order the program runs:
+
+1. the function as Dynamo got it (decompiled from its bytecode);
+2. for each compiled version: its guard as a Python function (torch's own checks, one per line),
+   the code Dynamo runs when the guard holds (its transformed bytecode, decompiled), and the graph
+   that code calls, as torch printed it;
+3. the resume functions that code calls after a graph break, under the names it calls them by
+   (`__resume_at_102_2`), each followed by its own compiled versions, the same way.
+
+Every file is valid Python (checked with `ast.parse`): to read and search, not to run, since the
+compiled graphs and torch's guard helpers exist only inside the compiled program. Anything that is
+not valid Python as torch wrote it (a guard in torch's own notation) is kept as a comment.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from compilescope.session.model import Compile, Frame, Guard, Session
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_]+")
+
+
+@dataclass
+class PyFile:
+    name: str  # "01_toy_example.py"
+    function: str
+    text: str
+
+
+def python_files(session: Session) -> list[PyFile]:
+    """The files for a session; empty when it holds no decompiled code (a trace from elsewhere,
+    or a run with the decompiler unavailable)."""
+    if not any(c.transformed_code is not None for f in session.frames for c in f.compiles):
+        return []
+    resumes: dict[str, list[tuple[Frame, Compile]]] = {}
+    for frame in session.frames:
+        for compile_ in frame.compiles:
+            for name in compile_.called_as:
+                resumes.setdefault(name, []).append((frame, compile_))
+    linked = {id(c) for versions in resumes.values() for _, c in versions}
+    files: list[PyFile] = []
+    for frame in session.frames:
+        own = [c for c in frame.compiles if id(c) not in linked]
+        if not own:
+            continue
+        writer = _Writer(session, resumes)
+        writer.frame(frame, own)
+        number = len(files) + 1
+        name = f"{number:02d}_{_UNSAFE.sub('_', frame.name).strip('_') or 'function'}.py"
+        files.append(PyFile(name, frame.name, writer.text()))
+    return files
+
+
+def write_python_files(session: Session, folder: str | Path) -> list[Path]:
+    target = Path(folder)
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for item in python_files(session):
+        path = target / item.name
+        path.write_text(item.text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+class _Writer:
+    def __init__(self, session: Session, resumes: dict[str, list[tuple[Frame, Compile]]]) -> None:
+        self.session = session
+        self.resumes = resumes
+        self.parts: list[str] = []
+        self.done: set[str] = set()  # resume functions already written
+
+    def text(self) -> str:
+        return "\n\n".join(self.parts).rstrip() + "\n"
+
+    def frame(self, frame: Frame, compiles: list[Compile]) -> None:
+        env = self.session.environment
+        where = f"{frame.filename}:{frame.lineno}" if frame.filename else "unknown file"
+        self.parts.append(_comment(
+            f"compilescope: what torch.compile made of {frame.name} ({where}), decompiled.\n"
+            f"Python {env.python or 'unknown'}, torch {env.torch or 'unknown'}. Valid Python to read, not to run: the compiled\n"
+            "graphs and torch's guard helpers exist only inside the compiled program.\n"
+            "In the order it runs: the function as Dynamo got it; then each compiled version: its guard, the\n"
+            "code Dynamo runs when the guard holds, and the graph that code calls; then the resume\n"
+            "functions that code calls after a graph break, under the names it calls them by."
+        ))
+        first = compiles[0].original_code
+        if first is not None:
+            self.parts.append(_comment(f"{frame.name}, as Dynamo got it (its bytecode, decompiled)") + "\n" + _source(first.source, first.complete))
+        for compile_ in compiles:
+            self.version(frame, compile_)
+
+    def version(self, frame: Frame, compile_: Compile) -> None:
+        cid = compile_.compile_id
+        tag = _UNSAFE.sub("_", cid)
+        name = _UNSAFE.sub("_", frame.name)
+        heading = f"---- compiled version {cid} of {frame.name}: {compile_.status} ----"
+        if compile_.recompile_reason:
+            heading += "\ncompiled again because: " + "; ".join(compile_.recompile_reason)
+        self.parts.append(_comment(heading))
+        if compile_.guards:
+            self.parts.append(guard_function(f"__guard_{tag}_for_{name}", compile_.guards, cid))
+        code = compile_.transformed_code
+        if code is not None:
+            source = _renamed(code.source, f"__transformed_code_{tag}_for_{name}")
+            self.parts.append(_comment(f"What Dynamo runs for {frame.name} when the guard of {cid} holds (its bytecode, decompiled)") + "\n" + _source(source, code.complete))
+        elif compile_.status in ("failed", "skipped") or compile_.failure:
+            why = f" ({compile_.failure})" if compile_.failure else ""
+            self.parts.append(_comment(f"Dynamo generated no code for {cid}: the compile {compile_.status}{why}; {frame.name} runs as plain Python"))
+        else:
+            self.parts.append(_comment(f"The code Dynamo runs for {cid}: not recorded"))
+        names = compile_.compiled_graphs
+        for index, graph in enumerate(compile_.graphs):
+            label = names[index] if len(names) == len(compile_.graphs) else f"__graph_{tag}_{index}"
+            text = graph.code.replace("class GraphModule(", f"class {label}(", 1) if graph.code else ""
+            intro = f"{label}: the graph of {cid} ({index + 1} of {len(compile_.graphs)}), as torch printed it"
+            self.parts.append(_comment(intro) + "\n" + (_source(text, True) if text else _comment("not in the trace")))
+        for global_name, function in compile_.resume_functions.items():
+            self.resume(global_name, function)
+
+    def resume(self, global_name: str, function: str) -> None:
+        if global_name in self.done:
+            self.parts.append(_comment(f"{global_name} ({function}): above"))
+            return
+        found = self.resumes.get(global_name)
+        if not found:
+            self.done.add(global_name)
+            self.parts.append(_comment(f"{global_name} ({function}): never compiled in this run (it ran as plain Python, or was never called)"))
+            return
+        # Dynamo installs one resume function under a new name for each version that breaks at
+        # the same place: written once, under the first name, with every version compiled of it.
+        names = found[0][1].called_as
+        self.done.update(names)
+        others = [n for n in names if n != global_name]
+        also = f" (also called as {', '.join(others)})" if others else ""
+        self.parts.append(_comment(f"==== {global_name}{also}: {function}, the resume function Dynamo made to continue after a graph break ===="))
+        first = found[0][1].original_code
+        if first is not None:
+            source = _renamed(first.source, global_name)
+            self.parts.append(_comment(f"{global_name} as Dynamo made it (its bytecode, decompiled)") + "\n" + _source(source, first.complete))
+        for frame, compile_ in found:
+            self.version(frame, compile_)
+
+
+def guard_function(name: str, guards: list[Guard], compile_id: str) -> str:
+    """torch's guard as a Python function: each check as torch writes it, `and`-ed in order.
+    Checks torch writes in its own notation stay as comments, marked, and the docstring says
+    the function then checks less than torch does."""
+    lines = []
+    skipped = 0
+    for guard in guards:
+        expression, note = _guard_expression(guard.text)
+        where = f"  # {_one_line(guard.user_code).lstrip('# ')}" if guard.user_code else ""
+        if note:
+            lines.append(f"    # {_one_line(note)}")
+        if expression is None:
+            skipped += 1
+            lines.append(f"    # not Python, checked by torch only ({guard.kind}): {_one_line(guard.text) or '(torch gives no text)'}")
+            continue
+        lines.append(f"    __guard_hit = __guard_hit and ({expression}){where}")
+    doc = f"torch's guard for compiled version {compile_id}: true when the frame's locals L and globals G still fit."
+    if skipped:
+        doc += f" {skipped} check(s) in torch's own notation are comments below: this function checks less than torch does."
+    body = "\n".join(lines) or "    pass"
+    text = f"def {name}(L, G, **___kwargs_ignored):\n    {ast.unparse(ast.Constant(doc))}\n    __guard_hit = True\n{body}\n    return __guard_hit"
+    try:
+        ast.parse(text)
+    except SyntaxError:  # a user comment torch quoted could still break it: say so rather than write it
+        return _comment(f"{name}: torch's guard for {compile_id} could not be written as Python")
+    return text
+
+
+def _guard_expression(text: str) -> tuple[str | None, str | None]:
+    """(a Python expression for the check, a note), from torch's text of one check."""
+    expression, note = text.strip(), None
+    typed = re.match(r"^(.*), type=(<class '[^']*'>)$", expression)
+    if typed:  # ID_MATCH, TYPE_MATCH: torch adds the type for the reader
+        expression, note = typed.group(1), f"{typed.group(1).split('(', 1)[0]}: the object's type was {typed.group(2)}"
+    against = re.match(r"^(___check_global_state\(\)) against (.*)$", expression, re.S)
+    if against:
+        expression, note = against.group(1), f"the global state it compares with: {against.group(2)}"
+    try:
+        ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return None, note
+    if "\n" in expression:
+        return None, note
+    return expression, note
+
+
+def _renamed(source: str, name: str) -> str:
+    """The same function under another name (the `def` line only: the body is untouched)."""
+    return re.sub(r"^def [^(]+\(", f"def {name}(", source, count=1, flags=re.M)
+
+
+def _source(text: str, complete: bool) -> str:
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        return _comment(f"not valid Python ({error.msg}), shown as a comment:\n{text}")
+    if not complete:
+        return _comment("the decompiler did not understand all of it: the bytecode is in the comments") + "\n" + text
+    return text
+
+
+def _comment(text: str) -> str:
+    return "\n".join(f"# {line}".rstrip() for line in text.split("\n"))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
