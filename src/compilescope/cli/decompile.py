@@ -15,7 +15,7 @@ class DecompileCommand:
     readable .py file in the order the program runs it.
 
     compilescope decompile train.py --epochs 1          # files in compilescope-train-decompiled/
-    compilescope decompile -m mypackage.train --out generated/
+    compilescope decompile --out generated/ -m mypackage.train
     compilescope decompile compilescope-train.json      # from a session `compilescope run` saved
 
     Each file holds the function as Dynamo got it; for each compiled version its guard as a

@@ -104,10 +104,18 @@ class Temporaries:
     def __init__(self, code: CodeType) -> None:
         taken = {*code.co_varnames, *code.co_names, *code.co_cellvars, *code.co_freevars}
         prefix = "__"
-        while any(name.startswith((prefix + "temp", prefix + "stack")) for name in taken):
+        while any(name.startswith((prefix + "temp", prefix + "stack", prefix + "const")) for name in taken):
             prefix += "_"
         self._prefix = prefix
         self._count = 0
+        self.constants: dict[str, Any] = {}  # the objects named by constant()
+
+    def constant(self, index: int, value: Any) -> str:
+        """The name standing for the code's constant number `index`, an object no literal
+        writes (its repr is in `constants`, for the reader)."""
+        name = f"{self._prefix}const{index}"
+        self.constants[name] = value
+        return name
 
     def new(self) -> str:
         self._count += 1
@@ -117,7 +125,19 @@ class Temporaries:
         return f"{self._prefix}stack{depth}"
 
     def owns(self, name: str) -> bool:
+        """A temporary (a local of ours); constants' names are not."""
         return name.startswith((self._prefix + "temp", self._prefix + "stack"))
+
+
+def _writable(value: Any) -> bool:
+    """A constant that `ast.unparse` writes as a literal giving the same value."""
+    if value is None or value is Ellipsis or isinstance(value, (bool, int, str, bytes)):
+        return True
+    if isinstance(value, (float, complex)):
+        return all(part == part for part in (value.real, value.imag))  # not NaN (inf unparses as 1e309)
+    if isinstance(value, (tuple, frozenset)):
+        return all(_writable(v) for v in value)
+    return False
 
 
 def _written(statement: ast.stmt) -> frozenset[str]:
@@ -245,6 +265,8 @@ class BlockReader:
         targets, values = [], []
         for index in range(height, len(self.stack)):
             value = self.stack[index]
+            if value is NULL:  # a marker, not a value: it goes on as it is
+                continue
             if not isinstance(value, ast.expr):
                 raise Unsupported(instruction, "a value under construction flows into the next block")
             name = self.temps.at_depth(index)
@@ -295,7 +317,10 @@ class BlockReader:
         if op == "LOAD_CONST":
             if isinstance(ins.argval, CodeType):
                 raise Unsupported(ins, "nested functions, lambdas and classes are not decompiled yet")
-            self.stack.append(ast.Constant(value=ins.argval))
+            if _writable(ins.argval):
+                self.stack.append(ast.Constant(value=ins.argval))
+            else:  # an object put in the code (Dynamo does: torch.device(...)): named, not guessed
+                self.stack.append(_load(self.temps.constant(ins.arg, ins.argval)))
         elif op in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_GLOBALS"):
             if op == "LOAD_GLOBAL" and sys.version_info >= (3, 11) and ins.arg is not None and ins.arg & 1:
                 if sys.version_info >= (3, 13):

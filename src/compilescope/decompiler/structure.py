@@ -189,11 +189,15 @@ class Structurer:
                 node = EXIT
                 continue
             node = next((s for s, k in block.successors if k == "fall"), EXIT)
-            if len(reader.stack) == len(base) + 1 and isinstance(reader.stack[-1], LoopIterator) and node in self.graph.loops:
+            if len(reader.stack) > len(base) and isinstance(reader.stack[-1], LoopIterator) and node in self.graph.loops:
+                # values below the iterator stay on the stack through the loop: they go in
+                # temporaries first (they were computed before the iterable)
+                iterator = reader.stack.pop()
+                kept = reader.leave(len(base), last)
                 statements += reader.statements
-                loop_statements, node, extra = self._for_loop(node, reader.stack[-1].iterable, loop, base)
+                loop_statements, node, extra = self._for_loop(node, iterator.iterable, loop, base + kept)
                 statements += loop_statements
-                self._entry[node] = extra
+                self._entry[node] = kept + extra
                 continue
             self._leave(reader, node, base, last)
             statements += reader.statements
@@ -331,12 +335,29 @@ def function_source(code: CodeType, defaults: tuple[Any, ...] | None = None, kwd
     # The `return None` Python adds at the end of a function is not the user's.
     if len(body) > 1 and _returns_none(body[-1]):
         body = body[:-1]
+    # A free variable the function assigns is the enclosing function's: `nonlocal`.
+    rebound = sorted({i.argval for i in dis.get_instructions(code) if i.opname in ("STORE_DEREF", "DELETE_DEREF") and i.argval in code.co_freevars})
+    if rebound:
+        body = [ast.Nonlocal(names=rebound), *body]
     arguments = _arguments(code)
     _add_defaults(arguments, defaults, kwdefaults)
     function = ast.FunctionDef(name=function_name(code), args=arguments, body=body, decorator_list=[], returns=None, type_comment=None, lineno=1)
     if sys.version_info >= (3, 12):
         function.type_params = []
-    return ast.unparse(ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[]))) + "\n"
+    text = ast.unparse(ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[]))) + "\n"
+    if structurer.temps.constants:  # objects in the code that no literal writes: named, shown here
+        notes = [f"# {name} is the code's constant {_short_repr(value)} (an object no literal writes)" for name, value in structurer.temps.constants.items()]
+        text = "\n".join(notes) + "\n" + text
+    return text
+
+
+def _short_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__}>"
+    text = " ".join(text.split())
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def function_name(code: CodeType) -> str:
@@ -346,15 +367,22 @@ def function_name(code: CodeType) -> str:
 
 
 def _add_defaults(arguments: ast.arguments, defaults: tuple[Any, ...] | None, kwdefaults: dict[str, Any] | None) -> None:
-    if defaults and all(_literal(v) for v in defaults):
-        positional = [*arguments.posonlyargs, *arguments.args]
-        if len(defaults) <= len(positional):
-            arguments.defaults = [ast.Constant(value=v) if not isinstance(v, tuple) else ast.parse(repr(v), mode="eval").body for v in defaults]
-    if kwdefaults and all(_literal(v) for v in kwdefaults.values()):
-        arguments.kw_defaults = [
-            (ast.Constant(value=kwdefaults[a.arg]) if not isinstance(kwdefaults[a.arg], tuple) else ast.parse(repr(kwdefaults[a.arg]), mode="eval").body) if a.arg in kwdefaults else None
-            for a in arguments.kwonlyargs
-        ]
+    """Defaults a literal writes: of the positional ones, those after the last that none does
+    (they belong to the last parameters); each keyword-only one on its own."""
+    if defaults:
+        written: list[ast.expr] = []
+        for value in reversed(defaults):
+            if not _literal(value):
+                break
+            written.insert(0, _literal_node(value))
+        if len(written) <= len([*arguments.posonlyargs, *arguments.args]):
+            arguments.defaults = written
+    if kwdefaults:
+        arguments.kw_defaults = [_literal_node(kwdefaults[a.arg]) if a.arg in kwdefaults and _literal(kwdefaults[a.arg]) else None for a in arguments.kwonlyargs]
+
+
+def _literal_node(value: Any) -> ast.expr:
+    return ast.parse(repr(value), mode="eval").body if isinstance(value, tuple) else ast.Constant(value=value)
 
 
 def _literal(value: Any) -> bool:

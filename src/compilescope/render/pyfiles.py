@@ -155,7 +155,7 @@ def guard_function(name: str, guards: list[Guard], compile_id: str) -> str:
     lines = []
     skipped = 0
     for guard in guards:
-        expression, note = _guard_expression(guard.text)
+        expression, note = _guard_expression(guard.text, guard.kind)
         where = f"  # {_one_line(guard.user_code).lstrip('# ')}" if guard.user_code else ""
         if note:
             lines.append(f"    # {_one_line(note)}")
@@ -176,9 +176,18 @@ def guard_function(name: str, guards: list[Guard], compile_id: str) -> str:
     return text
 
 
-def _guard_expression(text: str) -> tuple[str | None, str | None]:
+def _guard_expression(text: str, kind: str = "") -> tuple[str | None, str | None]:
     """(a Python expression for the check, a note), from torch's text of one check."""
     expression, note = text.strip(), None
+    equals = re.match(r"^(.+) == (.+)$", expression)
+    if kind == "EQUALS_MATCH" and equals:
+        # torch's EQUALS_MATCH also checks the exact type of the value (3.0 does not pass for 3)
+        try:
+            value = ast.literal_eval(equals.group(2))
+        except (ValueError, SyntaxError):
+            value = None
+        if type(value) in (int, float, str, bool, bytes, complex):
+            expression = f"type({equals.group(1)}) is {type(value).__name__} and {expression}"
     typed = re.match(r"^(.*), type=(<class '[^']*'>)$", expression)
     if typed:  # ID_MATCH, TYPE_MATCH: torch adds the type for the reader
         expression, note = typed.group(1), f"{typed.group(1).split('(', 1)[0]}: the object's type was {typed.group(2)}"

@@ -1,0 +1,169 @@
+"""What a user gets from the decompiler: compilescope.decompile(), `compilescope decompile`,
+`run --decompile DIR`, and guards as Python that answer as torch's guards do."""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+
+import compilescope
+from conftest import ROOT, run_cli
+
+BREAKS = ROOT / "tests" / "programs" / "dynamo_breaks.py"
+
+
+# ---- compilescope.decompile() -----------------------------------------------------------------
+def test_decompile_takes_functions_methods_modules_and_code() -> None:
+    def scale(x, factor=2, *, shift=(0, 1.5), unknown=object(), label="s"):
+        total = 0
+        for item in x:
+            if item is None:
+                continue
+            total += item * factor
+        return total or shift
+
+    class Net(torch.nn.Module):
+        def forward(self, x):
+            return torch.relu(x) + 1
+
+    source = compilescope.decompile(scale)
+    # a default no literal writes is left out, not guessed
+    assert source.startswith("def scale(x, factor=2, *, shift=(0, 1.5), unknown, label='s'):")
+    assert "    for item in x:\n        if item is" in source and "total += item * factor" in source
+    assert "return total or shift" in source
+    assert compilescope.decompile(scale.__code__).startswith("def scale(x, factor, *, shift, unknown, label):")  # a code object has no defaults
+    net = Net()
+    expected = "def forward(self, x):\n    return torch.relu(x) + 1\n"
+    assert compilescope.decompile(net) == expected
+    assert compilescope.decompile(net.forward) == expected
+    assert compilescope.decompile(torch.compile(net)) == expected
+    assert compilescope.decompile(torch.compile(scale)) == source
+    assert compilescope.decompile(lambda a, b: a if a > b else b).startswith("def _lambda_(a, b):")
+    # the source compiles again and computes the same
+    namespace: dict = {}
+    exec(source, namespace)
+    assert namespace["scale"]([1, None, 3], unknown=None) == scale([1, None, 3]) == 8
+    assert namespace["scale"]([], unknown=None) == scale([]) == (0, 1.5)
+    with pytest.raises(TypeError, match="takes a function, method, module or code object, not int"):
+        compilescope.decompile(3)
+
+
+def test_what_is_not_understood_is_shown_as_bytecode_never_guessed() -> None:
+    def numbers(n):
+        for i in range(n):
+            yield i * i
+
+    source = compilescope.decompile(numbers)
+    ast.parse(source)  # still valid Python
+    assert source.startswith("def numbers(n):\n    # compilescope could not decompile numbers: ")
+    assert re.search(r"^    # >> +\d+ \w+", source, re.M), source  # the instruction it stopped at, marked
+    assert "YIELD_VALUE" in source
+    namespace: dict = {}
+    exec(source, namespace)
+    with pytest.raises(NotImplementedError, match="could not decompile numbers"):
+        namespace["numbers"](3)  # run, it says so: it never passes for the program
+
+
+# ---- compilescope decompile / run --decompile --------------------------------------------------
+def _functions(text: str) -> list[str]:
+    return [node.name for node in ast.parse(text).body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+
+
+def test_decompile_command_writes_one_readable_file_per_compiled_function(tmp_path: Path) -> None:
+    shutil.copy(BREAKS, tmp_path / "breaks.py")
+    result = run_cli("decompile", "--out", "generated", "breaks.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.count("halfway") == 1  # the program ran once, unchanged, its output its own
+    files = sorted((tmp_path / "generated").glob("*.py"))
+    names = [f.name for f in files]
+    assert names[0] == "01_toy_example.py" and "Wrote 6 .py files to generated/" in result.stderr, result.stderr
+    for path in files:
+        assert path.name in result.stderr
+        ast.parse(path.read_text())  # every file is valid Python
+    toy = (tmp_path / "generated" / "01_toy_example.py").read_text()
+    defined = _functions(toy)
+    # in the order it runs: the function, the guard, Dynamo's code, its graph, the resume functions
+    assert defined[:3] == ["toy_example", "__guard_0_0_for_toy_example", "__transformed_code_0_0_for_toy_example"]
+    assert defined[3].startswith("__compiled_fn_")
+    assert "def toy_example(a, b):\n    x = a / (torch.abs(a) + 1)\n    if b.sum() < 0:\n        b = b * -1\n    return x * b" in toy
+    assert "__guard_hit = __guard_hit and (check_tensor(L['a'], Tensor," in toy
+    # the transformed code calls the graph by the name its class has below, and the resume
+    # functions by the names they are defined under
+    transformed = toy[toy.index("def __transformed_code_0_0_for_toy_example") :]
+    graph = defined[3]
+    assert f"graph_out_0 = {graph}(a, b)" in transformed
+    called = set(re.findall(r"return (__resume_at_\d+_\d+)\(", transformed))
+    assert len(called) == 2
+    compiled = {name for name in called if f"def {name}(" in toy}
+    assert compiled, toy  # at least the side the run took is compiled and written out
+    for name in called - compiled:
+        assert f"# {name} (torch_dynamo_resume_in_toy_example_at_" in toy and "never compiled in this run" in toy
+    for name in compiled:
+        resume = toy[toy.index(f"def {name}(") :]
+        assert "__transformed_code_" in resume and "__guard_" in resume
+    looped = next(f for f in files if "looped" in f.name).read_text()
+    assert "Dynamo generated no code for" in looped and "looped runs as plain Python" in looped
+    forward = next(f for f in files if "forward" in f.name).read_text()
+    assert "compiled again because:" in forward  # the recompile, and why, where it happens
+    assert "(also called as __resume_at_" in forward  # one resume function under two names: written once
+
+
+def test_run_decompile_and_decompile_of_a_saved_session_give_the_same_files(tmp_path: Path) -> None:
+    shutil.copy(BREAKS, tmp_path / "breaks.py")
+    result = run_cli("run", "--decompile", "from-run", "--no-html", "breaks.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Wrote 6 .py files to from-run/" in result.stderr
+    saved = run_cli("decompile", "--out", "from-json", "compilescope-breaks.json", cwd=tmp_path)
+    assert saved.returncode == 0, saved.stderr[-3000:]
+    first = {p.name: p.read_text() for p in (tmp_path / "from-run").glob("*.py")}
+    second = {p.name: p.read_text() for p in (tmp_path / "from-json").glob("*.py")}
+    assert first == second and len(first) == 6
+
+
+def test_decompile_command_refuses_bad_input_clearly(tmp_path: Path) -> None:
+    missing = run_cli("decompile", "nowhere.py", cwd=tmp_path)
+    assert missing.returncode != 0 and "no such script: nowhere.py" in missing.stderr
+    (tmp_path / "taken").write_text("a file")
+    shutil.copy(BREAKS, tmp_path / "breaks.py")
+    clash = run_cli("decompile", "--out", "taken", "breaks.py", cwd=tmp_path)
+    assert clash.returncode != 0 and "it is a file" in clash.stderr
+    (tmp_path / "s.json").write_text('{"schema": "compilescope/1", "frames": []}')
+    extra = run_cli("decompile", "s.json", "--epochs", "1", cwd=tmp_path)
+    assert extra.returncode != 0 and "takes no program arguments" in extra.stderr
+    nothing = run_cli("decompile", "s.json", cwd=tmp_path)
+    assert nothing.returncode == 0 and "compiled nothing" in nothing.stderr
+
+
+# ---- guards as Python ---------------------------------------------------------------------------
+def scaled(n, x):  # noqa: ANN001, ANN201  (at module level: its globals hold torch, as a user's would)
+    return torch.ones(3) * n + x
+
+
+def test_guards_as_python_answer_as_torch_does() -> None:
+    """Where torch's guard helpers are there to call (they live in the compiled program), the
+    guard function compilescope writes gives torch's own answer on the same inputs."""
+    from compilescope.render.pyfiles import guard_function
+
+    torch._dynamo.reset()
+    with compilescope.capture() as session:
+        torch.compile(scaled, backend="eager")(3, 2.5)
+    compile_ = session.frames[0].compiles[0]
+    text = guard_function("guard", compile_.guards, compile_.compile_id)
+    ast.parse(text)
+    manager = torch._dynamo.eval_frame._debug_get_cache_entry_list(scaled.__code__)[0].guard_manager
+    namespace = dict(manager.closure_vars)  # torch's helpers: ___check_obj_id, utils_device, ...
+    exec(text, namespace)
+    G = manager.global_scope["G"]
+    answers = []
+    for n, x in [(3, 2.5), (4, 2.5), (3.0, 2.5), ("3", 2.5), (3, 2), (True, 2.5), (3, 2.5000001)]:
+        frame_locals = {"n": n, "x": x}
+        ours, torchs = namespace["guard"](frame_locals, G), manager.check(frame_locals)
+        assert ours == torchs, (n, x, ours, torchs)
+        answers.append(ours)
+    assert answers.count(True) == 1  # the inputs it was compiled for, and only those
+    assert "___check_obj_id(G['torch']" in text  # the guard on the global `torch` is evaluated too
