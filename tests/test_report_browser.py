@@ -112,6 +112,27 @@ def test_graph_break_report(browser, tmp_path: Path) -> None:
     assert view.page.inner_text("#compile-view .source .hit").endswith("if x.sum().item() > 0:")
     assert "x = x + 1.0" in view.page.inner_text("#compile-view .source")
     view.screenshot("graph-break.png")
+    # Dynamo's code for this version, decompiled, highlighted, its resume function linked
+    compile_ = session.compiles[entry]
+    (called,) = compile_.resume_functions  # the one resume function after the .item() break
+    assert f"After the graph break it calls {called} ({brk.resume_function}" in view.page.inner_text("#compile-view .dynamo-code")
+    def opened(summary: str):  # a lazy section, opened; its content is built on the toggle event
+        details = view.page.locator("#compile-view .dynamo-code details", has=view.page.locator(f"summary:has-text('{summary}')"))
+        details.locator("summary").click()
+        return details.locator("pre")  # waits until it is there
+
+    runs = opened("What Dynamo runs when the guard holds")
+    assert "graph_out_0 = __compiled_fn_" in runs.inner_text() and f"return {called}(" in runs.inner_text()
+    assert runs.locator(".hljs-keyword").count() > 0  # highlighted
+    guard = "__guard_" + compile_.compile_id.replace("/", "_") + "_for_forward"  # 0/0_1: torch restarted the compile once
+    assert opened("The guard as a Python function").inner_text().startswith(f"def {guard}(L, G, **___kwargs_ignored):")
+    whole = opened("The whole file 01_forward.py").inner_text()
+    assert "def forward(self, x):\n    x = x + 1.0\n    if x.sum().item() > 0:" in whole
+    assert f"def {called}(" in whole  # the resume function, under the name the code calls it by
+    view.screenshot("graph-break-dynamo-code.png")
+    view.page.click(f"#compile-view .dynamo-code a:has-text('{brk.resume_function}')")
+    assert f"calls this resume function as {called}" in view.page.inner_text("#compile-view .dynamo-code")
+    view.page.click(f"#nav-compile-{entry}")
     view.page.click(f"#compile-view a:has-text('{brk.resume_function}')")
     assert view.page.inner_text("#compile-view h2").startswith(brk.resume_function)
     assert "continues forward line 9" in view.page.inner_text("#compile-view")

@@ -24,6 +24,7 @@ from typing import Any
 
 from compilescope import __version__
 from compilescope.findings import findings
+from compilescope.render.pyfiles import guard_function, guard_name, python_files
 from compilescope.session.model import Session
 
 _STATIC = Path(__file__).with_name("static")
@@ -50,10 +51,15 @@ def _sha256(text: str) -> str:
 
 
 def report_data(session: Session) -> dict[str, Any]:
+    files = python_files(session)
     return {
         "session": dataclasses.asdict(session),
         "findings": [dataclasses.asdict(f) for f in findings(session)],
         "compilescope": __version__,
+        # Dynamo's code as Python (compilescope decompile's files): per compile, its guard as a
+        # function and the file that shows it
+        "guard_functions": [[guard_function(guard_name(f, c), c.guards, c.compile_id) if c.guards else None for c in f.compiles] for f in session.frames],
+        "python_files": [dataclasses.asdict(item) for item in files],
     }
 
 

@@ -32,6 +32,7 @@ class PyFile:
     name: str  # "01_toy_example.py"
     function: str
     text: str
+    compiles: list[str]  # the compiles it shows, as "function compile_id" (its resume functions' too)
 
 
 def python_files(session: Session) -> list[PyFile]:
@@ -54,7 +55,7 @@ def python_files(session: Session) -> list[PyFile]:
         writer.frame(frame, own)
         number = len(files) + 1
         name = f"{number:02d}_{_UNSAFE.sub('_', frame.name).strip('_') or 'function'}.py"
-        files.append(PyFile(name, frame.name, writer.text()))
+        files.append(PyFile(name, frame.name, writer.text(), writer.shown))
     return files
 
 
@@ -75,6 +76,7 @@ class _Writer:
         self.resumes = resumes
         self.parts: list[str] = []
         self.done: set[str] = set()  # resume functions already written
+        self.shown: list[str] = []
 
     def text(self) -> str:
         return "\n\n".join(self.parts).rstrip() + "\n"
@@ -98,6 +100,7 @@ class _Writer:
 
     def version(self, frame: Frame, compile_: Compile) -> None:
         cid = compile_.compile_id
+        self.shown.append(f"{frame.name} {cid}")
         tag = _UNSAFE.sub("_", cid)
         name = _UNSAFE.sub("_", frame.name)
         heading = f"---- compiled version {cid} of {frame.name}: {compile_.status} ----"
@@ -105,7 +108,7 @@ class _Writer:
             heading += "\ncompiled again because: " + "; ".join(compile_.recompile_reason)
         self.parts.append(_comment(heading))
         if compile_.guards:
-            self.parts.append(guard_function(f"__guard_{tag}_for_{name}", compile_.guards, cid))
+            self.parts.append(guard_function(guard_name(frame, compile_), compile_.guards, cid))
         code = compile_.transformed_code
         if code is not None:
             source = _renamed(code.source, f"__transformed_code_{tag}_for_{name}")
@@ -146,6 +149,10 @@ class _Writer:
             self.parts.append(_comment(f"{global_name} as Dynamo made it (its bytecode, decompiled)") + "\n" + _source(source, first.complete))
         for frame, compile_ in found:
             self.version(frame, compile_)
+
+
+def guard_name(frame: Frame, compile_: Compile) -> str:
+    return f"__guard_{_UNSAFE.sub('_', compile_.compile_id)}_for_{_UNSAFE.sub('_', frame.name)}"
 
 
 def guard_function(name: str, guards: list[Guard], compile_id: str) -> str:

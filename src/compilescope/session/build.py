@@ -406,13 +406,17 @@ class _Builder:
         self.session.decompiled = f"decompiled when the run ended, in {seconds:.2f} s" if isinstance(seconds, (int, float)) else "decompiled"
         # Keyed without the restart attempt ("3/0_1" -> "3/0"): inside the bytecode hook torch
         # still reports attempt 0, and the code comes from the last attempt, the one that held.
-        by_id = {(_without_attempt(c.compile_id), f.name): (f, c) for f in self.session.frames for c in f.compiles}
+        # An id comes back after torch._dynamo.reset(): both lists are in the order the compiles
+        # ran, so each version takes the first compile of its id not yet taken.
+        by_id: dict[tuple[str, str], list[Compile]] = {}
+        for item in self.order:
+            by_id.setdefault((_without_attempt(item.compile.compile_id), item.frame_key[2]), []).append(item.compile)
         for version in data.get("versions") or []:
-            found = by_id.get((_without_attempt(str(version.get("compile_id"))), str(version.get("function"))))
-            if found is None:
+            waiting = by_id.get((_without_attempt(str(version.get("compile_id"))), str(version.get("function")))) or []
+            if not waiting:
                 self.session.skipped.append(f"the code of compiled version {version.get('compile_id')} of {version.get('function')}: the trace has no compile with that id")
                 continue
-            compile_ = found[1]
+            compile_ = waiting.pop(0)
             compile_.transformed_code = _decompiled(version.get("transformed"))
             compile_.original_code = _decompiled(version.get("original"))
             compile_.resume_functions = {str(k): str(v) for k, v in (version.get("resume_functions") or {}).items()}

@@ -501,6 +501,38 @@
       return el("tr", null, el("td", null, n.op), el("td", { "class": "mono" }, n.name), el("td", { "class": "mono" }, n.target || ""), el("td", { "class": "mono" }, n.shape || ""));
     });
   }
+  function decompiledBlock(code) {
+    var parts = [];
+    if (!code.complete) parts.push(el("div", { "class": "finding problem" }, el("div", { "class": "detail" },
+      "The decompiler does not read all of it yet: " + (code.note || "") + ". Its bytecode is shown in the comments, never guessed.")));
+    parts.push(codeBlock(code.source, "python"));
+    return parts;
+  }
+  function dynamoCodeSection(entry) {
+    // Dynamo's code for this version, decompiled (recorded by compilescope run; absent in a
+    // trace from elsewhere), with the resume functions it calls linked.
+    var c = entry.compile, frame = entry.frame;
+    var guard = (data.guard_functions && data.guard_functions[entry.frameIndex]) ? data.guard_functions[entry.frameIndex][entry.indexInFrame] : null;
+    if (!c.transformed_code && !c.original_code) return null;
+    var box = el("div", { "class": "dynamo-code" });
+    add(box, el("h3", null, "Dynamo's code, as Python"));
+    var resumes = Object.keys(c.resume_functions || {});
+    if (resumes.length) add(box, el("p", null, "After the graph break it calls ", resumes.map(function (name, i) {
+      var target = null;
+      for (var k = 0; k < compiles.length && !target; k++) if ((compiles[k].compile.called_as || []).indexOf(name) >= 0) target = compiles[k];
+      return el("span", null, i ? ", " : "", el("code", null, name), " (", target ? compileLink(target) : el("span", { "class": "muted" }, "never compiled: it ran as plain Python"), ")");
+    }), "."));
+    if (c.called_as && c.called_as.length) add(box, el("p", null, "The code before the break calls this resume function as ", el("code", null, c.called_as.join(", ")), "."));
+    if (c.transformed_code) add(box, lazy("What Dynamo runs when the guard holds: its bytecode, decompiled" + (c.transformed_code.complete ? "" : " (partly bytecode)"), function () { return decompiledBlock(c.transformed_code); }));
+    if (c.original_code) add(box, lazy(frame.name + " as Dynamo got it, decompiled" + (c.original_code.complete ? "" : " (partly bytecode)"), function () { return decompiledBlock(c.original_code); }));
+    if (guard) add(box, lazy("The guard as a Python function", function () { return codeBlock(guard, "python"); }));
+    var key = frame.name + " " + c.compile_id;
+    (data.python_files || []).forEach(function (file) {
+      if (file.compiles.indexOf(key) < 0) return;
+      add(box, lazy("The whole file " + file.name + ": " + file.function + " and what torch.compile made of it, in the order it runs (compilescope decompile writes it)", function () { return codeBlock(file.text, "python"); }));
+    });
+    return box;
+  }
   function compileSection(entry) {
     var c = entry.compile, frame = entry.frame;
     var section = el("section", { id: "compile-view" });
@@ -529,6 +561,8 @@
         return el("tr", null, el("td", { "class": "mono" }, g.kind), el("td", null, g.plain), el("td", { "class": "mono" }, g.text));
       }), lazy("torch's guard tree", function () { return el("pre", { "class": "code" }, c.guards_text); })];
     }));
+    var dynamoCode = dynamoCodeSection(entry);
+    if (dynamoCode) add(section, dynamoCode);
     if (c.dynamic.length) add(section, lazy("Dynamic shapes: " + plural(c.dynamic.length, "decision"), function () {
       return rowsTable(["kind", "symbol", "source", "value", "range", "why", "where"], c.dynamic, function (d) {
         return el("tr", null, el("td", null, d.kind), el("td", { "class": "mono" }, d.symbol || ""), el("td", { "class": "mono" }, d.source || ""),
