@@ -108,6 +108,7 @@ class Temporaries:
             prefix += "_"
         self._prefix = prefix
         self._count = 0
+        self._joins = 0
         self.constants: dict[str, Any] = {}  # the objects named by constant()
 
     def constant(self, index: int, value: Any) -> str:
@@ -121,8 +122,11 @@ class Temporaries:
         self._count += 1
         return f"{self._prefix}temp{self._count}"
 
-    def at_depth(self, depth: int) -> str:
-        return f"{self._prefix}stack{depth}"
+    def joined(self) -> str:
+        """A new name for a value several blocks pass to the one they all reach (one per place
+        and depth, so each name has one meaning)."""
+        self._joins += 1
+        return f"{self._prefix}stack{self._joins}"
 
     def owns(self, name: str) -> bool:
         """A temporary (a local of ours); constants' names are not."""
@@ -165,6 +169,8 @@ class BlockReader:
         self._parallel: list[tuple[ast.expr, ast.expr]] = []
         self._parallel_left = 0
         self._upcoming: list[dis.Instruction] = []  # the rest of the block, for the parallel store
+        self._previous = ""  # the instruction before this one (a SWAP before a parallel store)
+        self._parallel_swapped = False
 
     # ---- helpers -------------------------------------------------------------------------------
     def pop(self, instruction: dis.Instruction) -> Any:
@@ -194,11 +200,19 @@ class BlockReader:
             return
         if not self._parallel:
             self._parallel_left = len(waiting) + 1
+            self._parallel_swapped = self._previous in ("SWAP", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "ROT_N")
         self._parallel.append((target, value))
         self._parallel_left -= 1
         if self._parallel_left == 0:
-            targets, values = zip(*self._parallel)
-            self._parallel = []
+            pairs, self._parallel = self._parallel, []
+            targets, values = zip(*pairs)
+            if all(ast.dump(v) == ast.dump(values[0]) for v in values):  # a = b = x: stored left to right
+                self.emit(ast.Assign(targets=list(targets), value=values[0], lineno=0), instruction)
+                return
+            if not self._parallel_swapped:
+                # the values were stored straight off the stack, last first (3.11+ drops the
+                # SWAPs that would store them in order): reversed, they are as written
+                targets, values = targets[::-1], values[::-1]
             self.emit(ast.Assign(targets=[ast.Tuple(elts=list(targets), ctx=ast.Store())], value=ast.Tuple(elts=list(values), ctx=ast.Load()), lineno=0), instruction)
 
     def _parallel_follows(self, value: Any, waiting: list[ast.expr]) -> bool:
@@ -258,27 +272,37 @@ class BlockReader:
             self.spill(len(self.stack) - depth + 1, instruction=instruction)
         self.stack.append(self.stack[-depth])
 
-    def leave(self, height: int, instruction: dis.Instruction | None = None) -> list[ast.expr]:
+    def leave(self, height: int, instruction: dis.Instruction | None = None, names: list[str] | None = None) -> list[Any]:
         """The block ends with values above the bottom `height` entries, for the next block:
-        store them in the temporaries named by their depth, which every block that reaches the
-        next one uses (one assignment, so that values already in such names are read first)."""
+        store them in the names that block expects them in (`names`, when another block reaching
+        it chose them; new ones otherwise), in one assignment, so that values already in such
+        names are read first. Returns the next block's view of them."""
         targets, values = [], []
+        chosen = list(names) if names is not None else None
         for index in range(height, len(self.stack)):
             value = self.stack[index]
             if value is NULL:  # a marker, not a value: it goes on as it is
                 continue
             if not isinstance(value, ast.expr):
                 raise Unsupported(instruction, "a value under construction flows into the next block")
-            name = self.temps.at_depth(index)
+            if chosen is not None:
+                if not chosen:
+                    raise Unsupported(instruction, "blocks reach the same place with different values on the stack")
+                name = chosen.pop(0)
+            else:
+                name = self.temps.joined()
             self.stack[index] = _load(name)
             if isinstance(value, ast.Name) and value.id == name:
                 continue
             targets.append(ast.Name(id=name, ctx=ast.Store()))
             values.append(value)
+        if chosen:
+            raise Unsupported(instruction, "blocks reach the same place with different values on the stack")
         if targets:
             statement = ast.Assign(targets=targets, value=values[0], lineno=0) if len(targets) == 1 else ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=ast.Tuple(elts=values, ctx=ast.Load()), lineno=0)
             self.statements.append(statement)
         return self.stack[height:]
+
 
     def assign(self, instruction: dis.Instruction, target: ast.expr, value: Any) -> None:
         if value is NEXT_ITEM:
@@ -306,6 +330,8 @@ class BlockReader:
         for index, instruction in enumerate(instructions):
             self._upcoming = instructions[index + 1:]
             self.step(instruction)
+            if instruction.opname not in _IGNORED:
+                self._previous = instruction.opname
         self._upcoming = []
 
     def step(self, ins: dis.Instruction) -> None:  # noqa: C901  (one table of opcodes)
@@ -338,10 +364,10 @@ class BlockReader:
         elif op == "STORE_FAST_STORE_FAST":
             first, second = ins.argval
             value, other = self.pop(ins), self.pop(ins)
-            if isinstance(value, ast.expr) and isinstance(other, ast.expr) and _plain(value) and _plain(other) and first in _read_names(other):
-                # `a, b = b, a` on 3.13: one instruction stores both names
-                targets = [ast.Name(id=first, ctx=ast.Store()), ast.Name(id=second, ctx=ast.Store())]
-                self.emit(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=ast.Tuple(elts=[value, other], ctx=ast.Load()), lineno=0), ins)
+            if isinstance(value, ast.expr) and isinstance(other, ast.expr) and _plain(value) and _plain(other) and ast.dump(value) != ast.dump(other):
+                # `a, b = x, y` on 3.13: one instruction stores both names, the last first
+                targets = [ast.Name(id=second, ctx=ast.Store()), ast.Name(id=first, ctx=ast.Store())]
+                self.emit(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=ast.Tuple(elts=[other, value], ctx=ast.Load()), lineno=0), ins)
             else:
                 self.stack.append(other)
                 self._store_name(ins, first, value)

@@ -63,16 +63,24 @@ class Structurer:
 
     def _enter(self, index: int, values: list[Any], instruction: dis.Instruction | None) -> None:
         known = self._entry.setdefault(index, values)
-        if len(known) != len(values):
-            raise Unsupported(instruction, "a block reached with different numbers of values on the stack")
+        if len(known) != len(values) or any(_name(a) != _name(b) for a, b in zip(known, values)):
+            raise Unsupported(instruction, "a block reached with different values on the stack")
+
+    def _names_for(self, index: int, count: int | None = None) -> list[str] | None:
+        """The names the values passed to block `index` go in, when a block reaching it first
+        chose them (the first `count` of them)."""
+        known = self._entry.get(index)
+        if known is None:
+            return None
+        names = [v.id for v in known if isinstance(v, ast.Name)]
+        return names if count is None else names[:count]
 
     def _leave(self, reader: BlockReader, following: int, base: list[Any], instruction: dis.Instruction) -> None:
-        """The block's values left for `following`, in the temporaries it expects them in."""
+        """The block's values left for `following`, in the names it expects them in."""
         if following == EXIT:
             return
-        self._enter(following, reader.leave(len(base), instruction), instruction)
+        self._enter(following, reader.leave(len(base), instruction, self._names_for(following)), instruction)
 
-    # ---- conditions ------------------------------------------------------------------------------
     def _condition_of(self, index: int, reader: BlockReader, base: list[Any]) -> _Condition:
         """The block's own condition, its statements already run by `reader`; the values it
         leaves on the stack are stored for both ways out."""
@@ -84,13 +92,13 @@ class Structurer:
         if fall is None or target is None:
             raise Unsupported(jump, "a branch without two ways out")
         if kind == "kept":  # the value goes on to `target`: test it where it is stored for it
-            left = reader.leave(len(base), jump)
+            left = reader.leave(len(base), jump, self._names_for(target) or self._names_for(fall))
             value = left[-1]
             self._enter(target, left, jump)
             self._enter(fall, left[:-1], jump)
         else:
             value = reader.pop_value(jump)
-            left = reader.leave(len(base), jump)
+            left = reader.leave(len(base), jump, self._names_for(target) or self._names_for(fall))
             self._enter(target, left, jump)
             self._enter(fall, left, jump)
         test = ast.Compare(left=value, ops=[ast.Is()], comparators=[ast.Constant(value=None)]) if kind == "none" else value
@@ -193,7 +201,7 @@ class Structurer:
                 # values below the iterator stay on the stack through the loop: they go in
                 # temporaries first (they were computed before the iterable)
                 iterator = reader.stack.pop()
-                kept = reader.leave(len(base), last)
+                kept = reader.leave(len(base), last, self._names_for(node, len(reader.stack) - len(base)))
                 statements += reader.statements
                 loop_statements, node, extra = self._for_loop(node, iterator.iterable, loop, base + kept)
                 statements += loop_statements
@@ -246,6 +254,10 @@ class Structurer:
     def _note_target(self, reader: BlockReader, loop: _Loop | None) -> None:
         if reader.loop_target is not None and loop is not None:
             self._targets[loop.header] = reader.loop_target
+
+
+def _name(value: Any) -> Any:
+    return value.id if isinstance(value, ast.Name) else value
 
 
 _NOWHERE = -2  # a merge point outside the loop body: the region ends where its paths leave

@@ -65,6 +65,10 @@ def _values_across_blocks(body: list[ast.stmt], temps: Temporaries) -> None:
     index = 0
     while index < len(body):
         statement = body[index]
+        split = _split_parallel(statement, temps)
+        if split:  # `T1, T2 = a, b` into temporaries none of the values reads: one at a time
+            body[index : index + 1] = split
+            statement = body[index]
         target = _assigned_temp(statement, temps)
         if target and index + 1 < len(body):
             following = body[index + 1]
@@ -79,6 +83,18 @@ def _values_across_blocks(body: list[ast.stmt], temps: Temporaries) -> None:
                 body[index] = ast.Assign(targets=[ast.Name(id=yes, ctx=ast.Store())], value=value, lineno=0)
                 continue
         index += 1
+
+
+def _split_parallel(statement: ast.stmt, temps: Temporaries) -> list[ast.stmt] | None:
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Tuple) and isinstance(statement.value, ast.Tuple)):
+        return None
+    targets, values = statement.targets[0].elts, statement.value.elts
+    if len(targets) != len(values) or not all(isinstance(t, ast.Name) and temps.owns(t.id) for t in targets):
+        return None
+    read = {n.id for v in values for n in ast.walk(v) if isinstance(n, ast.Name)}
+    if read & {t.id for t in targets}:  # type: ignore[attr-defined]
+        return None
+    return [ast.Assign(targets=[t], value=v, lineno=0) for t, v in zip(targets, values)]
 
 
 def _assigned_temp(statement: ast.stmt, temps: Temporaries) -> str | None:

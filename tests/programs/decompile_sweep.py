@@ -1,0 +1,108 @@
+"""The decompiler over real code: every function and method of the given modules.
+
+    python decompile_sweep.py OUT.json MODULE [MODULE ...]
+
+Real functions cannot all be called with meaningful arguments, so each is checked by what can be
+checked without calling it: the source is valid Python, and decompiling the function compiled
+again from it gives the same source (a fixed point; a decompiler that drops or reorders
+something rarely reproduces its own output). A function the decompiler refuses is
+"unsupported", with the instruction; it must never crash. Writes per module: counts, the time
+spent, and each function's result.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import re
+import sys
+import time
+import traceback
+import types
+from pathlib import Path
+
+from compilescope.decompiler.expressions import Unsupported
+from compilescope.decompiler.structure import function_source
+
+
+def functions(module: types.ModuleType) -> list[tuple[str, types.CodeType]]:
+    found: dict[int, tuple[str, types.CodeType]] = {}
+
+    def add(name: str, value: object) -> None:
+        value = inspect.unwrap(value) if callable(value) else value
+        code = getattr(value, "__code__", None)
+        if isinstance(code, types.CodeType) and getattr(value, "__module__", None) == module.__name__:
+            found.setdefault(id(code), (name, code))
+
+    for name, value in vars(module).items():
+        if inspect.isclass(value) and value.__module__ == module.__name__:
+            for attribute, member in vars(value).items():
+                if isinstance(member, (staticmethod, classmethod)):
+                    member = member.__func__
+                if isinstance(member, property):
+                    for part in (member.fget, member.fset, member.fdel):
+                        if part is not None:
+                            add(f"{name}.{attribute}", part)
+                    continue
+                add(f"{name}.{attribute}", member)
+        else:
+            add(name, value)
+    return sorted(found.values(), key=lambda item: item[1].co_firstlineno)
+
+
+def recompiled(source: str, name: str) -> types.CodeType:
+    module = compile(source, "<decompiled>", "exec")
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
+
+
+def check(code: types.CodeType) -> str:
+    try:
+        source = function_source(code)
+    except Unsupported as error:
+        return f"unsupported: {error}"
+    except RecursionError:
+        return "unsupported: too deeply nested"
+    except Exception as error:
+        return f"crashed: {type(error).__name__}: {error} {traceback.format_exc(limit=-3)}"
+    rounds = [source]
+    for _ in range(2):
+        try:
+            rounds.append(function_source(recompiled(rounds[-1], code.co_name)))
+        except SyntaxError as error:
+            return f"differs: not valid Python: {error}"
+        except Unsupported as error:
+            return f"differs: its own output is refused: {error}"
+        except Exception as error:
+            return f"crashed: on its own output: {type(error).__name__}: {error}"
+        if _normal(rounds[-1]) == _normal(rounds[-2]):
+            # a temporary of round one is a variable of round two: it may take one more round
+            return "pass" if len(rounds) == 2 else "pass: the same from the second round"
+    return "differs: not a fixed point"
+
+
+def _normal(source: str) -> str:
+    """The source with the decompiler's own names (__temp3, ___stack1) made alike."""
+    return re.sub(r"\b_{2,}(temp|stack|const)\d+\b", "_T_", source)
+
+
+def main() -> None:
+    out, names = sys.argv[1], sys.argv[2:]
+    report = {"python": f"{sys.version_info.major}.{sys.version_info.minor}", "modules": {}}
+    for name in names:
+        module = importlib.import_module(name)
+        results = {}
+        started = time.perf_counter()
+        for qualified, code in functions(module):
+            results[f"{qualified}:{code.co_firstlineno}"] = check(code)
+        elapsed = time.perf_counter() - started
+        counts: dict[str, int] = {}
+        for result in results.values():
+            key = result.split(":", 1)[0]
+            counts[key] = counts.get(key, 0) + 1
+        report["modules"][name] = {"counts": counts, "seconds": elapsed, "functions": results}
+    Path(out).write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
