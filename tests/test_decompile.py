@@ -54,6 +54,8 @@ def test_straight_line_functions_round_trip(version: str) -> None:
     loops = functions["for_loops"]["source"]
     assert "            if item > limit:\n                break" in loops
     assert "for cell in row:" in loops and "return (total, count, 'found')" in loops
+    assert "    while a > 0 and a % 7:\n        a -= 2" in functions["while_condition"]["source"]
+    assert "while i < n:" in functions["while_loop"]["source"]
     conditions = functions["conditions"]["source"]
     for written in ("if a and b and c:", "if not a or c:", "if a is None:", "if b is not None and b > 1:"):
         assert written in conditions

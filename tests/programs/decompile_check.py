@@ -215,6 +215,64 @@ def value_across_blocks(a, b):
     return a or b
 
 
+def while_loop(n):
+    i = 0
+    total = 0
+    while i < n:
+        i += 1
+        if i % 3 == 0:
+            continue
+        if total > 20:
+            break
+        total += i
+    return total, i
+
+
+def while_true(items):
+    items = list(items)
+    seen = []
+    while True:
+        x = items.pop()
+        if x is None:
+            break
+        seen.append(x)
+    return seen, items
+
+
+def while_else(n, stop):
+    found = None
+    while n > 0:
+        n -= 1
+        if n == stop:
+            found = n
+            break
+    else:
+        found = -1
+    return found, n
+
+
+def while_condition(a):
+    steps = 0
+    while a > 0 and a % 7:
+        a -= 2
+        steps += 1
+    return a, steps
+
+
+def loops_nested(rows):
+    out = []
+    for row in rows:
+        j = 0
+        while j < len(row):
+            if row[j] < 0:
+                break
+            out.append(row[j] * 2)
+            j += 1
+        else:
+            out.append("done")
+    return out
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -229,6 +287,11 @@ CASES = [
     (simple_loop, (4,)), (value_across_blocks, (0, 5)),
     *[(for_loops, (items, limit)) for items in ([], [1, None, 3], [1, 20, 3], [5, 5]) for limit in (5, 10)],
     *[(for_else_break, (items,)) for items in ([], [1, 2], [1, -2, -3])],
+    *[(while_loop, (n,)) for n in (0, 1, 5, 30)],
+    *[(while_true, (items,)) for items in ([None], [None, 1, 2], [3, None, 4])],
+    *[(while_else, (n, stop)) for n in (0, 3, 6) for stop in (2, 10)],
+    *[(while_condition, (a,)) for a in (-1, 0, 7, 20, 23)],
+    *[(loops_nested, (rows,)) for rows in ([], [[1, 2], [3, -1, 4]], [[-1], []])],
 ]
 
 

@@ -72,7 +72,7 @@ def check(code: types.CodeType) -> str:
         except SyntaxError as error:
             return f"differs: not valid Python: {error}"
         except Unsupported as error:
-            return f"differs: its own output is refused: {error}"
+            return f"unchecked: the decompiled source is valid, but decompiling it again is refused: {error}"
         except Exception as error:
             return f"crashed: on its own output: {type(error).__name__}: {error}"
         if _normal(rounds[-1]) == _normal(rounds[-2]):

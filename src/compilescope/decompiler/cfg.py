@@ -140,6 +140,10 @@ def build(code: CodeType) -> Graph:
             if start < block.end and block.start < end:
                 add_edge(block, target, "exception")
 
+    return _analysed(code, blocks)
+
+
+def _analysed(code: CodeType, blocks: list[Block]) -> Graph:
     dominators = _immediate_dominators(blocks)
     loops: dict[int, set[int]] = {}
     for block in blocks:
@@ -147,6 +151,48 @@ def build(code: CodeType) -> Graph:
             if kind != "exception" and block.index in dominators and _dominates(dominators, successor, block.index):
                 loops.setdefault(successor, {successor}).update(_natural_loop(blocks, successor, block.index))
     return Graph(code=code, blocks=blocks, dominators=dominators, loops=loops)
+
+
+def redirected(graph: Graph, replace: dict[int, int]) -> Graph:
+    """The same graph with every edge into a block of `replace` going to its replacement
+    instead (blocks that do exactly the same thing), and dominators and loops found again."""
+    for block in graph.blocks:
+        block.successors = [(replace.get(s, s), kind) for s, kind in block.successors]
+        block.predecessors = []
+    for block in graph.blocks:
+        for successor, _ in block.successors:
+            if block.index not in graph.blocks[successor].predecessors:
+                graph.blocks[successor].predecessors.append(block.index)
+    return _analysed(graph.code, graph.blocks)
+
+
+def needs_entry_stack(block: Block) -> bool:
+    """Whether the block takes values from the stack that it did not push itself."""
+    depth = 0
+    for instruction in block.instructions:
+        try:
+            effect = dis.stack_effect(instruction.opcode, instruction.arg, jump=False) if instruction.opcode >= dis.HAVE_ARGUMENT else dis.stack_effect(instruction.opcode)
+        except ValueError:
+            return True
+        pops = _pops(instruction)
+        if depth - pops < 0:
+            return True
+        depth += effect
+    return False
+
+
+def _pops(instruction: dis.Instruction) -> int:
+    """A lower bound of what the instruction pops: enough to see a block reach below its start."""
+    name = instruction.opname
+    if name.startswith(("LOAD_", "PUSH_NULL", "NOP", "RESUME", "KW_NAMES", "EXTENDED_ARG", "PRECALL", "CACHE", "JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_ABSOLUTE", "COPY_FREE_VARS", "MAKE_CELL")):
+        return 1 if name in ("LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR") else 0
+    if name in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE", "POP_TOP", "STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF", "UNARY_NOT", "UNARY_NEGATIVE", "UNARY_INVERT", "TO_BOOL", "GET_ITER", "RETURN_VALUE"):
+        return 1
+    if name in ("COMPARE_OP", "BINARY_OP", "BINARY_SUBSCR", "IS_OP", "CONTAINS_OP", "STORE_ATTR") or name.startswith(("BINARY_", "INPLACE_")):
+        return 2
+    if name in ("COPY", "SWAP"):
+        return instruction.arg or 1
+    return max(0, -dis.stack_effect(instruction.opcode, instruction.arg if instruction.opcode >= dis.HAVE_ARGUMENT else None))
 
 
 def _immediate_dominators(blocks: list[Block]) -> dict[int, int]:

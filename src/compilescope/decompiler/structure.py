@@ -20,7 +20,7 @@ from types import CodeType
 from typing import Any
 
 from compilescope.decompiler import cfg
-from compilescope.decompiler.tidy import tidy
+from compilescope.decompiler.tidy import negate, tidy
 from compilescope.decompiler.expressions import LOOP_DONE, NEXT_ITEM, BlockReader, LoopIterator, Temporaries, Unsupported, _arguments
 
 EXIT = -1  # the virtual block every return and raise leads to
@@ -48,7 +48,7 @@ class _Condition:
 class Structurer:
     def __init__(self, code: CodeType) -> None:
         self.code = code
-        self.graph = cfg.build(code)
+        self.graph = _without_repeated_conditions(cfg.build(code))
         if any(kind == "exception" for block in self.graph.blocks for _, kind in block.successors):
             raise Unsupported(None, "try, with and other exception handling are not decompiled yet")
         self.post_dominators = _immediate_post_dominators(self.graph)
@@ -139,7 +139,7 @@ class Structurer:
                 return condition
 
     # ---- regions ---------------------------------------------------------------------------------
-    def region(self, start: int, stop: int, loop: _Loop | None = None, base: list[Any] | None = None, first: list[Any] | None = None) -> list[ast.stmt]:
+    def region(self, start: int, stop: int, loop: _Loop | None = None, base: list[Any] | None = None, first: list[Any] | None = None, entering: bool = False) -> list[ast.stmt]:
         """The statements from block `start` up to block `stop`. Inside a loop, reaching its
         header is `continue` and reaching the block after it is `break`. `base` is what stays on
         the stack throughout (the iterators of enclosing for loops); `first` what the first block
@@ -149,18 +149,22 @@ class Structurer:
         node = start
         if first is not None:
             self._entry[start] = list(first)
+        # entering: `start` is the header of `loop`, run as the loop's first block (not `continue`)
         while node not in (stop, EXIT):
-            if loop is not None and node == loop.header:
+            if loop is not None and node == loop.header and not entering:
                 statements.append(ast.Continue())
                 break
+            entering = False
             if loop is not None and node == loop.after:
                 statements.append(ast.Break())
                 break
             block = self.graph.blocks[node]
             reader = self._reader(node, base)
             last = block.last
-            if node in self.graph.loops:
-                raise Unsupported(block.instructions[0], "a loop that is not a for loop (while loops are not decompiled yet)")
+            if node in self.graph.loops and not (loop is not None and loop.header == node):
+                loop_statements, node = self._while_loop(node, loop, base)
+                statements += loop_statements
+                continue
             if last.opname in _CONDITIONAL:
                 reader.run(block.instructions[:-1])
                 self._note_target(reader, loop)
@@ -251,6 +255,36 @@ class Structurer:
         statement = ast.For(target=target, iter=iterable, body=statements or [ast.Pass()], orelse=orelse, type_comment=None, lineno=0)
         return [statement], following, extra
 
+    def _while_loop(self, header: int, outer: _Loop | None, base: list[Any]) -> tuple[list[ast.stmt], int]:
+        """A loop that is not a for loop: `while True:` around its blocks, reaching the header
+        again is `continue` and leaving it `break`; tidy writes `while c:` where the condition is
+        tested first or last (3.11+ tests it before the loop and again at its end)."""
+        block = self.graph.blocks[header]
+        if block.last.opname == "FOR_ITER" or self._entry.get(header):
+            raise Unsupported(block.instructions[0], "a loop entered with values on the stack")
+        body = self.graph.loops[header]
+        exits = {s for b in body for s, k in self.graph.blocks[b].successors if k != "exception" and s not in body}
+        after = None
+        if exits:
+            after = _common_post_dominator(exits, self.post_dominators)
+        if exits and after is None:
+            # 3.10+ copies a short ending (`return x`) to each way out of a loop: the copies end
+            # the function where they are, so the loop's own exit is the one that continues
+            ending = {e for e in exits if self.graph.blocks[e].last.opname in cfg.TERMINATORS}
+            rest = exits - ending
+            natural = {s for s, k in block.successors if k != "exception" and s in exits}
+            if len(rest) == 1:
+                after = rest.pop()
+            elif not rest and len(natural) == 1:
+                after = natural.pop()
+            else:
+                raise Unsupported(block.instructions[0], "a loop left for several places that never meet")
+        loop = _Loop(header, body, after, kind="while")
+        statements = self.region(header, _NOWHERE, loop, base, entering=True)
+        while statements and isinstance(statements[-1], ast.Continue):
+            statements.pop()
+        return [ast.While(test=ast.Constant(value=True), body=statements or [ast.Pass()], orelse=[])], (after if after is not None else EXIT)
+
     def _note_target(self, reader: BlockReader, loop: _Loop | None) -> None:
         if reader.loop_target is not None and loop is not None:
             self._targets[loop.header] = reader.loop_target
@@ -268,6 +302,141 @@ class _Loop:
     header: int
     body: set[int]
     after: int | None  # where `break` goes, when it goes past the loop's else
+    kind: str = "for"
+
+
+def _without_repeated_conditions(graph: cfg.Graph) -> cfg.Graph:
+    """`while c:` tests c before the loop and again at its end (3.10+), where the test ends the
+    loop body's last block. Where a block ends with exactly the code of an earlier block that
+    only tests a condition, branching to the same places, running that block instead is exactly
+    the same: the later block is cut before its copy and continues into the first test. So a
+    `continue` (a jump to the first test) and the loop's back edge form one loop, as written."""
+    for _ in range(len(graph.blocks)):  # a merge can make two more tests alike: until none is
+        merged = _merge_repeated_conditions(graph)
+        if merged is None:
+            return graph
+        graph = merged
+    return graph
+
+
+def _merge_repeated_conditions(graph: cfg.Graph) -> cfg.Graph | None:
+    """One pass: the first pair of conditional blocks that end with the same test (same code,
+    same ways out) share one block for it; the graph analysed again, or None if no pair."""
+    shapes = {b.index: _test_shape(b, graph) for b in graph.blocks}
+    for later in graph.blocks:
+        shape = shapes[later.index]
+        if shape is None or cfg.needs_entry_stack(later):
+            continue
+        for earlier in graph.blocks[: later.index]:
+            other = shapes[earlier.index]
+            if other is None or other[1] != shape[1] or cfg.needs_entry_stack(earlier):
+                continue
+            length = _common_suffix(other[0], shape[0])
+            while length > 0:
+                cut_early = _instruction_index(earlier, len(other[0]) - length)
+                cut_late = _instruction_index(later, len(shape[0]) - length)
+                if _stack_depth(earlier.instructions[:cut_early]) == 0 and _stack_depth(later.instructions[:cut_late]) == 0:
+                    break
+                length -= 1
+            if length == 0:
+                continue
+            test = _split(graph, earlier, cut_early) if cut_early else earlier.index
+            if cut_late == 0:
+                return cfg.redirected(graph, {later.index: test})
+            later.instructions = later.instructions[:cut_late]
+            later.end = later.instructions[-1].offset + 2
+            later.successors = [(test, "fall"), *[(s, k) for s, k in later.successors if k == "exception"]]
+            return cfg.redirected(graph, {})
+    return None
+
+
+def _common_suffix(first: tuple[Any, ...], second: tuple[Any, ...]) -> int:
+    length = 0
+    while length < min(len(first), len(second)) and first[-1 - length] == second[-1 - length]:
+        length += 1
+    return length
+
+
+def _split(graph: cfg.Graph, block: cfg.Block, cut: int) -> int:
+    """Cut `block` before its instruction `cut`: the rest becomes a new block it falls into."""
+    rest = cfg.Block(index=len(graph.blocks), start=block.instructions[cut].offset, instructions=block.instructions[cut:], end=block.end)
+    rest.successors = list(block.successors)
+    block.instructions = block.instructions[:cut]
+    block.end = rest.start
+    block.successors = [(rest.index, "fall"), *[(s, k) for s, k in rest.successors if k == "exception"]]
+    graph.blocks.append(rest)
+    return rest.index
+
+
+def _test_shape(block: cfg.Block, graph: cfg.Graph) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+    if block.index not in graph.reachable or block.last.opname not in _CONDITIONAL:
+        return None
+    taken_when, kind = _CONDITIONAL[block.last.opname]
+    fall = next((s for s, k in block.successors if k == "fall"), None)
+    jump = next((s for s, k in block.successors if k == "jump"), None)
+    if fall is None or jump is None or kind == "kept":
+        return None
+    when_true, when_false = (jump, fall) if taken_when else (fall, jump)
+    when_true, when_false = _through_jumps(graph, when_true), _through_jumps(graph, when_false)
+    body = tuple((i.opname, repr(i.argval)) for i in block.instructions[:-1] if i.opname not in _NO_EFFECT)
+    exceptions = tuple(sorted(s for s, k in block.successors if k == "exception"))
+    return body, (kind, when_true, when_false, exceptions)
+
+
+_NO_EFFECT = frozenset({"NOP", "RESUME", "EXTENDED_ARG", "CACHE"})
+
+
+def _through_jumps(graph: cfg.Graph, index: int) -> int:
+    """Where control really goes from block `index`: past blocks that only jump (3.12+ puts a
+    loop's back edge in a block of its own)."""
+    for _ in range(len(graph.blocks)):
+        block = graph.blocks[index]
+        real = [i for i in block.instructions if i.opname not in _NO_EFFECT]
+        if len(real) != 1 or real[0].opname not in cfg.UNCONDITIONAL:
+            return index
+        index = next(s for s, k in block.successors if k == "jump")
+    return index
+
+
+def _instruction_index(block: cfg.Block, counted: int) -> int:
+    """The index in the block of its `counted`-th instruction that does something."""
+    seen = 0
+    for index, instruction in enumerate(block.instructions):
+        if instruction.opname in _NO_EFFECT:
+            continue
+        if seen == counted:
+            return index
+        seen += 1
+    return len(block.instructions)
+
+
+def _stack_depth(instructions: list[dis.Instruction]) -> int | None:
+    """The stack depth after `instructions` run from an empty stack; None if it is not known."""
+    depth = 0
+    for instruction in instructions:
+        try:
+            depth += dis.stack_effect(instruction.opcode, instruction.arg if instruction.opcode >= dis.HAVE_ARGUMENT else None, jump=False)
+        except ValueError:
+            return None
+        if depth < 0:
+            return None
+    return depth
+
+
+def _common_post_dominator(nodes: set[int], post_dominators: dict[int, int]) -> int | None:
+    """The first block every one of `nodes` leads to (one of them, or where their paths meet)."""
+    def chain(node: int) -> list[int]:
+        seen = [node]
+        while node in post_dominators and post_dominators[node] != node:
+            node = post_dominators[node]
+            seen.append(node)
+        return seen
+
+    chains = [chain(n) for n in sorted(nodes)]
+    for candidate in chains[0]:
+        if candidate != EXIT and all(candidate in c for c in chains[1:]):
+            return candidate
+    return None
 
 
 def _joined(first: _Condition, second: _Condition, side: str) -> _Condition | None:
@@ -306,17 +475,6 @@ def _if(test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt]) -> list[as
 
 def _leaves(statements: list[ast.stmt]) -> bool:
     return isinstance(statements[-1], (ast.Return, ast.Raise, ast.Break, ast.Continue))
-
-
-def negate(test: ast.expr) -> ast.expr:
-    """`not test`, written plainly where that means exactly the same: `not not x` is x only as a
-    truth value, which is how a condition is used; `is`/`in` have exact opposites."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return test.operand
-    opposite = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in opposite:
-        return ast.Compare(left=test.left, ops=[opposite[type(test.ops[0])]()], comparators=test.comparators)
-    return ast.UnaryOp(op=ast.Not(), operand=test)
 
 
 def _bool(kind: type, left: ast.expr, right: ast.expr) -> ast.expr:

@@ -44,6 +44,7 @@ class _Names:
 def tidy(statements: list[ast.stmt], code: CodeType, temps: Temporaries) -> list[ast.stmt]:
     names = _Names(code, temps)
     _walk_bodies(statements, lambda body: _values_across_blocks(body, temps))
+    _walk_bodies(statements, _while_conditions)
     for _ in range(50):  # each round puts back at least one temporary; stop when none moves
         loads = Counter(n.id for n in _all_nodes(statements) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
         stores = Counter(n.id for n in _all_nodes(statements) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
@@ -117,6 +118,59 @@ def _short_circuit(first: ast.expr, target: str, following: ast.stmt, temps: Tem
     kind = ast.Or if negated else ast.And
     values = [*first.values] if isinstance(first, ast.BoolOp) and isinstance(first.op, kind) else [first]
     return ast.BoolOp(op=kind(), values=[*values, second])
+
+
+# ---- while loops -----------------------------------------------------------------------------------
+def _while_conditions(body: list[ast.stmt]) -> None:
+    """`while True:` with the loop's condition where the bytecode tests it, as written:
+    `while True: if not c: break ...` -> `while c: ...`, and 3.11+'s inverted loop
+    `if c: while True: ...; if not c: break` -> `while c: ...` (the same tests, in the same order)."""
+    for index, statement in enumerate(body):
+        if isinstance(statement, ast.If) and len(statement.body) == 1 and isinstance(statement.body[0], ast.While):
+            _break_when_not(statement.body[0].body)
+        if isinstance(statement, ast.While):
+            _break_when_not(statement.body)
+        if isinstance(statement, ast.While) and _is_true(statement.test) and not statement.orelse:
+            first = statement.body[0]
+            if _breaks_when(first) is not None and len(statement.body) > 1:
+                statement.test = negate(_breaks_when(first))  # type: ignore[arg-type]
+                statement.body = statement.body[1:]
+        if isinstance(statement, ast.If) and not statement.orelse and len(statement.body) == 1:
+            loop = statement.body[0]
+            if isinstance(loop, ast.While) and _is_true(loop.test) and not loop.orelse and len(loop.body) > 1:
+                last = _breaks_when(loop.body[-1])
+                if last is not None and ast.dump(last) == ast.dump(negate(statement.test)):
+                    body[index] = ast.While(test=statement.test, body=loop.body[:-1], orelse=[])
+
+
+def _break_when_not(loop_body: list[ast.stmt]) -> None:
+    """A loop body ending `if c: continue` then `break` is `if not c: break` (then on)."""
+    if len(loop_body) >= 2 and isinstance(loop_body[-1], ast.Break):
+        last = loop_body[-2]
+        if isinstance(last, ast.If) and not last.orelse and len(last.body) == 1 and isinstance(last.body[0], ast.Continue):
+            loop_body[-2:] = [ast.If(test=negate(last.test), body=[ast.Break()], orelse=[])]
+
+
+def _breaks_when(statement: ast.stmt) -> ast.expr | None:
+    if isinstance(statement, ast.If) and not statement.orelse and len(statement.body) == 1 and isinstance(statement.body[0], ast.Break):
+        return statement.test
+    return None
+
+
+def _is_true(test: ast.expr) -> bool:
+    return isinstance(test, ast.Constant) and test.value is True
+
+
+def negate(test: ast.expr) -> ast.expr:
+    """`not test`, written plainly where that means exactly the same: `not not x` is x only as a
+    truth value, which is how a condition is used; `is`/`in` have exact opposites."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return test.operand
+    opposite = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in opposite:
+        return ast.Compare(left=test.left, ops=[opposite[type(test.ops[0])]()], comparators=test.comparators)
+    return ast.UnaryOp(op=ast.Not(), operand=test)
+
 
 
 # ---- putting temporaries back --------------------------------------------------------------------
