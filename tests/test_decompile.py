@@ -56,6 +56,9 @@ def test_straight_line_functions_round_trip(version: str) -> None:
     assert "for cell in row:" in loops and "return (total, count, 'found')" in loops
     assert "    while a > 0 and a % 7:\n        a -= 2" in functions["while_condition"]["source"]
     assert "while i < n:" in functions["while_loop"]["source"]
+    assert "    assert a, 'a is needed'\n    assert b > a\n" in functions["asserts"]["source"]
+    assert "sent = (yield (i * 2))" in functions["generator"]["source"] or "sent = yield (i * 2)" in functions["generator"]["source"]
+    assert "from collections import OrderedDict as OD" in functions["imports"]["source"]
     conditions = functions["conditions"]["source"]
     for written in ("if a and b and c:", "if not a or c:", "if a is None:", "if b is not None and b > 1:"):
         assert written in conditions

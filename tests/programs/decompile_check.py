@@ -4,6 +4,7 @@ Run by tests/test_decompile.py with each Python 3.10-3.13 (stdlib only, PYTHONPA
 Prints JSON: per function, "pass", "differs: ..." or "unsupported: ...", and the source."""
 
 import copy
+import inspect
 import json
 import math
 import sys
@@ -273,6 +274,38 @@ def loops_nested(rows):
     return out
 
 
+def generator(n):
+    total = 0
+    for i in range(n):
+        sent = yield i * 2
+        if sent:
+            total += sent
+            yield -sent
+    return total
+
+
+def never_yields(n):
+    if n > 100:
+        return n
+    return -n
+    yield n
+
+
+def asserts(a, b):
+    assert a, "a is needed"
+    assert b > a
+    return b - a
+
+
+def imports(x):
+    import math
+    import os.path
+    import json as j
+    import xml.dom as dom
+    from collections import OrderedDict as OD, deque
+    return math.floor(x), os.path.basename("/a/b"), j.dumps([x]), dom.__name__, OD(a=1), deque([x])
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -292,14 +325,33 @@ CASES = [
     *[(while_else, (n, stop)) for n in (0, 3, 6) for stop in (2, 10)],
     *[(while_condition, (a,)) for a in (-1, 0, 7, 20, 23)],
     *[(loops_nested, (rows,)) for rows in ([], [[1, 2], [3, -1, 4]], [[-1], []])],
+    *[(generator, (n,)) for n in (0, 1, 4)],
+    *[(never_yields, (n,)) for n in (1, 200)],
+    *[(asserts, (a, b)) for a, b in ((0, 1), (1, 0), (1, 5))],
+    (imports, (2.5,)),
 ]
 
 
 def _call(function, args, kwargs):
     try:
-        return repr(function(*copy.deepcopy(args), **kwargs))
+        result = function(*copy.deepcopy(args), **kwargs)
+        if inspect.isgenerator(result):  # a generator: what it yields, and what sending gives
+            return repr(_drive(result))
+        return repr(result)
     except Exception as error:  # the same exception is the same result
         return f"raised {type(error).__name__}: {error}"
+
+
+def _drive(generator):
+    """Everything a generator yields when sent 0, 1, 2, ... (its first next() sends None)."""
+    out = []
+    try:
+        out.append(next(generator))
+        for sent in range(50):
+            out.append(generator.send(sent))
+    except StopIteration as stop:
+        out.append(("returned", stop.value))
+    return out
 
 
 def main() -> None:

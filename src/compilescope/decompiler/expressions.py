@@ -56,6 +56,30 @@ NEXT_ITEM = _LoopMarker("the loop's next item")  # what FOR_ITER pushes for the 
 LOOP_DONE = _LoopMarker("an exhausted loop")  # what FOR_ITER leaves for 3.12+'s END_FOR
 
 
+class _Generator:
+    """What RETURN_GENERATOR leaves for the POP_TOP after it (3.11+): nothing of the user's."""
+
+
+GENERATOR = _Generator()
+
+
+@dataclass
+class _Import:
+    """IMPORT_NAME's module, until it is stored (`import a`) or names are taken from it."""
+
+    module: str
+    level: int
+    fromlist: tuple[str, ...] | None
+
+
+@dataclass
+class _ImportedName:
+    """IMPORT_FROM: one name of a module, until it is stored (`from m import a as b`)."""
+
+    source: _Import
+    name: str
+
+
 @dataclass
 class _InPlace:
     """`x += y` before its store: the store decides whether it is an augmented assignment."""
@@ -146,7 +170,9 @@ def _writable(value: Any) -> bool:
 
 def _written(statement: ast.stmt) -> frozenset[str]:
     """The plain names a statement binds or deletes."""
-    return frozenset(n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)))
+    names = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    names |= {a.asname or a.name.split(".")[0] for n in ast.walk(statement) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    return frozenset(names)
 
 
 def _load(name: str) -> ast.expr:
@@ -180,6 +206,12 @@ class BlockReader:
 
     def pop_value(self, instruction: dis.Instruction) -> ast.expr:
         value = self.pop(instruction)
+        if not isinstance(value, ast.expr):
+            raise Unsupported(instruction, f"expected a value on the stack, found {type(value).__name__}")
+        return value
+
+    @staticmethod
+    def _value(value: Any, instruction: dis.Instruction) -> ast.expr:
         if not isinstance(value, ast.expr):
             raise Unsupported(instruction, f"expected a value on the stack, found {type(value).__name__}")
         return value
@@ -304,7 +336,37 @@ class BlockReader:
         return self.stack[height:]
 
 
+    def _import(self, instruction: dis.Instruction, target: ast.expr, value: Any) -> bool:
+        """A store of an imported module or name: the import statement. False if not one."""
+        if not isinstance(value, (_Import, _ImportedName)):
+            return False
+        if not isinstance(target, ast.Name):
+            raise Unsupported(instruction, "an import stored in something that is not a name")
+        stored = target.id
+        if isinstance(value, _Import):
+            if value.fromlist is not None or value.level:
+                raise Unsupported(instruction, "a module imported with names, stored whole")
+            if "." in value.module and stored == value.module.split(".")[0]:
+                alias = ast.alias(name=value.module)  # import a.b binds a
+            elif "." in value.module:
+                raise Unsupported(instruction, "a dotted import stored under another name")
+            else:
+                alias = ast.alias(name=value.module, asname=None if stored == value.module else stored)
+            self.emit(ast.Import(names=[alias]), instruction)
+            return True
+        source = value.source
+        if source.fromlist is None:  # import a.b as c: IMPORT_FROM b of a.b
+            if not source.module.endswith("." + value.name):
+                raise Unsupported(instruction, "an attribute of a module taken while importing it")
+            self.emit(ast.Import(names=[ast.alias(name=source.module, asname=stored)]), instruction)
+            return True
+        alias = ast.alias(name=value.name, asname=None if stored == value.name else stored)
+        self.emit(ast.ImportFrom(module=source.module or None, names=[alias], level=source.level), instruction)
+        return True
+
     def assign(self, instruction: dis.Instruction, target: ast.expr, value: Any) -> None:
+        if self._import(instruction, target, value):
+            return
         if value is NEXT_ITEM:
             self.loop_target = target
             return
@@ -483,11 +545,24 @@ class BlockReader:
             elif self._kw_names:
                 names, self._kw_names = self._kw_names, ()
             args = self.pop_values(ins, ins.argval)
-            callable_ = self.pop(ins)
-            if callable_ is NULL:
+            if op in ("CALL", "CALL_KW") and sys.version_info >= (3, 13):
+                # [callable, self or NULL, args...]
+                bound = self.pop(ins)
                 callable_ = self.pop(ins)
-            elif self.stack and self.stack[-1] is NULL:
-                self.stack.pop()
+                if bound is not NULL:
+                    args = [self._value(bound, ins), *args]
+            elif op == "CALL":
+                # 3.11, 3.12: [NULL, callable, args...] or [callable, self, args...]
+                top = self.pop(ins)
+                below = self.pop(ins)
+                if below is NULL:
+                    callable_ = top
+                else:
+                    callable_, args = below, [self._value(top, ins), *args]
+            else:  # 3.10: [callable, args...]; CALL_METHOD: [NULL, method, args...] as we keep it
+                callable_ = self.pop(ins)
+                if self.stack and self.stack[-1] is NULL:
+                    self.stack.pop()
             if not isinstance(callable_, ast.expr):
                 raise Unsupported(ins, "calling something that is not a value")
             positional = args[: len(args) - len(names)]
@@ -509,6 +584,30 @@ class BlockReader:
             self.stack.append(ast.Tuple(elts=value.elts if isinstance(value, ast.List) else [ast.Starred(value=value, ctx=ast.Load())], ctx=ast.Load()))
         elif op in ("LIST_APPEND", "SET_ADD", "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE", "DICT_MERGE", "MAP_ADD"):
             self._add_to_container(ins)
+        elif op == "GEN_START":  # 3.10: a generator's start; nothing of the user's
+            pass
+        elif op == "RETURN_GENERATOR":
+            self.stack.append(GENERATOR)
+        elif op == "YIELD_VALUE":
+            self.stack.append(ast.Yield(value=self.pop_value(ins)))
+        elif op == "LOAD_ASSERTION_ERROR":
+            error = ast.Name(id="AssertionError", ctx=ast.Load())
+            error.compilescope_assert = True  # type: ignore[attr-defined]  # tidy writes `assert`
+            self.stack.append(error)
+        elif op == "IMPORT_NAME":
+            fromlist = self.pop_value(ins)
+            level = self.pop_value(ins)
+            if not isinstance(fromlist, ast.Constant) or not isinstance(level, ast.Constant):
+                raise Unsupported(ins, "an import whose level or names are not constants")
+            names = tuple(fromlist.value) if fromlist.value is not None else None
+            if names == ("*",):
+                raise Unsupported(ins, "import *")
+            self.stack.append(_Import(str(ins.argval), int(level.value), names))
+        elif op == "IMPORT_FROM":
+            source = self.stack[-1] if self.stack else None
+            if not isinstance(source, _Import):
+                raise Unsupported(ins, "IMPORT_FROM without the module below it")
+            self.stack.append(_ImportedName(source, str(ins.argval)))
         elif op == "GET_ITER":
             self.stack.append(LoopIterator(self.pop_value(ins)))
         elif op == "END_FOR":  # 3.12 pops the iterator and what FOR_ITER left; 3.13 only the latter
@@ -541,6 +640,8 @@ class BlockReader:
                 self.emit(ast.Expr(value=value), ins)
             elif isinstance(value, LoopIterator):
                 pass  # leaving a for loop (break, return): its iterator goes
+            elif value is GENERATOR or isinstance(value, _Import):
+                pass  # a generator's start; a module whose names were imported
             elif value is not NULL:
                 raise Unsupported(ins, "discarded a value under construction")
         elif op == "RAISE_VARARGS":

@@ -48,12 +48,15 @@ class _Condition:
 class Structurer:
     def __init__(self, code: CodeType) -> None:
         self.code = code
-        self.graph = _without_repeated_conditions(cfg.build(code))
+        if code.co_flags & (_CO_COROUTINE | _CO_ITERABLE_COROUTINE | _CO_ASYNC_GENERATOR):
+            raise Unsupported(None, "async functions are not decompiled yet")
+        self.graph = _without_repeated_conditions(_without_generator_wrapper(cfg.build(code)))
         if any(kind == "exception" for block in self.graph.blocks for _, kind in block.successors):
             raise Unsupported(None, "try, with and other exception handling are not decompiled yet")
         self.post_dominators = _immediate_post_dominators(self.graph)
         self._targets: dict[int, ast.expr] = {}  # loop header -> what its item is stored in
         self.temps = Temporaries(code)
+        self._open_loops: list[int] = []  # headers of the loops being written, outermost first
         # block -> the values it finds on the stack above the enclosing loops' iterators: the
         # temporaries its predecessors left them in (or the markers of a loop's item and end)
         self._entry: dict[int, list[Any]] = {}
@@ -161,6 +164,8 @@ class Structurer:
             block = self.graph.blocks[node]
             reader = self._reader(node, base)
             last = block.last
+            if node in self._open_loops and not (loop is not None and loop.header == node):
+                raise Unsupported(block.instructions[0], "a jump from an inner loop to the start of an outer one")
             if node in self.graph.loops and not (loop is not None and loop.header == node):
                 loop_statements, node = self._while_loop(node, loop, base)
                 statements += loop_statements
@@ -238,7 +243,11 @@ class Structurer:
         after = afters.pop() if afters else None
         loop = _Loop(header, body, after)
         inner = [*base, LoopIterator(iterable)]
-        statements = self.region(body_start, header, loop, inner, [NEXT_ITEM])
+        self._open_loops.append(header)
+        try:
+            statements = self.region(body_start, header, loop, inner, [NEXT_ITEM])
+        finally:
+            self._open_loops.pop()
         target = self._targets.get(header)
         if target is None:
             raise Unsupported(block.last, "the loop's item is not stored in a name")
@@ -280,7 +289,11 @@ class Structurer:
             else:
                 raise Unsupported(block.instructions[0], "a loop left for several places that never meet")
         loop = _Loop(header, body, after, kind="while")
-        statements = self.region(header, _NOWHERE, loop, base, entering=True)
+        self._open_loops.append(header)
+        try:
+            statements = self.region(header, _NOWHERE, loop, base, entering=True)
+        finally:
+            self._open_loops.pop()
         while statements and isinstance(statements[-1], ast.Continue):
             statements.pop()
         return [ast.While(test=ast.Constant(value=True), body=statements or [ast.Pass()], orelse=[])], (after if after is not None else EXIT)
@@ -303,6 +316,23 @@ class _Loop:
     body: set[int]
     after: int | None  # where `break` goes, when it goes past the loop's else
     kind: str = "for"
+
+
+_CO_GENERATOR, _CO_COROUTINE, _CO_ITERABLE_COROUTINE, _CO_ASYNC_GENERATOR = 0x20, 0x80, 0x100, 0x200
+
+
+def _without_generator_wrapper(graph: cfg.Graph) -> cfg.Graph:
+    """3.12+ wraps a generator's body in a handler that turns a StopIteration escaping it into a
+    RuntimeError (PEP 479): Python adds it to every generator, so it is not the user's `try`."""
+    wrappers = {
+        b.index for b in graph.blocks
+        if [(i.opname, i.argrepr) for i in b.instructions if i.opname not in ("NOP", "CACHE")][:1] == [("CALL_INTRINSIC_1", "INTRINSIC_STOPITERATION_ERROR")]
+    }
+    if not wrappers:
+        return graph
+    for block in graph.blocks:
+        block.successors = [(s, k) for s, k in block.successors if not (k == "exception" and s in wrappers)]
+    return cfg.redirected(graph, {})
 
 
 def _without_repeated_conditions(graph: cfg.Graph) -> cfg.Graph:
@@ -464,7 +494,7 @@ def _if(test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt]) -> list[as
     if common:
         tail = body[len(body) - common:]
         return [*_if(test, body[: len(body) - common], orelse[: len(orelse) - common]), *tail]
-    if orelse and _leaves(orelse) and len(orelse) < len(body):
+    if orelse and _leaves(orelse) and (len(orelse) < len(body) or (len(orelse) == len(body) and isinstance(orelse[-1], ast.Raise))):
         return [ast.If(test=negate(test), body=orelse, orelse=[]), *body]
     if body and _leaves(body):
         return [ast.If(test=test, body=body, orelse=[]), *orelse]
@@ -505,6 +535,9 @@ def function_source(code: CodeType, defaults: tuple[Any, ...] | None = None, kwd
     # The `return None` Python adds at the end of a function is not the user's.
     if len(body) > 1 and _returns_none(body[-1]):
         body = body[:-1]
+    # A generator whose yields are all unreachable is still a generator: say so, as Python does.
+    if code.co_flags & _CO_GENERATOR and not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in body for n in ast.walk(s)):
+        body = [*body, ast.If(test=ast.Constant(value=False), body=[ast.Expr(value=ast.Yield(value=None))], orelse=[])]
     # A free variable the function assigns is the enclosing function's: `nonlocal`.
     rebound = sorted({i.argval for i in dis.get_instructions(code) if i.opname in ("STORE_DEREF", "DELETE_DEREF") and i.argval in code.co_freevars})
     if rebound:

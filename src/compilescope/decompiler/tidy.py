@@ -45,6 +45,7 @@ def tidy(statements: list[ast.stmt], code: CodeType, temps: Temporaries) -> list
     names = _Names(code, temps)
     _walk_bodies(statements, lambda body: _values_across_blocks(body, temps))
     _walk_bodies(statements, _while_conditions)
+    _walk_bodies(statements, _asserts)
     for _ in range(50):  # each round puts back at least one temporary; stop when none moves
         loads = Counter(n.id for n in _all_nodes(statements) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
         stores = Counter(n.id for n in _all_nodes(statements) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
@@ -118,6 +119,21 @@ def _short_circuit(first: ast.expr, target: str, following: ast.stmt, temps: Tem
     kind = ast.Or if negated else ast.And
     values = [*first.values] if isinstance(first, ast.BoolOp) and isinstance(first.op, kind) else [first]
     return ast.BoolOp(op=kind(), values=[*values, second])
+
+
+# ---- assert ------------------------------------------------------------------------------------------
+def _asserts(body: list[ast.stmt]) -> None:
+    """`if not c: raise AssertionError(m)` with the AssertionError LOAD_ASSERTION_ERROR loads
+    (the builtin, whatever the name means here) is `assert c, m`."""
+    for index, statement in enumerate(body):
+        if not (isinstance(statement, ast.If) and not statement.orelse and len(statement.body) == 1 and isinstance(statement.body[0], ast.Raise)):
+            continue
+        raised = statement.body[0].exc
+        message = None
+        if isinstance(raised, ast.Call) and len(raised.args) == 1 and not raised.keywords:
+            raised, message = raised.func, raised.args[0]
+        if getattr(raised, "compilescope_assert", False) and statement.body[0].cause is None:  # type: ignore[union-attr]
+            body[index] = ast.Assert(test=negate(statement.test), msg=message)
 
 
 # ---- while loops -----------------------------------------------------------------------------------
