@@ -45,7 +45,7 @@ def test_straight_line_functions_round_trip(version: str) -> None:
     # readable: what a person would have written
     assert "a += b" in functions["augmented"]["source"]
     assert "f'{name}={value!r} {value:>8.2f}" in functions["fstrings"]["source"]
-    assert "def keyword_only(a, *, scale, shift):" in functions["keyword_only"]["source"]
+    assert "def keyword_only(a, *, scale, shift=0):" in functions["keyword_only"]["source"]
     assert "elif x < 0:" in functions["branches"]["source"]
     # a swap, stored one name at a time by 3.11+, comes back as one parallel assignment
     assert re.search(r"^    \(?a, b\)? = \(b, a\)$", functions["swap"]["source"], re.M), functions["swap"]["source"]
@@ -59,6 +59,12 @@ def test_straight_line_functions_round_trip(version: str) -> None:
     assert "    assert a, 'a is needed'\n    assert b > a\n" in functions["asserts"]["source"]
     assert "sent = (yield (i * 2))" in functions["generator"]["source"] or "sent = yield (i * 2)" in functions["generator"]["source"]
     assert "from collections import OrderedDict as OD" in functions["imports"]["source"]
+    written = functions["comprehensions"]["source"]
+    for comprehension in ("a = [x * 2 for x in y if x > 1]", "{k: v * scale for ", "(x + scale for x in y)", "d = [i * j for i in y for j in y if i != j]", "odd_squares = [i * i for i in range(len(y)) if i % 2]"):
+        assert comprehension in written, written
+    nested = functions["nested_functions"]["source"]
+    for part in ("key = lambda item, k=1: -item if item > k else item", "    def inner(v, *, w=3):", "    @functools.lru_cache(maxsize=None)\n    def cached(n):", "        nonlocal counter\n        counter += by"):
+        assert part in nested, nested
     conditions = functions["conditions"]["source"]
     for written in ("if a and b and c:", "if not a or c:", "if a is None:", "if b is not None and b > 1:"):
         assert written in conditions

@@ -4,6 +4,7 @@ Run by tests/test_decompile.py with each Python 3.10-3.13 (stdlib only, PYTHONPA
 Prints JSON: per function, "pass", "differs: ..." or "unsupported: ...", and the source."""
 
 import copy
+import functools
 import inspect
 import json
 import math
@@ -306,6 +307,39 @@ def imports(x):
     return math.floor(x), os.path.basename("/a/b"), j.dumps([x]), dom.__name__, OD(a=1), deque([x])
 
 
+def comprehensions(y, z, scale=2):
+    x = "outer"  # a comprehension's variable is its own: this x survives it
+    a = [x * 2 for x in y if x > 1]
+    b = {k: v * scale for k, v in z.items()}
+    c = list(x + scale for x in y)
+    d = [i * j for i in y for j in y if i != j]
+    e = {x % 3 for x in y}
+    odd_squares = [i * i for i in range(len(y)) if i % 2]  # depyf once wrote this as (i % 2).append(i * i)
+    return a, b, c, d, sorted(e), odd_squares, x
+
+
+def nested_functions(values, scale=2):
+    key = lambda item, k=1: -item if item > k else item
+
+    def inner(v, *, w=3):
+        return v * scale + w
+
+    @functools.lru_cache(maxsize=None)
+    def cached(n):
+        return n * scale
+
+    counter = 0
+
+    def bump(by=1):
+        nonlocal counter
+        counter += by
+        return counter
+
+    bump()
+    bump(5)
+    return sorted(values, key=key), inner(2), cached(3), counter, list(map(lambda v: v * scale, values))
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -329,6 +363,8 @@ CASES = [
     *[(never_yields, (n,)) for n in (1, 200)],
     *[(asserts, (a, b)) for a, b in ((0, 1), (1, 0), (1, 5))],
     (imports, (2.5,)),
+    *[(comprehensions, (y, z)) for y, z in (([], {}), ([1, 2, 3], {"a": 1}), ([5, 0, 2, 2], {"q": 2, "r": 3}))],
+    *[(nested_functions, (values,)) for values in ([], [3, -1, 0, 2])],
 ]
 
 
@@ -363,7 +399,7 @@ def main() -> None:
         name = function.__name__
         if name not in sources:
             try:
-                sources[name] = function_source(function.__code__)
+                sources[name] = function_source(function.__code__, function.__defaults__, function.__kwdefaults__)
             except Unsupported as error:
                 sources[name] = error
         source = sources[name]

@@ -81,6 +81,45 @@ class _ImportedName:
 
 
 @dataclass
+class _Code:
+    """LOAD_CONST of a code object, until MAKE_FUNCTION makes it a function."""
+
+    code: CodeType
+
+
+class _Function(ast.expr):
+    """A function made by MAKE_FUNCTION from a nested `def`, until it is stored (`def f`),
+    decorated and stored, or used some other way (refused: a def is a statement)."""
+
+    _fields = ()
+
+    def __init__(self, code: CodeType, defaults: list[ast.expr], kwdefaults: dict[str, ast.expr]) -> None:
+        super().__init__()
+        self.code = code
+        self.defaults = defaults
+        self.kwdefaults = kwdefaults
+
+
+@dataclass
+class _Comprehension:
+    """A comprehension's own function (3.10, 3.11; generator expressions on every version),
+    until it is called with its first iterable."""
+
+    code: CodeType
+
+
+_COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+
+
+@dataclass
+class Saved:
+    """LOAD_FAST_AND_CLEAR (3.12+ inlined comprehensions): the outer value of a name the
+    comprehension uses, put back when it ends. Its presence marks the loop as a comprehension."""
+
+    name: str
+
+
+@dataclass
 class _InPlace:
     """`x += y` before its store: the store decides whether it is an augmented assignment."""
 
@@ -155,6 +194,12 @@ class Temporaries:
     def owns(self, name: str) -> bool:
         """A temporary (a local of ours); constants' names are not."""
         return name.startswith((self._prefix + "temp", self._prefix + "stack"))
+
+
+def _holds_function(value: Any) -> bool:
+    while isinstance(value, ast.Call) and len(value.args) == 1:
+        value = value.args[0]
+    return isinstance(value, _Function)
 
 
 def _writable(value: Any) -> bool:
@@ -254,6 +299,8 @@ class BlockReader:
         return len(following) == len(waiting) and all(i.opname in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF") for i in following)
 
     def emit(self, statement: ast.stmt, instruction: dis.Instruction | None = None) -> None:
+        if not isinstance(statement, ast.FunctionDef) and any(isinstance(n, _Function) for n in ast.walk(statement)):
+            raise Unsupported(instruction, "a nested function used without a name (a def is a statement)")
         # A value still on the stack was computed before this statement, but as source it would
         # be evaluated after it, unless it is first stored in a temporary.
         self.spill(len(self.stack), _written(statement), instruction)
@@ -313,7 +360,7 @@ class BlockReader:
         chosen = list(names) if names is not None else None
         for index in range(height, len(self.stack)):
             value = self.stack[index]
-            if value is NULL:  # a marker, not a value: it goes on as it is
+            if value is NULL or isinstance(value, Saved):  # markers, not values: they go on as they are
                 continue
             if not isinstance(value, ast.expr):
                 raise Unsupported(instruction, "a value under construction flows into the next block")
@@ -365,7 +412,21 @@ class BlockReader:
         return True
 
     def assign(self, instruction: dis.Instruction, target: ast.expr, value: Any) -> None:
+        if isinstance(value, Saved):  # a comprehension's variable put back: the comprehension's scope did it
+            if not (isinstance(target, ast.Name) and target.id == value.name):
+                raise Unsupported(instruction, "a comprehension's saved variable stored elsewhere")
+            return
         if self._import(instruction, target, value):
+            return
+        decorators: list[ast.expr] = []
+        inner = value
+        while isinstance(inner, ast.Call) and len(inner.args) == 1 and not inner.keywords and _holds_function(inner.args[0]):
+            decorators.append(inner.func)
+            inner = inner.args[0]
+        if isinstance(inner, _Function):
+            if not isinstance(target, ast.Name):
+                raise Unsupported(instruction, "a nested function stored in something that is not a name")
+            self.emit(self._definition(inner, decorators, target.id, instruction), instruction)
             return
         if value is NEXT_ITEM:
             self.loop_target = target
@@ -404,7 +465,8 @@ class BlockReader:
             raise Unsupported(ins, "a parallel assignment interrupted before all its names were stored")
         if op == "LOAD_CONST":
             if isinstance(ins.argval, CodeType):
-                raise Unsupported(ins, "nested functions, lambdas and classes are not decompiled yet")
+                self.stack.append(_Code(ins.argval))
+                return
             if _writable(ins.argval):
                 self.stack.append(ast.Constant(value=ins.argval))
             else:  # an object put in the code (Dynamo does: torch.device(...)): named, not guessed
@@ -544,6 +606,15 @@ class BlockReader:
                 names = constant.value
             elif self._kw_names:
                 names, self._kw_names = self._kw_names, ()
+            if ins.argval in (0, 1) and len(self.stack) >= 2 and isinstance(self.stack[-2], _Comprehension) and not names:
+                # a comprehension's function called with its first iterable: [f(x) for x in it]
+                from compilescope.decompiler.structure import comprehension
+
+                iterator = self.stack.pop()
+                made = self.stack.pop()
+                iterable = iterator.iterable if isinstance(iterator, LoopIterator) else self._value(iterator, ins)
+                self.stack.append(comprehension(made.code, iterable))
+                return
             args = self.pop_values(ins, ins.argval)
             if op in ("CALL", "CALL_KW") and sys.version_info >= (3, 13):
                 # [callable, self or NULL, args...]
@@ -584,6 +655,16 @@ class BlockReader:
             self.stack.append(ast.Tuple(elts=value.elts if isinstance(value, ast.List) else [ast.Starred(value=value, ctx=ast.Load())], ctx=ast.Load()))
         elif op in ("LIST_APPEND", "SET_ADD", "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE", "DICT_MERGE", "MAP_ADD"):
             self._add_to_container(ins)
+        elif op == "MAKE_FUNCTION":
+            self._make_function(ins)
+        elif op == "SET_FUNCTION_ATTRIBUTE":  # 3.13: [value, function]
+            function = self.pop(ins)
+            value = self.pop(ins)
+            self.stack.append(self._with_attribute(function, ins.arg or 0, value, ins))
+        elif op == "LOAD_FAST_AND_CLEAR":
+            self.stack.append(Saved(ins.argval))
+        elif op == "LOAD_CLOSURE":  # the cell of a variable a nested function reads
+            self.stack.append(_load(ins.argval))
         elif op == "GEN_START":  # 3.10: a generator's start; nothing of the user's
             pass
         elif op == "RETURN_GENERATOR":
@@ -700,6 +781,72 @@ class BlockReader:
                 self.emit(ast.Expr(value=ast.Call(func=ast.Attribute(value=target, attr=method, ctx=ast.Load()), args=[value], keywords=[])), ins)
                 return
         raise Unsupported(ins, f"{op} onto something that is not a container being built")
+
+    def _make_function(self, ins: dis.Instruction) -> None:
+        if sys.version_info < (3, 11):
+            self.pop(ins)  # the qualified name
+        code = self.pop(ins)
+        if not isinstance(code, _Code):
+            raise Unsupported(ins, "MAKE_FUNCTION of something that is not a code object")
+        function: Any = self._function(code.code, ins)
+        flags = (ins.arg or 0) if sys.version_info < (3, 13) else 0
+        for flag in (0x08, 0x04, 0x02, 0x01):  # pushed in the reverse order
+            if flags & flag:
+                function = self._with_attribute(function, flag, self.pop(ins), ins)
+        self.stack.append(function)
+
+    def _function(self, code: CodeType, ins: dis.Instruction) -> Any:
+        if code.co_flags & 0x80 or code.co_flags & 0x200 or code.co_flags & 0x100:
+            raise Unsupported(ins, "async functions are not decompiled yet")
+        if code.co_name in _COMPREHENSIONS:
+            return _Comprehension(code)
+        if code.co_name == "<lambda>":  # an expression: it can go anywhere a value goes
+            from compilescope.decompiler.structure import lambda_of
+
+            return lambda_of(code)
+        return _Function(code, [], {})
+
+    @staticmethod
+    def _with_attribute(function: Any, flag: int, value: Any, ins: dis.Instruction) -> Any:
+        if flag == 0x08:  # the closure: the cells are the enclosing function's own names
+            return function
+        if flag == 0x04:
+            raise Unsupported(ins, "annotations of a nested function are not decompiled yet")
+        if not isinstance(function, (_Function, ast.Lambda)):
+            raise Unsupported(ins, "defaults for something that is not a nested function")
+        if flag == 0x01:
+            if isinstance(value, ast.Tuple):
+                defaults = list(value.elts)
+            elif isinstance(value, ast.Constant) and isinstance(value.value, tuple):
+                defaults = [ast.Constant(value=v) for v in value.value]
+            else:
+                raise Unsupported(ins, "defaults that are not a tuple")
+            if isinstance(function, ast.Lambda):
+                function.args.defaults = defaults
+            else:
+                function.defaults = defaults
+            return function
+        if flag == 0x02:
+            if not isinstance(value, ast.Dict) or not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
+                raise Unsupported(ins, "keyword defaults that are not a dict of names")
+            kwdefaults = {k.value: v for k, v in zip(value.keys, value.values)}  # type: ignore[union-attr]
+            if isinstance(function, ast.Lambda):
+                function.args.kw_defaults = [kwdefaults.get(a.arg) for a in function.args.kwonlyargs]
+            else:
+                function.kwdefaults = kwdefaults
+            return function
+        raise Unsupported(ins, f"function attribute {flag}")
+
+    def _definition(self, function: _Function, decorators: list[ast.expr], name: str, ins: dis.Instruction) -> ast.stmt:
+        from compilescope.decompiler.structure import nested_function
+
+        if function.code.co_name != name:
+            raise Unsupported(ins, f"a nested function {function.code.co_name} stored as {name}")
+        definition = nested_function(function.code)
+        definition.args.defaults = function.defaults
+        definition.args.kw_defaults = [function.kwdefaults.get(a.arg) for a in definition.args.kwonlyargs]
+        definition.decorator_list = decorators
+        return definition
 
     def _call_with_unpacking(self, ins: dis.Instruction) -> None:
         """`f(*args, **kwargs)`: CALL_FUNCTION_EX with the positional arguments as one sequence

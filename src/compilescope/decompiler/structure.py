@@ -21,7 +21,7 @@ from typing import Any
 
 from compilescope.decompiler import cfg
 from compilescope.decompiler.tidy import negate, tidy
-from compilescope.decompiler.expressions import LOOP_DONE, NEXT_ITEM, BlockReader, LoopIterator, Temporaries, Unsupported, _arguments
+from compilescope.decompiler.expressions import LOOP_DONE, NEXT_ITEM, BlockReader, LoopIterator, Saved, Temporaries, Unsupported, _arguments
 
 EXIT = -1  # the virtual block every return and raise leads to
 
@@ -206,6 +206,11 @@ class Structurer:
                 node = EXIT
                 continue
             node = next((s for s, k in block.successors if k == "fall"), EXIT)
+            iterates = node in self.graph.loops and self.graph.blocks[node].last.opname == "FOR_ITER"
+            if len(reader.stack) > len(base) and iterates and isinstance(reader.stack[-1], ast.expr):
+                # FOR_ITER over a value that already is an iterator (a comprehension's `.0`):
+                # iter() of an iterator is itself, so `for x in it` does the same
+                reader.stack[-1] = LoopIterator(reader.stack[-1])
             if len(reader.stack) > len(base) and isinstance(reader.stack[-1], LoopIterator) and node in self.graph.loops:
                 # values below the iterator stay on the stack through the loop: they go in
                 # temporaries first (they were computed before the iterable)
@@ -213,7 +218,10 @@ class Structurer:
                 kept = reader.leave(len(base), last, self._names_for(node, len(reader.stack) - len(base)))
                 statements += reader.statements
                 loop_statements, node, extra = self._for_loop(node, iterator.iterable, loop, base + kept)
-                statements += loop_statements
+                if any(isinstance(v, Saved) for v in kept):  # 3.12+: an inlined comprehension
+                    statements[-1:] = [_inlined_comprehension(statements[-1] if statements else None, loop_statements)]
+                else:
+                    statements += loop_statements
                 self._entry[node] = kept + extra
                 continue
             self._leave(reader, node, base, last)
@@ -324,15 +332,37 @@ _CO_GENERATOR, _CO_COROUTINE, _CO_ITERABLE_COROUTINE, _CO_ASYNC_GENERATOR = 0x20
 def _without_generator_wrapper(graph: cfg.Graph) -> cfg.Graph:
     """3.12+ wraps a generator's body in a handler that turns a StopIteration escaping it into a
     RuntimeError (PEP 479): Python adds it to every generator, so it is not the user's `try`."""
-    wrappers = {
-        b.index for b in graph.blocks
-        if [(i.opname, i.argrepr) for i in b.instructions if i.opname not in ("NOP", "CACHE")][:1] == [("CALL_INTRINSIC_1", "INTRINSIC_STOPITERATION_ERROR")]
-    }
+    wrappers = {b.index for b in graph.blocks if _implicit_handler(b)}
     if not wrappers:
         return graph
     for block in graph.blocks:
         block.successors = [(s, k) for s, k in block.successors if not (k == "exception" and s in wrappers)]
+    graph = cfg.redirected(graph, {})
+    # The ranges those handlers covered split blocks that are one straight line: join them again.
+    for block in graph.blocks:
+        while len(block.successors) == 1 and block.successors[0][1] == "fall":
+            following = graph.blocks[block.successors[0][0]]
+            if following.predecessors != [block.index] or following.index in graph.loops or following.index == block.index:
+                break
+            block.instructions = block.instructions + following.instructions
+            block.end = following.end
+            block.successors = following.successors
+            for successor, _ in block.successors:  # they are now reached from this block
+                after = graph.blocks[successor].predecessors
+                after[:] = [block.index if p == following.index else p for p in after]
+            following.successors = []
+            following.predecessors = []
     return cfg.redirected(graph, {})
+
+
+def _implicit_handler(block: cfg.Block) -> bool:
+    """A handler Python adds that is not the user's `try`: a generator's StopIteration guard
+    (3.12+), and an inlined comprehension's cleanup, which puts its saved variables back before
+    re-raising (3.12+: the comprehension's own scope does that in the source)."""
+    real = [i for i in block.instructions if i.opname not in ("NOP", "CACHE")]
+    if real[:1] and (real[0].opname, real[0].argrepr) == ("CALL_INTRINSIC_1", "INTRINSIC_STOPITERATION_ERROR"):
+        return True
+    return len(real) > 1 and real[-1].opname == "RERAISE" and all(i.opname in ("SWAP", "POP_TOP", "STORE_FAST") for i in real[:-1])
 
 
 def _without_repeated_conditions(graph: cfg.Graph) -> cfg.Graph:
@@ -530,6 +560,18 @@ def function_source(code: CodeType, defaults: tuple[Any, ...] | None = None, kwd
     """Source for a function: `def f(...): ...`, with the default values given where each is a
     plain literal (they live on the function object, not in its code). Raises Unsupported where
     it cannot say."""
+    function, temps = function_def(code)
+    _add_defaults(function.args, defaults, kwdefaults)
+    text = ast.unparse(ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[]))) + "\n"
+    if temps.constants:  # objects in the code that no literal writes: named, shown here
+        notes = [f"# {name} is the code's constant {_short_repr(value)} (an object no literal writes)" for name, value in temps.constants.items()]
+        text = "\n".join(notes) + "\n" + text
+    return text
+
+
+def function_def(code: CodeType) -> tuple[ast.FunctionDef, Temporaries]:
+    """The function as an `ast.FunctionDef` (no defaults: they are not in the code), and the
+    temporaries it uses."""
     structurer = Structurer(code)
     body = tidy(structurer.region(0, EXIT), code, structurer.temps) or [ast.Pass()]
     # The `return None` Python adds at the end of a function is not the user's.
@@ -542,16 +584,125 @@ def function_source(code: CodeType, defaults: tuple[Any, ...] | None = None, kwd
     rebound = sorted({i.argval for i in dis.get_instructions(code) if i.opname in ("STORE_DEREF", "DELETE_DEREF") and i.argval in code.co_freevars})
     if rebound:
         body = [ast.Nonlocal(names=rebound), *body]
-    arguments = _arguments(code)
-    _add_defaults(arguments, defaults, kwdefaults)
-    function = ast.FunctionDef(name=function_name(code), args=arguments, body=body, decorator_list=[], returns=None, type_comment=None, lineno=1)
+    function = ast.FunctionDef(name=function_name(code), args=_arguments(code), body=body, decorator_list=[], returns=None, type_comment=None, lineno=1)
     if sys.version_info >= (3, 12):
         function.type_params = []
-    text = ast.unparse(ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[]))) + "\n"
-    if structurer.temps.constants:  # objects in the code that no literal writes: named, shown here
-        notes = [f"# {name} is the code's constant {_short_repr(value)} (an object no literal writes)" for name, value in structurer.temps.constants.items()]
-        text = "\n".join(notes) + "\n" + text
-    return text
+    return function, structurer.temps
+
+
+def nested_function(code: CodeType) -> ast.FunctionDef:
+    """A function defined inside the one being decompiled (its body, decompiled the same way)."""
+    function, temps = function_def(code)
+    if temps.constants:
+        raise Unsupported(None, f"{code.co_name} holds constants no literal writes")
+    return function
+
+
+def _inlined_comprehension(made: ast.stmt | None, loop: list[ast.stmt]) -> ast.stmt:
+    """3.12+ runs a comprehension in the function's own frame: `T = []` (the empty list the
+    loop fills, in its temporary), then the loop. As written: `T = [e for x in it ...]`."""
+    kinds = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
+    if not (isinstance(made, ast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], ast.Name) and type(made.value) in kinds and len(loop) == 1 and isinstance(loop[0], ast.For)):
+        raise Unsupported(None, "an inlined comprehension of a shape not decompiled yet")
+    empty = made.value
+    if (isinstance(empty, ast.Dict) and empty.keys) or (not isinstance(empty, ast.Dict) and empty.elts):  # type: ignore[attr-defined]
+        raise Unsupported(None, "an inlined comprehension of a shape not decompiled yet")
+    kind = kinds[type(empty)]
+    result = made.targets[0].id
+    return ast.Assign(targets=made.targets, value=_comprehension_of(kind, loop[0], result, None), lineno=0)
+
+
+def _comprehension_of(kind: str, statement: ast.stmt | None, result: str | None, iterable: ast.expr | None) -> ast.expr:
+    """The comprehension a loop (or loops) that only adds to `result` writes; `iterable`
+    replaces the first `for`'s when given (a comprehension's own function iterates `.0`)."""
+    generators: list[ast.comprehension] = []
+    while True:
+        if isinstance(statement, ast.For) and not statement.orelse and len(statement.body) >= 1:
+            generators.append(ast.comprehension(target=statement.target, iter=statement.iter, ifs=[], is_async=0))
+            body = list(statement.body)
+        elif isinstance(statement, ast.If) and generators and not statement.orelse:
+            generators[-1].ifs.append(statement.test)
+            body = list(statement.body)
+        else:
+            break
+        # `if not c: continue` then the rest is `if c` around the rest
+        while len(body) > 1 and isinstance(body[0], ast.If) and not body[0].orelse and len(body[0].body) == 1 and isinstance(body[0].body[0], ast.Continue):
+            generators[-1].ifs.append(negate(body[0].test))
+            body = body[1:]
+        if len(body) != 1:
+            raise Unsupported(None, f"a {kind} of a shape not decompiled yet")
+        statement = body[0]
+    element = _element(kind, statement, result)
+    if not generators or element is None:
+        raise Unsupported(None, f"a {kind} of a shape not decompiled yet")
+    if result is not None and any(isinstance(n, ast.Name) and n.id == result for g in generators for n in ast.walk(g)):
+        raise Unsupported(None, f"a {kind} that reads what it builds")
+    if any(isinstance(n, ast.Name) and n.id == result for e in element for n in ast.walk(e)):
+        raise Unsupported(None, f"a {kind} that reads what it builds")
+    if iterable is not None:
+        if not (isinstance(generators[0].iter, ast.Name) and generators[0].iter.id == ".0"):
+            raise Unsupported(None, f"a {kind} of a shape not decompiled yet")
+        generators[0].iter = iterable
+    if kind == "<listcomp>":
+        return ast.ListComp(elt=element[0], generators=generators)
+    if kind == "<setcomp>":
+        return ast.SetComp(elt=element[0], generators=generators)
+    if kind == "<dictcomp>":
+        return ast.DictComp(key=element[0], value=element[1], generators=generators)
+    return ast.GeneratorExp(elt=element[0], generators=generators)
+
+
+def comprehension(code: CodeType, iterable: ast.expr) -> ast.expr:
+    """A list/set/dict comprehension or generator expression from its own code object (3.10,
+    3.11; generator expressions on every version), called with the first `for`'s iterable."""
+    kind = code.co_name
+    body = nested_function(code).body
+    if body and _returns_none(body[-1]):
+        body = body[:-1]
+    result = None
+    if kind in ("<listcomp>", "<setcomp>", "<dictcomp>"):
+        if len(body) != 3 or not isinstance(body[0], ast.Assign) or not isinstance(body[2], ast.Return):
+            raise Unsupported(None, f"a {kind} of a shape not decompiled yet")
+        made = body[0].targets[0]
+        if not (isinstance(made, ast.Name) and isinstance(body[2].value, ast.Name) and body[2].value.id == made.id):
+            raise Unsupported(None, f"a {kind} of a shape not decompiled yet")
+        result, body = made.id, body[1:2]
+    if len(body) != 1:
+        raise Unsupported(None, f"a {kind} of a shape not decompiled yet")
+    return _comprehension_of(kind, body[0], result, iterable)
+
+
+def _element(kind: str, statement: ast.stmt | None, result: str | None) -> tuple[ast.expr, ...] | None:
+    """What one step of the comprehension adds: `result.append(e)`, `.add(e)`, `result[k] = v`,
+    `yield e`."""
+    if kind == "<genexpr>":
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Yield) and statement.value.value is not None:
+            return (statement.value.value,)
+        return None
+    if kind == "<dictcomp>":
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Subscript):
+            target = statement.targets[0]
+            if isinstance(target.value, ast.Name) and target.value.id == result:
+                return (target.slice, statement.value)
+        return None
+    method = "append" if kind == "<listcomp>" else "add"
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        call = statement.value
+        if isinstance(call.func, ast.Attribute) and call.func.attr == method and isinstance(call.func.value, ast.Name) and call.func.value.id == result and len(call.args) == 1 and not call.keywords:
+            return (call.args[0],)
+    return None
+
+
+def lambda_of(code: CodeType) -> ast.expr:
+    """`lambda args: e`: the body must be one expression (a conditional one comes back as
+    `if c: return a` then `return b`)."""
+    function = nested_function(code)
+    body = function.body
+    if len(body) == 2 and isinstance(body[0], ast.If) and not body[0].orelse and len(body[0].body) == 1 and isinstance(body[0].body[0], ast.Return) and isinstance(body[1], ast.Return):
+        body = [ast.Return(value=ast.IfExp(test=body[0].test, body=body[0].body[0].value, orelse=body[1].value))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        raise Unsupported(None, "a lambda whose body is not one expression")
+    return ast.Lambda(args=function.args, body=body[0].value)
 
 
 def _short_repr(value: Any) -> str:
