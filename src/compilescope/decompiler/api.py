@@ -72,6 +72,9 @@ def decompile_code(code: CodeType, function: Any = None) -> Decompiled:
     except RecursionError:
         note = "this function is nested too deeply for the decompiler"
         return Decompiled(_annotated(code, Unsupported(None, note)), False, note, time.perf_counter() - started)
+    except Exception as error:  # a bug of ours: still the bytecode, never a crash of the caller
+        note = f"the decompiler failed ({type(error).__name__}: {error}); please report it"
+        return Decompiled(_annotated(code, Unsupported(None, note)), False, note, time.perf_counter() - started)
 
 
 def decompile(target: Any) -> str:

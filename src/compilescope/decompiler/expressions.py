@@ -196,6 +196,16 @@ class Temporaries:
         return name.startswith((self._prefix + "temp", self._prefix + "stack"))
 
 
+def _stored(value: ast.expr, instruction: dis.Instruction | None) -> ast.expr:
+    """A value as the right side of an assignment: a formatted part of an f-string on its own is
+    f"{x}" (a str, as BUILD_STRING needs); a slice has no expression of its own."""
+    if isinstance(value, ast.FormattedValue):
+        return ast.JoinedStr(values=[value])
+    if isinstance(value, ast.Slice):
+        raise Unsupported(instruction, "a slice kept on the stack across statements")
+    return value
+
+
 def _holds_function(value: Any) -> bool:
     while isinstance(value, ast.Call) and len(value.args) == 1:
         value = value.args[0]
@@ -333,7 +343,7 @@ class BlockReader:
             if not isinstance(value, ast.expr):
                 raise Unsupported(instruction, "a value under construction is still waiting on the stack across this statement")
             name = self.temps.new()
-            self.statements.append(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value, lineno=0))
+            self.statements.append(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=_stored(value, instruction), lineno=0))
             self.stack[index] = _load(name)
 
     def _spill_for_swap(self, depth: int, instruction: dis.Instruction) -> None:
@@ -374,7 +384,7 @@ class BlockReader:
             if isinstance(value, ast.Name) and value.id == name:
                 continue
             targets.append(ast.Name(id=name, ctx=ast.Store()))
-            values.append(value)
+            values.append(_stored(value, instruction))
         if chosen:
             raise Unsupported(instruction, "blocks reach the same place with different values on the stack")
         if targets:
@@ -525,6 +535,17 @@ class BlockReader:
             attribute = ast.Attribute(value=owner, attr=ins.argval, ctx=ast.Load())
             if sys.version_info >= (3, 12) and ins.arg is not None and ins.arg & 1:
                 self.stack += ([attribute, NULL] if sys.version_info >= (3, 13) else [NULL, attribute])
+            else:
+                self.stack.append(attribute)
+        elif op == "LOAD_SUPER_ATTR":  # 3.12+: [super, class, self] -> super().attr
+            owner_self = self.pop_value(ins)
+            owner_class = self.pop_value(ins)
+            function = self.pop_value(ins)
+            explicit = bool((ins.arg or 0) & 2)  # super(C, self) as written; else super()
+            call = ast.Call(func=function, args=[owner_class, owner_self] if explicit else [], keywords=[])
+            attribute = ast.Attribute(value=call, attr=ins.argval, ctx=ast.Load())
+            if (ins.arg or 0) & 1:
+                self.stack += [attribute, NULL] if sys.version_info >= (3, 13) else [NULL, attribute]
             else:
                 self.stack.append(attribute)
         elif op == "LOAD_METHOD":  # 3.10, 3.11
@@ -710,8 +731,10 @@ class BlockReader:
             for part in parts:
                 if isinstance(part, ast.JoinedStr):
                     values += part.values
-                else:
+                elif isinstance(part, ast.FormattedValue) or (isinstance(part, ast.Constant) and isinstance(part.value, str)):
                     values.append(part)
+                else:  # a str kept in a temporary: f"{s}" is s
+                    values.append(ast.FormattedValue(value=part, conversion=-1, format_spec=None))
             self.stack.append(ast.JoinedStr(values=values))
         elif op == "POP_TOP":
             value = self.pop(ins)
@@ -893,7 +916,8 @@ class BlockReader:
                 value, conversion = value.value, value.conversion
         if spec is not None and not isinstance(spec, ast.JoinedStr):
             spec = ast.JoinedStr(values=[spec])
-        self.stack.append(ast.FormattedValue(value=value, conversion=conversion, format_spec=spec))
+        # an f-string of its own (f"{x}", a str); BUILD_STRING joins the parts of a longer one
+        self.stack.append(ast.JoinedStr(values=[ast.FormattedValue(value=value, conversion=conversion, format_spec=spec)]))
 
 
 def _plain(value: ast.expr) -> bool:

@@ -230,7 +230,7 @@ class Structurer:
 
     def _for_loop(self, header: int, iterable: ast.expr, outer: _Loop | None, base: list[Any]) -> tuple[list[ast.stmt], int, list[Any]]:
         block = self.graph.blocks[header]
-        if len(block.instructions) != 1 or block.last.opname != "FOR_ITER":
+        if [i.opname for i in block.instructions if i.opname not in ("EXTENDED_ARG", "NOP")] != ["FOR_ITER"]:
             raise Unsupported(block.instructions[0], "a loop header that is not FOR_ITER alone")
         body_start = next(s for s, k in block.successors if k == "fall")
         exhausted = next(s for s, k in block.successors if k == "jump")
