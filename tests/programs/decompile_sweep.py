@@ -12,6 +12,7 @@ spent, and each function's result.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import json
@@ -82,8 +83,13 @@ def check(code: types.CodeType) -> str:
 
 
 def _normal(source: str) -> str:
-    """The source with the decompiler's own names (__temp3, ___stack1) made alike."""
-    return re.sub(r"\b_{2,}(temp|stack|const)\d+\b", "_T_", source)
+    """The source with the decompiler's own names (__temp3, ___stack1) made alike, and the
+    elements of set displays in one order (a set's order is its hashes', not the code's)."""
+    tree = ast.parse(re.sub(r"\b_{2,}(temp|stack|const)\d+\b", "_T_", source))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Set):
+            node.elts.sort(key=ast.dump)
+    return ast.dump(tree)
 
 
 def main() -> None:
