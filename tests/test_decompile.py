@@ -1,11 +1,13 @@
-"""The decompiler on every Python torch supports: straight-line code, if/elif/else, for loops.
+"""The decompiler on every Python torch supports: a corpus of functions run against their decompiled
+source, and every function of real modules (stdlib, torch.nn) checked without running them.
 
 tests/programs/decompile_check.py decompiles each function of its corpus (operators, calls with
 keywords, methods, attributes, subscripts and slices, augmented assignment, literals, unpacking,
-f-strings, every kind of parameter; if/elif/else, `and`/`or`/`not` conditions, `is None`, nested
-ifs, early returns, raise; for loops with continue, break, else, tuple targets, nesting and a
-return from inside), compiles the source again and calls both with the same (copied)
-arguments, for every combination of the branch inputs listed there. A result is "pass", "unsupported: <the instruction>" (shown as bytecode to
+f-strings, every kind of parameter; if/elif/else, `and`/`or`/`not` conditions and values,
+`is None`, nested ifs, early returns, raise, assert; for and while loops with continue, break,
+else and nesting; generators; imports; nested functions, lambdas, decorators, closures;
+comprehensions of every kind; try/except), compiles the source again and calls both with the same
+(copied) arguments, for every combination of the inputs listed there. A result is "pass", "unsupported: <the instruction>" (shown as bytecode to
 the user, never guessed) or "differs": a silent miscompile, which must never happen.
 """
 
@@ -22,8 +24,14 @@ import pytest
 from conftest import ROOT, python_version
 
 CHECK = ROOT / "tests" / "programs" / "decompile_check.py"
-# What is refused so far (none of this corpus): listed so that any change shows here.
-NOT_YET: set[str] = set()
+# What is refused so far, per Python: listed so that any change, better or worse, shows here.
+# try/finally and with are not decompiled yet anywhere, try/except not on 3.10 (SETUP_FINALLY).
+NOT_YET: dict[str, set[str]] = {
+    "3.10": {"try_except", "try_in_loop", "try_return", "try_nested", "try_finally", "with_block"},
+    "3.11": {"try_finally", "with_block"},
+    "3.12": {"try_finally", "with_block"},
+    "3.13": {"try_finally", "with_block"},
+}
 
 
 @pytest.mark.parametrize("version", ["3.10", "3.11", "3.12", "3.13"])
@@ -37,7 +45,7 @@ def test_straight_line_functions_round_trip(version: str) -> None:
     silent = {name: r["result"] for name, r in functions.items() if r["result"].startswith("differs")}
     assert silent == {}, silent
     refused = {name for name, r in functions.items() if r["result"].startswith("unsupported")}
-    assert refused == NOT_YET, {name: functions[name]["result"] for name in refused ^ NOT_YET}
+    assert refused == NOT_YET[version], {name: functions[name]["result"] for name in refused ^ NOT_YET[version]}
     for name, r in functions.items():
         if r["source"]:
             ast.parse(r["source"])  # valid Python
@@ -65,6 +73,10 @@ def test_straight_line_functions_round_trip(version: str) -> None:
     nested = functions["nested_functions"]["source"]
     for part in ("key = lambda item, k=1: -item if item > k else item", "    def inner(v, *, w=3):", "    @functools.lru_cache(maxsize=None)\n    def cached(n):", "        nonlocal counter\n        counter += by"):
         assert part in nested, nested
+    if version != "3.10":
+        assert "    try:\n        y = 10 / x\n" in functions["try_except"]["source"]
+        assert "    except ZeroDivisionError as error:\n        y = str(error)\n" in functions["try_except"]["source"]
+        assert "try:\n        return d[k]\n    except:\n        return None" in functions["try_return"]["source"]
     conditions = functions["conditions"]["source"]
     for written in ("if a and b and c:", "if not a or c:", "if a is None:", "if b is not None and b > 1:"):
         assert written in conditions
@@ -80,10 +92,10 @@ TORCH_NN = [
     "torch.nn.modules.dropout", "torch.nn.modules.pooling", "torch.nn.modules.rnn", "torch.nn.modules.transformer",
     "torch.nn.functional",
 ]
-# What is decompiled today (try/except/finally, with, yield from and async are not yet): a
-# floor, so that a change that reads less fails here. Measured 2026-11-29: stdlib 80-81% on
-# 3.10-3.13, torch.nn 96% (3.11) and 95% (3.12).
-FLOOR = {"stdlib": 0.78, "torch.nn": 0.93}
+# What is decompiled today (not yet: try/finally, with, yield from, async; on 3.10 try/except
+# too): a floor, so that a change that reads less fails here. Measured 2026-11-29: stdlib 80%
+# on 3.10, 89-91% on 3.11-3.13; torch.nn 96% (3.11) and 95% (3.12).
+FLOOR = {"stdlib": 0.87, "stdlib 3.10": 0.78, "torch.nn": 0.93}
 
 
 def _sweep(python: str, modules: list[str], tmp_path: Path) -> dict:
@@ -107,7 +119,7 @@ def _assert_sweep(report: dict, floor: float, label: str) -> None:
 def test_stdlib_functions(version: str, tmp_path: Path) -> None:
     report = _sweep(python_version(version), STDLIB, tmp_path)
     assert report["python"] == version
-    _assert_sweep(report, FLOOR["stdlib"], "stdlib")
+    _assert_sweep(report, FLOOR["stdlib 3.10" if version == "3.10" else "stdlib"], "stdlib")
 
 
 def test_torch_nn_functions(tmp_path: Path) -> None:

@@ -340,6 +340,64 @@ def nested_functions(values, scale=2):
     return sorted(values, key=key), inner(2), cached(3), counter, list(map(lambda v: v * scale, values))
 
 
+def try_except(x):
+    try:
+        y = 10 / x
+    except ZeroDivisionError as error:
+        y = str(error)
+    except (TypeError, ValueError):
+        y = -1
+    return y
+
+
+def try_in_loop(items):
+    total = 0
+    for item in items:
+        try:
+            total += int(item)
+        except ValueError:
+            continue
+        except Exception:
+            break
+        else:
+            total += 1
+    return total
+
+
+def try_return(d, k):
+    try:
+        return d[k]
+    except:
+        return None
+
+
+def try_nested(a, b):
+    try:
+        try:
+            r = a / b
+        except ZeroDivisionError:
+            r = a["x"]
+    except TypeError as e:
+        r = type(e).__name__
+    return r
+
+
+def try_finally(x, log):
+    try:
+        y = 10 / x
+    finally:
+        log.append("done")
+    return y, log
+
+
+def with_block(path_like):
+    import io
+
+    with io.StringIO(path_like) as handle:
+        text = handle.read()
+    return text
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -365,6 +423,12 @@ CASES = [
     (imports, (2.5,)),
     *[(comprehensions, (y, z)) for y, z in (([], {}), ([1, 2, 3], {"a": 1}), ([5, 0, 2, 2], {"q": 2, "r": 3}))],
     *[(nested_functions, (values,)) for values in ([], [3, -1, 0, 2])],
+    *[(try_except, (x,)) for x in (2, 0, "a", None)],
+    *[(try_in_loop, (items,)) for items in ([], ["1", "x", "3"], ["2", None, "5"])],
+    *[(try_return, (d, k)) for d, k in (({"a": 1}, "a"), ({}, "a"), (None, "a"))],
+    *[(try_nested, (a, b)) for a, b in ((1, 2), (1, 0), ({"x": 7}, 0), ("s", 2))],
+    *[(try_finally, (x, [])) for x in (2, 0)],
+    (with_block, ("abc",)),
 ]
 
 

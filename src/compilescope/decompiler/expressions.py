@@ -80,6 +80,35 @@ class _ImportedName:
     name: str
 
 
+class _ExceptionMarker:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+CAUGHT = _ExceptionMarker("the exception being handled")  # what a handler starts with
+PREVIOUS = _ExceptionMarker("the exception handled before")  # PUSH_EXC_INFO keeps it for POP_EXCEPT
+
+
+@dataclass
+class ExceptionMatch:
+    """CHECK_EXC_MATCH: whether the exception being handled is an instance of `type`."""
+
+    type: ast.expr
+
+
+class CaughtAs(ast.stmt):
+    """`except E as name` names the exception (a STORE of it): the structurer takes it out."""
+
+    _fields = ()
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
+
 @dataclass
 class _Code:
     """LOAD_CONST of a code object, until MAKE_FUNCTION makes it a function."""
@@ -196,6 +225,14 @@ class Temporaries:
         return name.startswith((self._prefix + "temp", self._prefix + "stack"))
 
 
+def _name_cleanup(instructions: list[dis.Instruction]) -> bool:
+    if len(instructions) < 3:
+        return False
+    load, store, delete = instructions[:3]
+    return (load.opname == "LOAD_CONST" and load.argval is None and store.opname in ("STORE_FAST", "STORE_NAME", "STORE_DEREF")
+            and delete.opname in ("DELETE_FAST", "DELETE_NAME", "DELETE_DEREF") and store.argval == delete.argval)
+
+
 def _stored(value: ast.expr, instruction: dis.Instruction | None) -> ast.expr:
     """A value as the right side of an assignment: a formatted part of an f-string on its own is
     f"{x}" (a str, as BUILD_STRING needs); a slice has no expression of its own."""
@@ -251,6 +288,7 @@ class BlockReader:
         self._parallel_left = 0
         self._upcoming: list[dis.Instruction] = []  # the rest of the block, for the parallel store
         self._previous = ""  # the instruction before this one (a SWAP before a parallel store)
+        self._skip_name_cleanup = False  # just after POP_EXCEPT: `e = None; del e` may follow
         self._parallel_swapped = False
 
     # ---- helpers -------------------------------------------------------------------------------
@@ -370,7 +408,7 @@ class BlockReader:
         chosen = list(names) if names is not None else None
         for index in range(height, len(self.stack)):
             value = self.stack[index]
-            if value is NULL or isinstance(value, Saved):  # markers, not values: they go on as they are
+            if value is NULL or isinstance(value, (Saved, _ExceptionMarker)):  # markers, not values: they go on
                 continue
             if not isinstance(value, ast.expr):
                 raise Unsupported(instruction, "a value under construction flows into the next block")
@@ -422,6 +460,11 @@ class BlockReader:
         return True
 
     def assign(self, instruction: dis.Instruction, target: ast.expr, value: Any) -> None:
+        if value is CAUGHT:  # except E as name
+            if not isinstance(target, ast.Name):
+                raise Unsupported(instruction, "an exception stored in something that is not a name")
+            self.statements.append(CaughtAs(target.id))
+            return
         if isinstance(value, Saved):  # a comprehension's variable put back: the comprehension's scope did it
             if not (isinstance(target, ast.Name) and target.id == value.name):
                 raise Unsupported(instruction, "a comprehension's saved variable stored elsewhere")
@@ -460,11 +503,22 @@ class BlockReader:
 
     # ---- the instructions ----------------------------------------------------------------------
     def run(self, instructions: list[dis.Instruction]) -> None:
+        skip = 0
         for index, instruction in enumerate(instructions):
+            if skip:
+                skip -= 1
+                continue
+            if self._skip_name_cleanup and _name_cleanup(instructions[index:index + 3]):
+                # `except E as e` ends with `e = None; del e`, Python's own: not written
+                skip = 2
+                self._skip_name_cleanup = False
+                continue
             self._upcoming = instructions[index + 1:]
             self.step(instruction)
             if instruction.opname not in _IGNORED:
                 self._previous = instruction.opname
+                if instruction.opname != "POP_EXCEPT":
+                    self._skip_name_cleanup = False
         self._upcoming = []
 
     def step(self, ins: dis.Instruction) -> None:  # noqa: C901  (one table of opcodes)
@@ -686,6 +740,21 @@ class BlockReader:
             self.stack.append(Saved(ins.argval))
         elif op == "LOAD_CLOSURE":  # the cell of a variable a nested function reads
             self.stack.append(_load(ins.argval))
+        elif op == "PUSH_EXC_INFO":  # [exc] -> [previous exc, exc]
+            caught = self.pop(ins)
+            if caught is not CAUGHT:
+                raise Unsupported(ins, "PUSH_EXC_INFO outside an exception handler's start")
+            self.stack += [PREVIOUS, CAUGHT]
+        elif op == "CHECK_EXC_MATCH":  # [exc, type] -> [exc, matches]
+            kind = self.pop_value(ins)
+            if not self.stack or self.stack[-1] is not CAUGHT:
+                raise Unsupported(ins, "CHECK_EXC_MATCH without the exception below it")
+            self.stack.append(ExceptionMatch(kind))
+        elif op == "POP_EXCEPT":
+            if not self.stack or self.stack[-1] is not PREVIOUS:
+                raise Unsupported(ins, "POP_EXCEPT without the exception handled before")
+            self.stack.pop()
+            self._skip_name_cleanup = True
         elif op == "GEN_START":  # 3.10: a generator's start; nothing of the user's
             pass
         elif op == "RETURN_GENERATOR":
@@ -744,8 +813,8 @@ class BlockReader:
                 self.emit(ast.Expr(value=value), ins)
             elif isinstance(value, LoopIterator):
                 pass  # leaving a for loop (break, return): its iterator goes
-            elif value is GENERATOR or isinstance(value, _Import):
-                pass  # a generator's start; a module whose names were imported
+            elif value is GENERATOR or isinstance(value, _Import) or value is CAUGHT:
+                pass  # a generator's start; a module whose names were imported; `except E:`
             elif value is not NULL:
                 raise Unsupported(ins, "discarded a value under construction")
         elif op == "RAISE_VARARGS":

@@ -21,7 +21,7 @@ from typing import Any
 
 from compilescope.decompiler import cfg
 from compilescope.decompiler.tidy import negate, tidy
-from compilescope.decompiler.expressions import LOOP_DONE, NEXT_ITEM, BlockReader, LoopIterator, Saved, Temporaries, Unsupported, _arguments
+from compilescope.decompiler.expressions import CAUGHT, PREVIOUS, LOOP_DONE, NEXT_ITEM, BlockReader, CaughtAs, ExceptionMatch, LoopIterator, Saved, Temporaries, Unsupported, _arguments
 
 EXIT = -1  # the virtual block every return and raise leads to
 
@@ -51,8 +51,12 @@ class Structurer:
         if code.co_flags & (_CO_COROUTINE | _CO_ITERABLE_COROUTINE | _CO_ASYNC_GENERATOR):
             raise Unsupported(None, "async functions are not decompiled yet")
         self.graph = _without_repeated_conditions(_without_generator_wrapper(cfg.build(code)))
-        if any(kind == "exception" for block in self.graph.blocks for _, kind in block.successors):
-            raise Unsupported(None, "try, with and other exception handling are not decompiled yet")
+        self._handlers = self._user_handlers()
+        self._chains = self._except_chain_blocks()
+        self._open_trys: set[int] = set()
+        self._handler_blocks: dict[int, set[int]] = {}
+        self._protector_cache: dict[int, set[int]] = {}
+        self._protected_cache: dict[int, set[int]] = {}
         self.post_dominators = _immediate_post_dominators(self.graph)
         self._targets: dict[int, ast.expr] = {}  # loop header -> what its item is stored in
         self.temps = Temporaries(code)
@@ -60,6 +64,172 @@ class Structurer:
         # block -> the values it finds on the stack above the enclosing loops' iterators: the
         # temporaries its predecessors left them in (or the markers of a loop's item and end)
         self._entry: dict[int, list[Any]] = {}
+
+    # ---- try / except ----------------------------------------------------------------------------
+    def _user_handlers(self) -> set[int]:
+        """The handlers of the user's `try: ... except` (3.11+: they start with PUSH_EXC_INFO and
+        test the exception with CHECK_EXC_MATCH, or catch everything). Any other handler (a
+        `finally`, a `with`, 3.10's SETUP_* blocks) is refused where it is reached."""
+        handlers: set[int] = set()
+        targets = {s for b in self.graph.blocks for s, k in b.successors if k == "exception"}
+        for index in targets:
+            block = self.graph.blocks[index]
+            real = [i.opname for i in block.instructions if i.opname not in ("NOP", "CACHE")]
+            if real[:1] == ["PUSH_EXC_INFO"]:
+                handlers.add(index)
+        return handlers
+
+    def _except_chain_blocks(self) -> set[int]:
+        """The blocks of the handlers' `except` tests and their final re-raise: no user code,
+        and no way out of a loop."""
+        chains: set[int] = set()
+        for handler in self._handlers:
+            index = handler
+            for _ in range(len(self.graph.blocks)):
+                block = self.graph.blocks[index]
+                names = [i.opname for i in block.instructions if i.opname not in ("NOP", "CACHE")]
+                if names[:1] == ["RERAISE"]:
+                    chains.add(index)
+                    break
+                if "CHECK_EXC_MATCH" not in names or block.last.opname not in _CONDITIONAL:
+                    break
+                chains.add(index)
+                taken_when, _ = _CONDITIONAL[block.last.opname]
+                index = next(s for s, k in block.successors if k == ("fall" if taken_when else "jump"))
+        return chains
+
+    def _protectors(self, index: int) -> set[int]:
+        """The user handlers whose `try` holds block `index`: its own handler, and, through the
+        cleanup handler Python puts around every handler's code, the handlers of enclosing trys."""
+        cached = self._protector_cache.get(index)
+        if cached is not None:
+            return cached
+        found: set[int] = set()
+        seen: set[int] = set()
+        todo = [s for s, k in self.graph.blocks[index].successors if k == "exception"]
+        while todo:
+            handler = todo.pop()
+            if handler in seen:
+                continue
+            seen.add(handler)
+            if handler in self._handlers:
+                found.add(handler)
+                # an enclosing try protects this handler's code too: through its cleanup
+                todo += [s for s, k in self.graph.blocks[handler].successors if k == "exception"]
+            else:
+                todo += [s for s, k in self.graph.blocks[handler].successors if k == "exception"]
+        self._protector_cache[index] = found
+        return found
+
+    def _protected(self, handler: int) -> set[int]:
+        cached = self._protected_cache.get(handler)
+        if cached is None:
+            cached = {b.index for b in self.graph.blocks if b.index in self.graph.reachable and b.index not in self._handlers and handler in self._protectors(b.index) and not self._inside_handler(b.index, handler)}
+            self._protected_cache[handler] = cached
+        return cached
+
+    def _inside_handler(self, index: int, handler: int) -> bool:
+        """Whether block `index` is the handler's own code (reached from it, not from the body)."""
+        return index in self._handler_code(handler)
+
+    def _handler_code(self, handler: int) -> set[int]:
+        """The handler's own blocks: those only reached through it (it dominates them)."""
+        cached = self._handler_blocks.get(handler)
+        if cached is None:
+            cached = {b for b in self.graph.reachable if self.graph.dominates(handler, b)}
+            self._handler_blocks[handler] = cached
+        return cached
+
+    def _try(self, start: int, handler: int, loop: _Loop | None, base: list[Any]) -> tuple[list[ast.stmt], int]:
+        """`try:` from its first protected block: the body is the blocks the handler protects,
+        up to where they all go on; the handler is a chain of `except` clauses."""
+        protected = self._protected(handler)
+        if start not in protected:
+            raise Unsupported(self.graph.blocks[start].instructions[0], "a try entered in the middle")
+        special = {EXIT} | ({loop.header, loop.after} if loop is not None else set())
+        exits = {s for b in protected for s, k in self.graph.blocks[b].successors if k != "exception" and s not in protected} - special
+        # 3.11+ copies a short `return x` to each way out: returning a local inside the try
+        # instead of just after it cannot raise, so those copies stay where they are
+        exits = {e for e in exits if not _safe_return(self.graph.blocks[e])}
+        if len(exits) > 1:
+            raise Unsupported(self.graph.blocks[start].instructions[0], "a try body left for several places")
+        after = exits.pop() if exits else None
+        self._open_trys.add(handler)
+        try:
+            body = self.region(start, after if after is not None else _NOWHERE, loop, base)
+        finally:
+            self._open_trys.discard(handler)
+        clauses = self._except_clauses(handler, base)
+        # Where the clauses go on: the first block on the way on from the body's end that every
+        # clause reaches too. Code between the body's end and there is the `else:`.
+        merge = None
+        if after is not None:
+            chains = [self._post_dominator_chain(self.post_dominators.get(first, EXIT)) for _, first in clauses]
+            merge = next((n for n in self._post_dominator_chain(after) if all(n in chain for chain in chains)), None)
+        if merge is not None and merge != after:
+            orelse = self.region(after, merge, loop, base)
+            following = merge
+        else:
+            orelse, following = [], after if after is not None else _NOWHERE
+        handlers = []
+        for kind, first in clauses:
+            statements = self.region(first, following, loop, base, first=list(PREVIOUS_AND_CAUGHT) if kind is not None else [CAUGHT])
+            name = None
+            if statements and isinstance(statements[0], CaughtAs):
+                name = statements.pop(0).name  # type: ignore[attr-defined]
+            handlers.append(ast.ExceptHandler(type=kind, name=name, body=statements or [ast.Pass()]))
+        statement = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[])
+        return [statement], (following if following != _NOWHERE else EXIT)
+
+    def _post_dominator_chain(self, node: int) -> list[int]:
+        chain = []
+        while node != EXIT and node not in chain:
+            chain.append(node)
+            node = self.post_dominators.get(node, EXIT)
+        return chain
+
+    def _except_clauses(self, handler: int, base: list[Any]) -> list[tuple[ast.expr | None, int]]:
+        """(the exception type, or None for a bare `except:`, the clause's first block)."""
+        clauses = []
+        index, entry = handler, [CAUGHT]
+        for _ in range(len(self.graph.blocks)):
+            block = self.graph.blocks[index]
+            instructions = [i for i in block.instructions if i.opname not in ("NOP", "CACHE")]
+            if index == handler:
+                if instructions[:1] and instructions[0].opname == "PUSH_EXC_INFO":
+                    instructions = instructions[1:]
+                entry = list(PREVIOUS_AND_CAUGHT)
+            if [i.opname for i in instructions[:1]] == ["RERAISE"]:
+                return clauses  # no clause matched: the exception goes on
+            names = [i.opname for i in instructions]
+            if "CHECK_EXC_MATCH" in names and block.last.opname in _CONDITIONAL:
+                reader = BlockReader(self.code, base + entry, self.temps)
+                reader.run(instructions[: names.index("CHECK_EXC_MATCH") + 1])
+                match = reader.stack[-1] if reader.stack else None
+                if reader.statements or not isinstance(match, ExceptionMatch) or names.index("CHECK_EXC_MATCH") != len(names) - 2:
+                    raise Unsupported(block.last, "an except clause of a shape not decompiled yet")
+                taken_when, _ = _CONDITIONAL[block.last.opname]
+                fall = next(s for s, k in block.successors if k == "fall")
+                jump = next(s for s, k in block.successors if k == "jump")
+                matched, other = (jump, fall) if taken_when else (fall, jump)
+                clauses.append((match.type, matched))
+                index, entry = other, list(PREVIOUS_AND_CAUGHT)
+                continue
+            # a bare `except:` catches the rest; it starts in the handler's own block after
+            # PUSH_EXC_INFO, which the clause runs again from the start
+            clauses.append((None, index))
+            return clauses
+        raise Unsupported(None, "an except chain that does not end")
+
+    def _reachable_from(self, start: int) -> set[int]:
+        seen, todo = set(), [start]
+        while todo:
+            node = todo.pop()
+            if node in seen or node == EXIT:
+                continue
+            seen.add(node)
+            todo += [s for s, k in self.graph.blocks[node].successors if k != "exception"]
+        return seen
 
     def _reader(self, index: int, base: list[Any]) -> BlockReader:
         return BlockReader(self.code, base + self._entry.get(index, []), self.temps)
@@ -153,7 +323,11 @@ class Structurer:
         if first is not None:
             self._entry[start] = list(first)
         # entering: `start` is the header of `loop`, run as the loop's first block (not `continue`)
+        visited: set[int] = set()
         while node not in (stop, EXIT):
+            if node in visited:  # every way around is a loop, found above: never go in circles
+                raise Unsupported(self.graph.blocks[node].instructions[0], "control flow that comes back here outside a loop")
+            visited.add(node)
             if loop is not None and node == loop.header and not entering:
                 statements.append(ast.Continue())
                 break
@@ -161,6 +335,15 @@ class Structurer:
             if loop is not None and node == loop.after:
                 statements.append(ast.Break())
                 break
+            starting = self._protectors(node) - self._open_trys
+            if starting:
+                # the outermost try not yet open starts here: it holds the others
+                outermost = max(starting, key=lambda h: len(self._protected(h)))
+                try_statements, node = self._try(node, outermost, loop, base)
+                statements += try_statements
+                if node == _NOWHERE:
+                    break
+                continue
             block = self.graph.blocks[node]
             reader = self._reader(node, base)
             last = block.last
@@ -237,7 +420,7 @@ class Structurer:
         body = self.graph.loops[header]
         # A `break` runs its own block (outside the natural loop: it never returns to the header),
         # which pops the iterator and jumps to the code after the loop, past any `else`.
-        leaving = {s for b in body for s, k in self.graph.blocks[b].successors if k != "exception" and s not in body} - {exhausted}
+        leaving = {s for b in body for s, k in self.graph.blocks[b].successors if k != "exception" and s not in body} - {exhausted} - self._chains
         afters = set()
         for index in leaving:
             last = self.graph.blocks[index].last
@@ -280,7 +463,7 @@ class Structurer:
         if block.last.opname == "FOR_ITER" or self._entry.get(header):
             raise Unsupported(block.instructions[0], "a loop entered with values on the stack")
         body = self.graph.loops[header]
-        exits = {s for b in body for s, k in self.graph.blocks[b].successors if k != "exception" and s not in body}
+        exits = {s for b in body for s, k in self.graph.blocks[b].successors if k != "exception" and s not in body} - self._chains
         after = None
         if exits:
             after = _common_post_dominator(exits, self.post_dominators)
@@ -363,6 +546,9 @@ def _implicit_handler(block: cfg.Block) -> bool:
     if real[:1] and (real[0].opname, real[0].argrepr) == ("CALL_INTRINSIC_1", "INTRINSIC_STOPITERATION_ERROR"):
         return True
     return len(real) > 1 and real[-1].opname == "RERAISE" and all(i.opname in ("SWAP", "POP_TOP", "STORE_FAST") for i in real[:-1])
+
+
+PREVIOUS_AND_CAUGHT = (PREVIOUS, CAUGHT)
 
 
 def _without_repeated_conditions(graph: cfg.Graph) -> cfg.Graph:
@@ -481,6 +667,12 @@ def _stack_depth(instructions: list[dis.Instruction]) -> int | None:
         if depth < 0:
             return None
     return depth
+
+
+def _safe_return(block: cfg.Block) -> bool:
+    """A block that only returns a local known to be bound, or a constant: it cannot raise."""
+    names = [i.opname for i in block.instructions if i.opname not in ("NOP", "CACHE")]
+    return bool(names) and names[-1] in ("RETURN_VALUE", "RETURN_CONST") and all(n in ("LOAD_FAST", "LOAD_CONST", "LOAD_FAST_LOAD_FAST") for n in names[:-1]) and len(names) <= 2
 
 
 def _common_post_dominator(nodes: set[int], post_dominators: dict[int, int]) -> int | None:

@@ -46,6 +46,7 @@ def tidy(statements: list[ast.stmt], code: CodeType, temps: Temporaries) -> list
     _walk_bodies(statements, lambda body: _values_across_blocks(body, temps))
     _walk_bodies(statements, _while_conditions)
     _walk_bodies(statements, _asserts)
+    _walk_bodies(statements, lambda body: _return_in_try(body, temps))
     for _ in range(50):  # each round puts back at least one temporary; stop when none moves
         loads = Counter(n.id for n in _all_nodes(statements) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
         stores = Counter(n.id for n in _all_nodes(statements) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
@@ -134,6 +135,24 @@ def _asserts(body: list[ast.stmt]) -> None:
             raised, message = raised.func, raised.args[0]
         if getattr(raised, "compilescope_assert", False) and statement.body[0].cause is None:  # type: ignore[union-attr]
             body[index] = ast.Assert(test=negate(statement.test), msg=message)
+
+
+# ---- try: return x -----------------------------------------------------------------------------
+def _return_in_try(body: list[ast.stmt], temps: Temporaries) -> None:
+    """3.11+ computes `return f(x)` inside a try and returns after it: `try: T = f(x)` then
+    `return T` is `try: return f(x)` when no handler goes on to that return."""
+    for index in range(len(body) - 1):
+        statement, following = body[index], body[index + 1]
+        if not (isinstance(statement, ast.Try) and not statement.orelse and not statement.finalbody and statement.body):
+            continue
+        last = statement.body[-1]
+        target = _assigned_temp(last, temps)
+        if target is None or not (isinstance(following, ast.Return) and isinstance(following.value, ast.Name) and following.value.id == target):
+            continue
+        if all(h.body and isinstance(h.body[-1], (ast.Return, ast.Raise, ast.Break, ast.Continue)) for h in statement.handlers):
+            statement.body[-1] = ast.Return(value=last.value)  # type: ignore[attr-defined]
+            del body[index + 1]
+            return
 
 
 # ---- while loops -----------------------------------------------------------------------------------
