@@ -18,6 +18,7 @@ import json
 import os
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
