@@ -398,6 +398,44 @@ def with_block(path_like):
     return text
 
 
+def after_except(x):
+    try:
+        return 1 / x
+    except ZeroDivisionError:
+        pass
+    try:  # runs after the first handler has ended: no exception is being handled here
+        raise ValueError("second")
+    except ValueError as error:
+        return repr(error.__context__)
+
+
+class Recorder:
+    def __init__(self, log, suppress=False):
+        self.log = log
+        self.suppress = suppress
+
+    def __enter__(self):
+        self.log.append("enter")
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        self.log.append(("exit", kind.__name__ if kind else None))
+        return self.suppress
+
+
+def with_statements(items, suppress):
+    log = []
+    for i in items:
+        with Recorder(log, suppress) as outer, Recorder(log):
+            if i == 0:
+                continue
+            if i < 0:
+                break
+            log.append(10 / (i - 1))
+        log.append(outer.suppress)
+    return log
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -429,6 +467,8 @@ CASES = [
     *[(try_nested, (a, b)) for a, b in ((1, 2), (1, 0), ({"x": 7}, 0), ("s", 2))],
     *[(try_finally, (x, [])) for x in (2, 0)],
     (with_block, ("abc",)),
+    *[(after_except, (x,)) for x in (2, 0)],
+    *[(with_statements, (items, suppress)) for items in ([], [3, 0, 2, -1, 5], [2, 1, 3]) for suppress in (False, True)],
 ]
 
 

@@ -99,6 +99,12 @@ class ExceptionMatch:
     type: ast.expr
 
 
+class HandlerEnd(ast.stmt):
+    """POP_EXCEPT: the except clause ends here; what follows runs after the try statement."""
+
+    _fields = ()
+
+
 class CaughtAs(ast.stmt):
     """`except E as name` names the exception (a STORE of it): the structurer takes it out."""
 
@@ -107,6 +113,37 @@ class CaughtAs(ast.stmt):
     def __init__(self, name: str) -> None:
         super().__init__()
         self.name = name
+
+
+@dataclass
+class WithExit:
+    """BEFORE_WITH's `__exit__` of the context manager `manager`, kept below the with's body."""
+
+    manager: ast.expr
+
+
+@dataclass
+class WithEnter:
+    """BEFORE_WITH's `__enter__()` result: stored (`as x`) or dropped where the body starts."""
+
+    manager: ast.expr
+
+
+class WithTarget(ast.stmt):
+    """Where a with's body starts: what `__enter__()` was stored in (`as x`), or None."""
+
+    _fields = ()
+
+    def __init__(self, target: ast.expr | None) -> None:
+        super().__init__()
+        self.target = target
+
+
+class _WithDone:
+    """The `__exit__(None, None, None)` call after a with's body: the with statement's own."""
+
+
+WITH_DONE = _WithDone()
 
 
 @dataclass
@@ -408,7 +445,7 @@ class BlockReader:
         chosen = list(names) if names is not None else None
         for index in range(height, len(self.stack)):
             value = self.stack[index]
-            if value is NULL or isinstance(value, (Saved, _ExceptionMarker)):  # markers, not values: they go on
+            if value is NULL or isinstance(value, (Saved, _ExceptionMarker, WithExit, WithEnter)):  # markers, not values: they go on
                 continue
             if not isinstance(value, ast.expr):
                 raise Unsupported(instruction, "a value under construction flows into the next block")
@@ -460,6 +497,9 @@ class BlockReader:
         return True
 
     def assign(self, instruction: dis.Instruction, target: ast.expr, value: Any) -> None:
+        if isinstance(value, WithEnter):  # with m as target
+            self.statements.append(WithTarget(target))
+            return
         if value is CAUGHT:  # except E as name
             if not isinstance(target, ast.Name):
                 raise Unsupported(instruction, "an exception stored in something that is not a name")
@@ -709,6 +749,11 @@ class BlockReader:
                 callable_ = self.pop(ins)
                 if self.stack and self.stack[-1] is NULL:
                     self.stack.pop()
+            if isinstance(callable_, WithExit):  # the with's own __exit__(None, None, None)
+                if len(args) != 3 or not all(isinstance(a, ast.Constant) and a.value is None for a in args):
+                    raise Unsupported(ins, "a with's __exit__ called another way")
+                self.stack.append(WITH_DONE)
+                return
             if not isinstance(callable_, ast.expr):
                 raise Unsupported(ins, "calling something that is not a value")
             positional = args[: len(args) - len(names)]
@@ -740,6 +785,9 @@ class BlockReader:
             self.stack.append(Saved(ins.argval))
         elif op == "LOAD_CLOSURE":  # the cell of a variable a nested function reads
             self.stack.append(_load(ins.argval))
+        elif op == "BEFORE_WITH":
+            manager = self.pop_value(ins)
+            self.stack += [WithExit(manager), WithEnter(manager)]
         elif op == "PUSH_EXC_INFO":  # [exc] -> [previous exc, exc]
             caught = self.pop(ins)
             if caught is not CAUGHT:
@@ -755,6 +803,10 @@ class BlockReader:
                 raise Unsupported(ins, "POP_EXCEPT without the exception handled before")
             self.stack.pop()
             self._skip_name_cleanup = True
+            # values computed inside the clause (`return f(e)` computes f(e) before the clause
+            # ends) are evaluated there: into temporaries before the end is marked
+            self.spill(len(self.stack), instruction=ins)
+            self.statements.append(HandlerEnd())
         elif op == "GEN_START":  # 3.10: a generator's start; nothing of the user's
             pass
         elif op == "RETURN_GENERATOR":
@@ -813,8 +865,10 @@ class BlockReader:
                 self.emit(ast.Expr(value=value), ins)
             elif isinstance(value, LoopIterator):
                 pass  # leaving a for loop (break, return): its iterator goes
-            elif value is GENERATOR or isinstance(value, _Import) or value is CAUGHT:
-                pass  # a generator's start; a module whose names were imported; `except E:`
+            elif value is GENERATOR or isinstance(value, _Import) or value is CAUGHT or value is WITH_DONE:
+                pass  # a generator's start; a module whose names were imported; `except E:`; a with's end
+            elif isinstance(value, WithEnter):  # `with m:` without `as`
+                self.statements.append(WithTarget(None))
             elif value is not NULL:
                 raise Unsupported(ins, "discarded a value under construction")
         elif op == "RAISE_VARARGS":

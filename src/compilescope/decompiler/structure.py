@@ -21,7 +21,7 @@ from typing import Any
 
 from compilescope.decompiler import cfg
 from compilescope.decompiler.tidy import negate, tidy
-from compilescope.decompiler.expressions import CAUGHT, PREVIOUS, LOOP_DONE, NEXT_ITEM, BlockReader, CaughtAs, ExceptionMatch, LoopIterator, Saved, Temporaries, Unsupported, _arguments
+from compilescope.decompiler.expressions import CAUGHT, PREVIOUS, HandlerEnd, WithEnter, WithExit, WithTarget, LOOP_DONE, NEXT_ITEM, BlockReader, CaughtAs, ExceptionMatch, LoopIterator, Saved, Temporaries, Unsupported, _arguments
 
 EXIT = -1  # the virtual block every return and raise leads to
 
@@ -55,6 +55,7 @@ class Structurer:
         self._chains = self._except_chain_blocks()
         self._open_trys: set[int] = set()
         self._handler_blocks: dict[int, set[int]] = {}
+        self._current = 0  # the block being read (its values may go on to its only successor)
         self._protector_cache: dict[int, set[int]] = {}
         self._protected_cache: dict[int, set[int]] = {}
         self.post_dominators = _immediate_post_dominators(self.graph)
@@ -140,6 +141,42 @@ class Structurer:
             self._handler_blocks[handler] = cached
         return cached
 
+    def _leaves_loop_after_exit(self, index: int, special: set[int], depth: int = 0) -> bool:
+        """A block that only calls a with's __exit__ on the way to `continue`/`break` (through
+        more such blocks, one per enclosing with)."""
+        block = self.graph.blocks[index]
+        successors = {s for s, k in block.successors if k != "exception"}
+        allowed = {"LOAD_CONST", "PRECALL", "CALL", "POP_TOP", "NOP", "JUMP_BACKWARD", "JUMP_FORWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_BACKWARD_NO_INTERRUPT"}
+        if not successors or depth > 20 or "CALL" not in {i.opname for i in block.instructions} or not all(i.opname in allowed for i in block.instructions):
+            return False
+        return all(s in special or self._leaves_loop_after_exit(s, special, depth + 1) for s in successors)
+
+    def _with(self, start: int, handler: int, loop: _Loop | None, base: list[Any], after: int | None) -> tuple[list[ast.stmt], int]:
+        """`with m as x:` (3.11+): BEFORE_WITH left __exit__ and __enter__()'s result for the
+        protected body; the handler (WITH_EXCEPT_START) is the with's own, and so is the
+        __exit__(None, None, None) call where the body ends: neither is written."""
+        entry = self._entry.get(start, [])
+        if len(entry) < 2 or not isinstance(entry[-1], WithEnter) or not isinstance(entry[-2], WithExit):
+            raise Unsupported(self.graph.blocks[start].instructions[0], "a with body entered without its context manager")
+        manager = entry[-2]
+        outside = entry[:-2]
+        self._entry[start] = [entry[-1]]
+        self._open_trys.add(handler)
+        try:
+            body = self.region(start, after if after is not None else _NOWHERE, loop, [*base, *outside, manager])
+        finally:
+            self._open_trys.discard(handler)
+        target = None
+        if body and isinstance(body[0], WithTarget):
+            target = body.pop(0).target  # type: ignore[attr-defined]
+        else:
+            raise Unsupported(self.graph.blocks[start].instructions[0], "a with body that does not start with its target")
+        if after is not None:
+            known = self._entry.get(after)
+            self._entry[after] = [*outside, manager, *(known or [])]
+        statement = ast.With(items=[ast.withitem(context_expr=manager.manager, optional_vars=target)], body=body or [ast.Pass()], type_comment=None)
+        return [statement], (after if after is not None else EXIT)
+
     def _try(self, start: int, handler: int, loop: _Loop | None, base: list[Any]) -> tuple[list[ast.stmt], int]:
         """`try:` from its first protected block: the body is the blocks the handler protects,
         up to where they all go on; the handler is a chain of `except` clauses."""
@@ -151,9 +188,14 @@ class Structurer:
         # 3.11+ copies a short `return x` to each way out: returning a local inside the try
         # instead of just after it cannot raise, so those copies stay where they are
         exits = {e for e in exits if not _safe_return(self.graph.blocks[e])}
+        # a `continue`/`break` out of a with runs __exit__ in a block of its own on the way
+        exits = {e for e in exits if not self._leaves_loop_after_exit(e, special)}
         if len(exits) > 1:
             raise Unsupported(self.graph.blocks[start].instructions[0], "a try body left for several places")
         after = exits.pop() if exits else None
+        names = [i.opname for i in self.graph.blocks[handler].instructions if i.opname not in ("NOP", "CACHE")]
+        if names[:2] == ["PUSH_EXC_INFO", "WITH_EXCEPT_START"]:
+            return self._with(start, handler, loop, base, after)
         self._open_trys.add(handler)
         try:
             body = self.region(start, after if after is not None else _NOWHERE, loop, base)
@@ -172,14 +214,32 @@ class Structurer:
         else:
             orelse, following = [], after if after is not None else _NOWHERE
         handlers = []
+        tails: list[list[ast.stmt]] = []
         for kind, first in clauses:
             statements = self.region(first, following, loop, base, first=list(PREVIOUS_AND_CAUGHT) if kind is not None else [CAUGHT])
             name = None
             if statements and isinstance(statements[0], CaughtAs):
                 name = statements.pop(0).name  # type: ignore[attr-defined]
+            # POP_EXCEPT ends the clause: what comes after it runs after the try statement
+            ends = [i for i, st in enumerate(statements) if isinstance(st, HandlerEnd)]
+            tail: list[ast.stmt] = []
+            if ends:
+                statements, tail = statements[: ends[0]], statements[ends[0] + 1:]
+            _drop_handler_ends(statements)
+            if tail and not all(_returns_local(st) for st in tail):
+                tails.append(tail)
+            else:
+                statements += tail  # `return y` of a local: the same inside the clause or after it
             handlers.append(ast.ExceptHandler(type=kind, name=name, body=statements or [ast.Pass()]))
+        after_try: list[ast.stmt] = []
+        if tails:
+            # clauses that go on into more code: only when the body never does, and it is the
+            # same code for each, is it written once after the try
+            if following not in (_NOWHERE, EXIT) and after is not None or any(ast.dump(ast.Module(body=t, type_ignores=[])) != ast.dump(ast.Module(body=tails[0], type_ignores=[])) for t in tails):
+                raise Unsupported(self.graph.blocks[handler].instructions[0], "except clauses that go on into different code")
+            after_try = tails[0]
         statement = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[])
-        return [statement], (following if following != _NOWHERE else EXIT)
+        return [statement, *after_try], (following if following != _NOWHERE else EXIT)
 
     def _post_dominator_chain(self, node: int) -> list[int]:
         chain = []
@@ -251,6 +311,11 @@ class Structurer:
     def _leave(self, reader: BlockReader, following: int, base: list[Any], instruction: dis.Instruction) -> None:
         """The block's values left for `following`, in the names it expects them in."""
         if following == EXIT:
+            return
+        if self.graph.blocks[following].predecessors == [self.graph.blocks[self._current].index] and following not in self._entry and len(reader.stack) >= len(base):
+            # the only way into `following`: it goes on with the same values, as one straight
+            # line (nothing runs between the two blocks), so they need no names
+            self._entry[following] = reader.stack[len(base):]
             return
         self._enter(following, reader.leave(len(base), instruction, self._names_for(following)), instruction)
 
@@ -345,6 +410,7 @@ class Structurer:
                     break
                 continue
             block = self.graph.blocks[node]
+            self._current = node
             reader = self._reader(node, base)
             last = block.last
             if node in self._open_loops and not (loop is not None and loop.header == node):
@@ -667,6 +733,24 @@ def _stack_depth(instructions: list[dis.Instruction]) -> int | None:
         if depth < 0:
             return None
     return depth
+
+
+def _drop_handler_ends(statements: list[ast.stmt]) -> None:
+    """POP_EXCEPT before a break, continue or return inside a clause: leaving it does the same."""
+    statements[:] = [st for st in statements if not isinstance(st, HandlerEnd)]
+    for st in statements:
+        for field in ("body", "orelse"):
+            inner = getattr(st, field, None)
+            if isinstance(inner, list):
+                _drop_handler_ends(inner)
+
+
+def _returns_local(statement: ast.stmt) -> bool:
+    """Leaving the clause this way after its end or just before it is the same: a jump, or a
+    return of a local or a constant (nothing that could see the exception being handled)."""
+    if isinstance(statement, (ast.Break, ast.Continue)):
+        return True
+    return isinstance(statement, ast.Return) and (statement.value is None or isinstance(statement.value, (ast.Name, ast.Constant)) or (isinstance(statement.value, ast.Tuple) and all(isinstance(e, (ast.Name, ast.Constant)) for e in statement.value.elts)))
 
 
 def _safe_return(block: cfg.Block) -> bool:
