@@ -26,12 +26,13 @@ from conftest import ROOT, python_version
 
 CHECK = ROOT / "tests" / "programs" / "decompile_check.py"
 # What is refused so far, per Python: listed so that any change, better or worse, shows here.
-# try/finally is not decompiled yet anywhere, try/except and with not on 3.10 (SETUP_FINALLY/WITH).
+# On 3.10 try and with are not decompiled yet (SETUP_FINALLY/SETUP_WITH); a finally is when it
+# is one straight block.
 NOT_YET: dict[str, set[str]] = {
-    "3.10": {"try_except", "try_in_loop", "try_return", "try_nested", "try_finally", "with_block", "with_statements", "after_except"},
-    "3.11": {"try_finally", "with_statements"},  # with: not yet with break/continue through two withs
-    "3.12": {"try_finally", "with_statements"},
-    "3.13": {"try_finally", "with_statements"},
+    "3.10": {"try_except", "try_in_loop", "try_return", "try_nested", "try_finally", "try_finally_return", "with_block", "with_statements", "after_except"},
+    "3.11": {"with_statements"},  # with: not yet with break/continue through two withs
+    "3.12": {"with_statements"},
+    "3.13": {"with_statements"},
 }
 
 
@@ -79,6 +80,7 @@ def test_straight_line_functions_round_trip(version: str) -> None:
         assert "    except ZeroDivisionError as error:\n        y = str(error)\n" in functions["try_except"]["source"]
         assert "try:\n        return d[k]\n    except:\n        return None" in functions["try_return"]["source"]
         assert "    with io.StringIO(path_like) as handle:\n        text = handle.read()" in functions["with_block"]["source"]
+        assert "    try:\n        return 10 / x\n    finally:\n        log.append(('done', x))" in functions["try_finally_return"]["source"]
     conditions = functions["conditions"]["source"]
     for written in ("if a and b and c:", "if not a or c:", "if a is None:", "if b is not None and b > 1:"):
         assert written in conditions

@@ -390,6 +390,13 @@ def try_finally(x, log):
     return y, log
 
 
+def try_finally_return(x, log):
+    try:
+        return 10 / x
+    finally:
+        log.append(("done", x))
+
+
 def with_block(path_like):
     import io
 
@@ -466,6 +473,7 @@ CASES = [
     *[(try_return, (d, k)) for d, k in (({"a": 1}, "a"), ({}, "a"), (None, "a"))],
     *[(try_nested, (a, b)) for a, b in ((1, 2), (1, 0), ({"x": 7}, 0), ("s", 2))],
     *[(try_finally, (x, [])) for x in (2, 0)],
+    *[(try_finally_return, (x, [])) for x in (2, 0, "s")],
     (with_block, ("abc",)),
     *[(after_except, (x,)) for x in (2, 0)],
     *[(with_statements, (items, suppress)) for items in ([], [3, 0, 2, -1, 5], [2, 1, 3]) for suppress in (False, True)],

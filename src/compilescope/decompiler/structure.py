@@ -56,6 +56,7 @@ class Structurer:
         self._open_trys: set[int] = set()
         self._handler_blocks: dict[int, set[int]] = {}
         self._current = 0  # the block being read (its values may go on to its only successor)
+        self._skip: dict[int, int] = {}  # block -> instructions at its start already written (a finally's copy)
         self._protector_cache: dict[int, set[int]] = {}
         self._protected_cache: dict[int, set[int]] = {}
         self.post_dominators = _immediate_post_dominators(self.graph)
@@ -141,6 +142,32 @@ class Structurer:
             self._handler_blocks[handler] = cached
         return cached
 
+    def _finally(self, start: int, handler: int, loop: _Loop | None, base: list[Any], after: int | None) -> tuple[list[ast.stmt], int]:
+        """`try: ... finally: F` (3.11+) with F in one block: the handler runs F and re-raises;
+        the way on from the body starts with a copy of F, which is F itself, written once."""
+        block = self.graph.blocks[handler]
+        code = [i for i in block.instructions if i.opname not in ("NOP", "CACHE")][1:-1]  # between PUSH_EXC_INFO and RERAISE
+        if after is None:
+            raise Unsupported(block.instructions[0], "a try/finally whose body does not go on")
+        following = self.graph.blocks[after].instructions
+        real = [(n, i) for n, i in enumerate(following) if i.opname not in ("NOP", "CACHE")]
+        if len(real) < len(code) or any((a.opname, a.argval) != (b.opname, b.argval) for (_, a), b in zip(real, code)) or any(cfg.is_jump(i) for i in code):
+            raise Unsupported(block.instructions[0], "a finally whose copy on the normal way is not found")
+        reader = BlockReader(self.code, [*base, PREVIOUS, CAUGHT], self.temps)
+        reader.run(code)
+        if reader.stack != [*base, PREVIOUS, CAUGHT]:
+            raise Unsupported(block.instructions[0], "a finally that leaves values on the stack")
+        finalbody = list(reader.statements)
+        self._open_trys.add(handler)
+        try:
+            body = self.region(start, after, loop, base)
+        finally:
+            self._open_trys.discard(handler)
+        # the normal way on runs the copy first: it is the finally, already written
+        self._skip[after] = (real[len(code) - 1][0] + 1) if code else 0
+        statement = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=finalbody or [ast.Pass()])
+        return [statement], after
+
     def _leaves_loop_after_exit(self, index: int, special: set[int], depth: int = 0) -> bool:
         """A block that only calls a with's __exit__ on the way to `continue`/`break` (through
         more such blocks, one per enclosing with)."""
@@ -196,6 +223,8 @@ class Structurer:
         names = [i.opname for i in self.graph.blocks[handler].instructions if i.opname not in ("NOP", "CACHE")]
         if names[:2] == ["PUSH_EXC_INFO", "WITH_EXCEPT_START"]:
             return self._with(start, handler, loop, base, after)
+        if names[:1] == ["PUSH_EXC_INFO"] and names[-1:] == ["RERAISE"] and "CHECK_EXC_MATCH" not in names and "POP_EXCEPT" not in names:
+            return self._finally(start, handler, loop, base, after)
         self._open_trys.add(handler)
         try:
             body = self.region(start, after if after is not None else _NOWHERE, loop, base)
@@ -312,7 +341,7 @@ class Structurer:
         """The block's values left for `following`, in the names it expects them in."""
         if following == EXIT:
             return
-        if self.graph.blocks[following].predecessors == [self.graph.blocks[self._current].index] and following not in self._entry and len(reader.stack) >= len(base):
+        if self.graph.blocks[following].predecessors == [self._current] and following not in self._entry and len(reader.stack) >= len(base) and self._protectors(following) == self._protectors(self._current):
             # the only way into `following`: it goes on with the same values, as one straight
             # line (nothing runs between the two blocks), so they need no names
             self._entry[following] = reader.stack[len(base):]
@@ -419,8 +448,9 @@ class Structurer:
                 loop_statements, node = self._while_loop(node, loop, base)
                 statements += loop_statements
                 continue
+            instructions = block.instructions[self._skip.get(node, 0):]
             if last.opname in _CONDITIONAL:
-                reader.run(block.instructions[:-1])
+                reader.run(instructions[:-1])
                 self._note_target(reader, loop)
                 condition = self._condition_of(node, reader, base)
                 statements += reader.statements
@@ -438,7 +468,7 @@ class Structurer:
             if cfg.is_jump(last):
                 if last.opname not in cfg.UNCONDITIONAL:
                     raise Unsupported(last, "a conditional jump of a kind not decompiled yet")
-                reader.run(block.instructions[:-1])
+                reader.run(instructions[:-1])
                 self._note_target(reader, loop)
                 node = next(s for s, k in block.successors if k == "jump")
                 if loop is not None and node not in loop.body and reader.stack == base[:-1]:
@@ -448,7 +478,7 @@ class Structurer:
                 self._leave(reader, node, base, last)
                 statements += reader.statements
                 continue
-            reader.run(block.instructions)
+            reader.run(instructions)
             self._note_target(reader, loop)
             if last.opname in cfg.TERMINATORS:
                 statements += reader.statements

@@ -140,10 +140,11 @@ def _asserts(body: list[ast.stmt]) -> None:
 # ---- try: return x -----------------------------------------------------------------------------
 def _return_in_try(body: list[ast.stmt], temps: Temporaries) -> None:
     """3.11+ computes `return f(x)` inside a try and returns after it: `try: T = f(x)` then
-    `return T` is `try: return f(x)` when no handler goes on to that return."""
+    `return T` is `try: return f(x)` when no handler goes on to that return (a finally runs
+    between the two either way)."""
     for index in range(len(body) - 1):
         statement, following = body[index], body[index + 1]
-        if not (isinstance(statement, ast.Try) and not statement.orelse and not statement.finalbody and statement.body):
+        if not (isinstance(statement, ast.Try) and not statement.orelse and statement.body):
             continue
         last = statement.body[-1]
         target = _assigned_temp(last, temps)
