@@ -58,7 +58,8 @@ def report_data(session: Session) -> dict[str, Any]:
         "compilescope": __version__,
         # Dynamo's code as Python (compilescope decompile's files): per compile, its guard as a
         # function and the file that shows it
-        "guard_functions": [[guard_function(guard_name(f, c), c.guards, c.compile_id) if c.guards else None for c in f.compiles] for f in session.frames],
+        # (only where the report shows Dynamo's code: a session with none pays nothing)
+        "guard_functions": [[guard_function(guard_name(f, c), c.guards, c.compile_id) if c.guards and c.transformed_code is not None else None for c in f.compiles] for f in session.frames],
         "python_files": [dataclasses.asdict(item) for item in files],
     }
 
