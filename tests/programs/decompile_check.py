@@ -481,13 +481,24 @@ CASES = [
 
 
 def _call(function, args, kwargs):
+    arguments = copy.deepcopy(args)  # the call may change them: what it left is compared too
     try:
-        result = function(*copy.deepcopy(args), **kwargs)
+        result = function(*arguments, **kwargs)
         if inspect.isgenerator(result):  # a generator: what it yields, and what sending gives
-            return repr(_drive(result))
-        return repr(result)
+            result = _drive(result)
+        outcome = repr(result)
     except Exception as error:  # the same exception is the same result
-        return f"raised {type(error).__name__}: {error}"
+        outcome = f"raised {type(error).__name__}: {error}"
+    return f"{outcome}; arguments after: {_state(arguments)}"
+
+
+def _state(value):
+    """A repr of the arguments that sees inside plain objects (Box) as well."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_state(v) for v in value) + "]"
+    if hasattr(value, "__dict__") and not isinstance(value, type) and not callable(value):
+        return f"{type(value).__name__}{_state(sorted(vars(value).items()))}"
+    return repr(value)
 
 
 def _drive(generator):

@@ -80,8 +80,8 @@ def exception_ranges(code: CodeType) -> list[tuple[int, int, int]]:
     """(start, end, handler) offsets of the code's exception ranges."""
     if sys.version_info >= (3, 11):
         return [(e.start, e.end, e.target) for e in dis.Bytecode(code).exception_entries]
-    # 3.10: a SETUP_* protects what follows it until its POP_BLOCK; the range is approximate
-    # (up to the handler), enough for leaders and edges: handlers are reached only by exceptions.
+    # 3.10: a SETUP_* protects what follows it until its POP_BLOCK; for the leaders, the range
+    # up to the handler (build() finds each block's handler from the block stack).
     ranges = []
     for instruction in dis.get_instructions(code):
         if instruction.opname in SETUP_HANDLER:
@@ -106,6 +106,10 @@ def build(code: CodeType) -> Graph:
                 leaders.add(instruction.argval)
     for start, end, target in handlers:
         leaders.update((start, end, target))
+    if sys.version_info < (3, 11):  # 3.10: the block stack changes at POP_BLOCK / POP_EXCEPT too
+        for index, instruction in enumerate(instructions[:-1]):
+            if instruction.opname in ("POP_BLOCK", "POP_EXCEPT"):
+                leaders.add(instructions[index + 1].offset)
 
     blocks: list[Block] = []
     for instruction in instructions:
@@ -133,14 +137,48 @@ def build(code: CodeType) -> Graph:
             add_edge(block, last.argval, "jump")
         elif last.opname not in TERMINATORS and following is not None:
             add_edge(block, following, "fall")
+        if sys.version_info >= (3, 11):
+            for start, end, target in handlers:
+                if start < block.end and block.start < end:
+                    add_edge(block, target, "exception")
+    if sys.version_info < (3, 11):
+        for index, handler in _block_stack_handlers(blocks, by_start).items():
+            add_edge(blocks[index], blocks[handler].start, "exception")
+    return _analysed(code, blocks)
+
+
+_EXCEPT = -1  # 3.10: the block a handler's start pushes (POP_EXCEPT pops it); not a handler itself
+
+
+def _block_stack_handlers(blocks: list[Block], by_start: dict[int, int]) -> dict[int, int]:
+    """3.10: each block's innermost handler, from the block stack SETUP_* push and POP_BLOCK
+    and POP_EXCEPT pop, followed along the normal edges (blocks are cut where it changes, so
+    each block has one). A handler starts with the stack its SETUP_* found, plus the block
+    entering a handler pushes."""
+    at_start: dict[int, tuple[int, ...]] = {0: ()} if blocks else {}
+    todo = [0] if blocks else []
+    found: dict[int, int] = {}
+    while todo:
+        index = todo.pop()
+        stack = list(at_start[index])
+        handler = next((h for h in reversed(stack) if h != _EXCEPT), None)
+        if handler is not None:
+            found[index] = handler
+        block = blocks[index]
         for instruction in block.instructions:
             if instruction.opname in SETUP_HANDLER:
-                add_edge(block, instruction.argval, "exception")
-        for start, end, target in handlers:
-            if start < block.end and block.start < end:
-                add_edge(block, target, "exception")
-
-    return _analysed(code, blocks)
+                target = by_start.get(instruction.argval)
+                if target is not None and target not in at_start:
+                    at_start[target] = (*stack, _EXCEPT)
+                    todo.append(target)
+                stack.append(target if target is not None else _EXCEPT)
+            elif instruction.opname in ("POP_BLOCK", "POP_EXCEPT") and stack:
+                stack.pop()
+        for successor, kind in block.successors:
+            if kind != "exception" and successor not in at_start:
+                at_start[successor] = tuple(stack)
+                todo.append(successor)
+    return found
 
 
 def _analysed(code: CodeType, blocks: list[Block]) -> Graph:

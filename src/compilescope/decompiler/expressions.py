@@ -90,6 +90,11 @@ class _ExceptionMarker:
 
 CAUGHT = _ExceptionMarker("the exception being handled")  # what a handler starts with
 PREVIOUS = _ExceptionMarker("the exception handled before")  # PUSH_EXC_INFO keeps it for POP_EXCEPT
+# 3.10 enters a handler with the previous exception's traceback, value and type, then the
+# current one's: [PREVIOUS x3, TRACEBACK, CAUGHT, EXCEPTION_TYPE]
+TRACEBACK = _ExceptionMarker("the exception's traceback")
+EXCEPTION_TYPE = _ExceptionMarker("the exception's type")
+HANDLER_ENTRY_310 = (PREVIOUS, PREVIOUS, PREVIOUS, TRACEBACK, CAUGHT, EXCEPTION_TYPE)
 
 
 @dataclass
@@ -223,6 +228,8 @@ _COMPARE = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq
 _UNARY = {"UNARY_NEGATIVE": ast.USub, "UNARY_NOT": ast.Not, "UNARY_INVERT": ast.Invert, "UNARY_POSITIVE": ast.UAdd}
 # Instructions with no effect on the values of straight-line code.
 _IGNORED = frozenset({"NOP", "RESUME", "CACHE", "PRECALL", "EXTENDED_ARG", "TO_BOOL", "COPY_FREE_VARS", "MAKE_CELL"})
+if sys.version_info < (3, 11):  # 3.10's block stack: the graph has what they mean (exception edges)
+    _IGNORED = _IGNORED | {"SETUP_FINALLY", "POP_BLOCK"}
 
 
 class Temporaries:
@@ -799,9 +806,10 @@ class BlockReader:
                 raise Unsupported(ins, "CHECK_EXC_MATCH without the exception below it")
             self.stack.append(ExceptionMatch(kind))
         elif op == "POP_EXCEPT":
-            if not self.stack or self.stack[-1] is not PREVIOUS:
-                raise Unsupported(ins, "POP_EXCEPT without the exception handled before")
-            self.stack.pop()
+            for _ in range(3 if sys.version_info < (3, 11) else 1):
+                if not self.stack or self.stack[-1] is not PREVIOUS:
+                    raise Unsupported(ins, "POP_EXCEPT without the exception handled before")
+                self.stack.pop()
             self._skip_name_cleanup = True
             # values computed inside the clause (`return f(e)` computes f(e) before the clause
             # ends) are evaluated there: into temporaries before the end is marked
@@ -865,7 +873,7 @@ class BlockReader:
                 self.emit(ast.Expr(value=value), ins)
             elif isinstance(value, LoopIterator):
                 pass  # leaving a for loop (break, return): its iterator goes
-            elif value is GENERATOR or isinstance(value, _Import) or value is CAUGHT or value is WITH_DONE:
+            elif value is GENERATOR or isinstance(value, _Import) or value in (CAUGHT, WITH_DONE, TRACEBACK, EXCEPTION_TYPE):
                 pass  # a generator's start; a module whose names were imported; `except E:`; a with's end
             elif isinstance(value, WithEnter):  # `with m:` without `as`
                 self.statements.append(WithTarget(None))

@@ -21,7 +21,7 @@ from typing import Any
 
 from compilescope.decompiler import cfg
 from compilescope.decompiler.tidy import negate, tidy
-from compilescope.decompiler.expressions import CAUGHT, PREVIOUS, HandlerEnd, WithEnter, WithExit, WithTarget, LOOP_DONE, NEXT_ITEM, BlockReader, CaughtAs, ExceptionMatch, LoopIterator, Saved, Temporaries, Unsupported, _arguments
+from compilescope.decompiler.expressions import CAUGHT, HANDLER_ENTRY_310, PREVIOUS, HandlerEnd, WithEnter, WithExit, WithTarget, LOOP_DONE, NEXT_ITEM, BlockReader, CaughtAs, ExceptionMatch, LoopIterator, Saved, Temporaries, Unsupported, _arguments
 
 EXIT = -1  # the virtual block every return and raise leads to
 
@@ -79,7 +79,13 @@ class Structurer:
             real = [i.opname for i in block.instructions if i.opname not in ("NOP", "CACHE")]
             if real[:1] == ["PUSH_EXC_INFO"]:
                 handlers.add(index)
+            elif sys.version_info < (3, 11) and (real[:1] == ["DUP_TOP"] and real[-1:] == ["JUMP_IF_NOT_EXC_MATCH"] or real[:3] == ["POP_TOP"] * 3):
+                handlers.add(index)  # 3.10: `except E` tests, or a bare `except:` drops the exception
         return handlers
+
+    @staticmethod
+    def _handler_entry() -> list[Any]:
+        return list(HANDLER_ENTRY_310) if sys.version_info < (3, 11) else [CAUGHT]
 
     def _except_chain_blocks(self) -> set[int]:
         """The blocks of the handlers' `except` tests and their final re-raise: no user code,
@@ -93,6 +99,10 @@ class Structurer:
                 if names[:1] == ["RERAISE"]:
                     chains.add(index)
                     break
+                if block.last.opname == "JUMP_IF_NOT_EXC_MATCH":  # 3.10
+                    chains.add(index)
+                    index = next(s for s, k in block.successors if k == "jump")
+                    continue
                 if "CHECK_EXC_MATCH" not in names or block.last.opname not in _CONDITIONAL:
                     break
                 chains.add(index)
@@ -221,6 +231,8 @@ class Structurer:
             raise Unsupported(self.graph.blocks[start].instructions[0], "a try body left for several places")
         after = exits.pop() if exits else None
         names = [i.opname for i in self.graph.blocks[handler].instructions if i.opname not in ("NOP", "CACHE")]
+        if sys.version_info < (3, 11) and handler not in self._handlers:
+            raise Unsupported(self.graph.blocks[start].instructions[0], "try/finally and with are not decompiled on Python 3.10 yet")
         if names[:2] == ["PUSH_EXC_INFO", "WITH_EXCEPT_START"]:
             return self._with(start, handler, loop, base, after)
         if names[:1] == ["PUSH_EXC_INFO"] and names[-1:] == ["RERAISE"] and "CHECK_EXC_MATCH" not in names and "POP_EXCEPT" not in names:
@@ -245,7 +257,8 @@ class Structurer:
         handlers = []
         tails: list[list[ast.stmt]] = []
         for kind, first in clauses:
-            statements = self.region(first, following, loop, base, first=list(PREVIOUS_AND_CAUGHT) if kind is not None else [CAUGHT])
+            entry = self._handler_entry() if sys.version_info < (3, 11) else (list(PREVIOUS_AND_CAUGHT) if kind is not None else [CAUGHT])
+            statements = self.region(first, following, loop, base, first=entry)
             name = None
             if statements and isinstance(statements[0], CaughtAs):
                 name = statements.pop(0).name  # type: ignore[attr-defined]
@@ -284,6 +297,15 @@ class Structurer:
         for _ in range(len(self.graph.blocks)):
             block = self.graph.blocks[index]
             instructions = [i for i in block.instructions if i.opname not in ("NOP", "CACHE")]
+            if block.last.opname == "JUMP_IF_NOT_EXC_MATCH":  # 3.10: DUP_TOP, the type, the test
+                reader = BlockReader(self.code, base + list(HANDLER_ENTRY_310), self.temps)
+                reader.run(instructions[:-1])
+                kind = reader.stack[-1] if reader.stack else None
+                if reader.statements or instructions[0].opname != "DUP_TOP" or not isinstance(kind, ast.expr) or len(reader.stack) != len(base) + len(HANDLER_ENTRY_310) + 2:
+                    raise Unsupported(block.last, "an except clause of a shape not decompiled yet")
+                clauses.append((kind, next(s for s, k in block.successors if k == "fall")))
+                index = next(s for s, k in block.successors if k == "jump")
+                continue
             if index == handler:
                 if instructions[:1] and instructions[0].opname == "PUSH_EXC_INFO":
                     instructions = instructions[1:]
@@ -321,7 +343,12 @@ class Structurer:
         return seen
 
     def _reader(self, index: int, base: list[Any]) -> BlockReader:
-        return BlockReader(self.code, base + self._entry.get(index, []), self.temps)
+        reader = BlockReader(self.code, base + self._entry.get(index, []), self.temps)
+        # 3.10 cuts the block after POP_EXCEPT: the `e = None; del e` after it starts the next
+        predecessors = self.graph.blocks[index].predecessors
+        if predecessors and all(self.graph.blocks[p].last.opname == "POP_EXCEPT" for p in predecessors):
+            reader._skip_name_cleanup = True
+        return reader
 
     def _enter(self, index: int, values: list[Any], instruction: dis.Instruction | None) -> None:
         known = self._entry.setdefault(index, values)
@@ -440,6 +467,11 @@ class Structurer:
                 continue
             block = self.graph.blocks[node]
             self._current = node
+            for guard, kind in block.successors:
+                # every handler protecting code written here is a try being written, or one of
+                # Python's own cleanups: any other (a finally, a with we do not read) is refused
+                if kind == "exception" and guard not in self._open_trys and not _is_cleanup(self.graph.blocks[guard]):
+                    raise Unsupported(block.instructions[0], "exception handling of a kind not decompiled yet (try/finally or with)")
             reader = self._reader(node, base)
             last = block.last
             if node in self._open_loops and not (loop is not None and loop.header == node):
@@ -763,6 +795,15 @@ def _stack_depth(instructions: list[dis.Instruction]) -> int | None:
         if depth < 0:
             return None
     return depth
+
+
+def _is_cleanup(block: cfg.Block) -> bool:
+    """A handler Python puts around a handler's code: it restores the exception state (3.11+
+    `COPY 3; POP_EXCEPT; RERAISE`) or unbinds `except E as e`'s name, then re-raises."""
+    names = [i.opname for i in block.instructions if i.opname not in ("NOP", "CACHE")]
+    if names == ["COPY", "POP_EXCEPT", "RERAISE"]:
+        return True
+    return len(names) == 4 and names[0] == "LOAD_CONST" and names[1].startswith("STORE_") and names[2].startswith("DELETE_") and names[3] == "RERAISE"
 
 
 def _drop_handler_ends(statements: list[ast.stmt]) -> None:
