@@ -792,7 +792,7 @@ class BlockReader:
             self.stack.append(Saved(ins.argval))
         elif op == "LOAD_CLOSURE":  # the cell of a variable a nested function reads
             self.stack.append(_load(ins.argval))
-        elif op == "BEFORE_WITH":
+        elif op in ("BEFORE_WITH", "SETUP_WITH"):  # 3.11+ / 3.10 (its handler is in the graph)
             manager = self.pop_value(ins)
             self.stack += [WithExit(manager), WithEnter(manager)]
         elif op == "PUSH_EXC_INFO":  # [exc] -> [previous exc, exc]

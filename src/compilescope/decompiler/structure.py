@@ -79,8 +79,8 @@ class Structurer:
             real = [i.opname for i in block.instructions if i.opname not in ("NOP", "CACHE")]
             if real[:1] == ["PUSH_EXC_INFO"]:
                 handlers.add(index)
-            elif sys.version_info < (3, 11) and (real[:1] == ["DUP_TOP"] and real[-1:] == ["JUMP_IF_NOT_EXC_MATCH"] or real[:3] == ["POP_TOP"] * 3):
-                handlers.add(index)  # 3.10: `except E` tests, or a bare `except:` drops the exception
+            elif sys.version_info < (3, 11) and (real[:1] == ["DUP_TOP"] and real[-1:] == ["JUMP_IF_NOT_EXC_MATCH"] or real[:3] == ["POP_TOP"] * 3 or real[:1] == ["WITH_EXCEPT_START"]):
+                handlers.add(index)  # 3.10: `except E` tests, a bare `except:` drops the exception, a with's exit
         return handlers
 
     @staticmethod
@@ -178,13 +178,18 @@ class Structurer:
         statement = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=finalbody or [ast.Pass()])
         return [statement], after
 
+    def _is_with_handler(self, handler: int) -> bool:
+        names = [i.opname for i in self.graph.blocks[handler].instructions if i.opname not in ("NOP", "CACHE")]
+        return names[:2] == ["PUSH_EXC_INFO", "WITH_EXCEPT_START"] or names[:1] == ["WITH_EXCEPT_START"]
+
     def _leaves_loop_after_exit(self, index: int, special: set[int], depth: int = 0) -> bool:
         """A block that only calls a with's __exit__ on the way to `continue`/`break` (through
         more such blocks, one per enclosing with)."""
         block = self.graph.blocks[index]
         successors = {s for s, k in block.successors if k != "exception"}
-        allowed = {"LOAD_CONST", "PRECALL", "CALL", "POP_TOP", "NOP", "JUMP_BACKWARD", "JUMP_FORWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_BACKWARD_NO_INTERRUPT"}
-        if not successors or depth > 20 or "CALL" not in {i.opname for i in block.instructions} or not all(i.opname in allowed for i in block.instructions):
+        allowed = {"LOAD_CONST", "PRECALL", "CALL", "CALL_FUNCTION", "DUP_TOP", "POP_BLOCK", "POP_TOP", "NOP", "JUMP_BACKWARD", "JUMP_FORWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_BACKWARD_NO_INTERRUPT"}
+        calls = {i.opname for i in block.instructions} & {"CALL", "CALL_FUNCTION"}
+        if not successors or depth > 20 or not calls or not all(i.opname in allowed for i in block.instructions):
             return False
         return all(s in special or self._leaves_loop_after_exit(s, special, depth + 1) for s in successors)
 
@@ -221,7 +226,10 @@ class Structurer:
         if start not in protected:
             raise Unsupported(self.graph.blocks[start].instructions[0], "a try entered in the middle")
         special = {EXIT} | ({loop.header, loop.after} if loop is not None else set())
-        exits = {s for b in protected for s, k in self.graph.blocks[b].successors if k != "exception" and s not in protected} - special
+        # a with's own handler code is not written: where it goes (on after the with, when
+        # __exit__ suppressed the exception) is not a way out of the body
+        with_code = {b for h in self._handlers if self._is_with_handler(h) for b in self._handler_code(h)}
+        exits = {s for b in protected - with_code for s, k in self.graph.blocks[b].successors if k != "exception" and s not in protected} - special
         # 3.11+ copies a short `return x` to each way out: returning a local inside the try
         # instead of just after it cannot raise, so those copies stay where they are
         exits = {e for e in exits if not _safe_return(self.graph.blocks[e])}
@@ -233,7 +241,7 @@ class Structurer:
         names = [i.opname for i in self.graph.blocks[handler].instructions if i.opname not in ("NOP", "CACHE")]
         if sys.version_info < (3, 11) and handler not in self._handlers:
             raise Unsupported(self.graph.blocks[start].instructions[0], "try/finally and with are not decompiled on Python 3.10 yet")
-        if names[:2] == ["PUSH_EXC_INFO", "WITH_EXCEPT_START"]:
+        if self._is_with_handler(handler):
             return self._with(start, handler, loop, base, after)
         if names[:1] == ["PUSH_EXC_INFO"] and names[-1:] == ["RERAISE"] and "CHECK_EXC_MATCH" not in names and "POP_EXCEPT" not in names:
             return self._finally(start, handler, loop, base, after)
