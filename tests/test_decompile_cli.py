@@ -66,13 +66,16 @@ def test_what_is_not_understood_is_shown_as_bytecode_never_guessed() -> None:
     with pytest.raises(NotImplementedError, match="could not decompile numbers"):
         namespace["numbers"](3)  # run, it says so: it never passes for the program
 
-    def delegating(items):  # yield from is not decompiled yet: the place it stopped is marked
-        yield from items
+    def matching(x):  # match is not decompiled yet: the place it stopped is marked
+        match x:
+            case [a, b]:
+                return a + b
+        return None
 
-    source = compilescope.decompile(delegating)
+    source = compilescope.decompile(matching)
     ast.parse(source)
-    assert "# compilescope could not decompile delegating: GET_YIELD_FROM_ITER" in source and "NotImplementedError" in source
-    assert re.search(r"^    # >> +\d+ GET_YIELD_FROM_ITER", source, re.M), source  # the instruction it stopped at, marked
+    assert "# compilescope could not decompile matching: MATCH_SEQUENCE" in source and "NotImplementedError" in source
+    assert re.search(r"^    # >> +\d+ MATCH_SEQUENCE", source, re.M), source  # the instruction it stopped at, marked
 
 
 # ---- compilescope decompile / run --decompile --------------------------------------------------

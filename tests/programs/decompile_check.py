@@ -285,6 +285,12 @@ def generator(n):
     return total
 
 
+def delegating(n):
+    got = yield from generator(n)  # what is sent goes to generator(); its return value comes back
+    yield from [got, "end"]
+    return got
+
+
 def never_yields(n):
     if n > 100:
         return n
@@ -464,6 +470,7 @@ CASES = [
     *[(loops_nested, (rows,)) for rows in ([], [[1, 2], [3, -1, 4]], [[-1], []])],
     *[(generator, (n,)) for n in (0, 1, 4)],
     *[(never_yields, (n,)) for n in (1, 200)],
+    *[(delegating, (n,)) for n in (0, 3)],
     *[(asserts, (a, b)) for a, b in ((0, 1), (1, 0), (1, 5))],
     (imports, (2.5,)),
     *[(comprehensions, (y, z)) for y, z in (([], {}), ([1, 2, 3], {"a": 1}), ([5, 0, 2, 2], {"q": 2, "r": 3}))],

@@ -183,6 +183,8 @@ def _block_stack_handlers(blocks: list[Block], by_start: dict[int, int]) -> dict
 
 def _analysed(code: CodeType, blocks: list[Block]) -> Graph:
     dominators = _immediate_dominators(blocks)
+    for block in blocks:  # a block no path reaches is no block's way in
+        block.predecessors = [p for p in block.predecessors if p in dominators]
     loops: dict[int, set[int]] = {}
     for block in blocks:
         for successor, kind in block.successors:

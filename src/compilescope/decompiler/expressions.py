@@ -152,6 +152,13 @@ WITH_DONE = _WithDone()
 
 
 @dataclass
+class _Delegated:
+    """GET_YIELD_FROM_ITER: what `yield from` delegates to."""
+
+    value: ast.expr
+
+
+@dataclass
 class _Code:
     """LOAD_CONST of a code object, until MAKE_FUNCTION makes it a function."""
 
@@ -452,7 +459,7 @@ class BlockReader:
         chosen = list(names) if names is not None else None
         for index in range(height, len(self.stack)):
             value = self.stack[index]
-            if value is NULL or isinstance(value, (Saved, _ExceptionMarker, WithExit, WithEnter)):  # markers, not values: they go on
+            if value is NULL or isinstance(value, (Saved, _ExceptionMarker, WithExit, WithEnter, _Delegated)):  # markers, not values: they go on
                 continue
             if not isinstance(value, ast.expr):
                 raise Unsupported(instruction, "a value under construction flows into the next block")
@@ -819,6 +826,21 @@ class BlockReader:
             pass
         elif op == "RETURN_GENERATOR":
             self.stack.append(GENERATOR)
+        elif op == "GET_YIELD_FROM_ITER":
+            self.stack.append(_Delegated(self.pop_value(ins)))
+        elif op == "YIELD_FROM":  # [delegated, None] -> its result (3.12+: above the receiver END_SEND drops)
+            sent = self.pop(ins)
+            delegated = self.pop(ins)
+            if not isinstance(delegated, _Delegated) or not (isinstance(sent, ast.Constant) and sent.value is None):
+                raise Unsupported(ins, "yield from of a shape not decompiled yet")
+            if sys.version_info >= (3, 12):
+                self.stack.append(delegated)
+            self.stack.append(ast.YieldFrom(value=delegated.value))
+        elif op == "END_SEND":
+            value = self.pop(ins)
+            if not isinstance(self.pop(ins), _Delegated):
+                raise Unsupported(ins, "END_SEND without its yield from")
+            self.stack.append(value)
         elif op == "YIELD_VALUE":
             self.stack.append(ast.Yield(value=self.pop_value(ins)))
         elif op == "LOAD_ASSERTION_ERROR":

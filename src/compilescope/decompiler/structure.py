@@ -50,7 +50,7 @@ class Structurer:
         self.code = code
         if code.co_flags & (_CO_COROUTINE | _CO_ITERABLE_COROUTINE | _CO_ASYNC_GENERATOR):
             raise Unsupported(None, "async functions are not decompiled yet")
-        self.graph = _without_repeated_conditions(_without_generator_wrapper(cfg.build(code)))
+        self.graph = _without_repeated_conditions(_without_send_loops(_without_generator_wrapper(cfg.build(code))))
         self._handlers = self._user_handlers()
         self._chains = self._except_chain_blocks()
         self._open_trys: set[int] = set()
@@ -672,6 +672,30 @@ def _without_generator_wrapper(graph: cfg.Graph) -> cfg.Graph:
             following.successors = []
             following.predecessors = []
     return cfg.redirected(graph, {})
+
+
+def _without_send_loops(graph: cfg.Graph) -> cfg.Graph:
+    """3.11+ writes `yield from x` as a loop: SEND, YIELD_VALUE, back to SEND, until the
+    delegated iterator is done (3.12+ with a CLEANUP_THROW handler). It is one expression: the
+    block before the loop gets one YIELD_FROM (3.10's own instruction for it) and goes on
+    where the loop ends."""
+    changed = False
+    for block in graph.blocks:
+        real = [i for i in block.instructions if i.opname not in ("NOP", "CACHE")]
+        if not real or real[0].opname != "SEND" or block.index not in graph.reachable:
+            continue
+        done = next((s for s, k in block.successors if k == "jump"), None)
+        before = [p for p in block.predecessors if graph.blocks[p].start < block.start]
+        if done is None or len(before) != 1:
+            continue
+        entry = graph.blocks[before[0]]
+        names = [i.opname for i in entry.instructions if i.opname not in ("NOP", "CACHE")]
+        if names[-2:] != ["GET_YIELD_FROM_ITER", "LOAD_CONST"]:
+            continue  # `await` (GET_AWAITABLE) is not decompiled yet
+        entry.instructions = [*entry.instructions, real[0]._replace(opname="YIELD_FROM", opcode=dis.opmap["NOP"], arg=None, argval=None, argrepr="")]
+        entry.successors = [(done if s == block.index else s, k) for s, k in entry.successors]
+        changed = True
+    return cfg.redirected(graph, {}) if changed else graph
 
 
 def _implicit_handler(block: cfg.Block) -> bool:
