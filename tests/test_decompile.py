@@ -26,10 +26,10 @@ from conftest import ROOT, python_version
 
 CHECK = ROOT / "tests" / "programs" / "decompile_check.py"
 # What is refused so far, per Python: listed so that any change, better or worse, shows here.
-# On 3.10 try/finally is not decompiled yet; from 3.11 a finally is when it is one straight block.
-# Nowhere yet: break/continue through two nested withs.
+# A finally is decompiled when it is one straight block. Nowhere yet: break/continue through two
+# nested withs.
 NOT_YET: dict[str, set[str]] = {
-    "3.10": {"try_finally", "try_finally_return", "with_statements"},
+    "3.10": {"with_statements"},
     "3.11": {"with_statements"},  # with: not yet with break/continue through two withs
     "3.12": {"with_statements"},
     "3.13": {"with_statements"},
@@ -79,8 +79,7 @@ def test_straight_line_functions_round_trip(version: str) -> None:
     assert "    except ZeroDivisionError as error:\n        y = str(error)\n" in functions["try_except"]["source"]
     assert "try:\n        return d[k]\n    except:\n        return None" in functions["try_return"]["source"]
     assert "    with io.StringIO(path_like) as handle:\n        text = handle.read()" in functions["with_block"]["source"]
-    if version != "3.10":
-        assert "    try:\n        return 10 / x\n    finally:\n        log.append(('done', x))" in functions["try_finally_return"]["source"]
+    assert "    try:\n        return 10 / x\n    finally:\n        log.append(('done', x))" in functions["try_finally_return"]["source"]
     conditions = functions["conditions"]["source"]
     for written in ("if a and b and c:", "if not a or c:", "if a is None:", "if b is not None and b > 1:"):
         assert written in conditions
@@ -96,8 +95,7 @@ TORCH_NN = [
     "torch.nn.modules.dropout", "torch.nn.modules.pooling", "torch.nn.modules.rnn", "torch.nn.modules.transformer",
     "torch.nn.functional",
 ]
-# What is decompiled today (not yet: async, match, a finally with control flow, and on 3.10
-# try/finally): a floor, so that a change that reads less fails here. Measured 2026-11-29:
+# What is decompiled today (not yet: async, match, a finally with control flow): a floor, so that a change that reads less fails here. Measured 2026-11-29:
 # stdlib 92-95% on 3.10-3.13; torch.nn 98% (3.11) and 97% (3.12).
 FLOOR = {"stdlib": 0.90, "stdlib 3.10": 0.90, "torch.nn": 0.95}
 

@@ -81,6 +81,8 @@ class Structurer:
                 handlers.add(index)
             elif sys.version_info < (3, 11) and (real[:1] == ["DUP_TOP"] and real[-1:] == ["JUMP_IF_NOT_EXC_MATCH"] or real[:3] == ["POP_TOP"] * 3 or real[:1] == ["WITH_EXCEPT_START"]):
                 handlers.add(index)  # 3.10: `except E` tests, a bare `except:` drops the exception, a with's exit
+            elif sys.version_info < (3, 11) and real[-1:] == ["RERAISE"] and not _is_cleanup(block):
+                handlers.add(index)  # 3.10: a finally (its code, then re-raise), read by _finally
         return handlers
 
     @staticmethod
@@ -156,16 +158,19 @@ class Structurer:
         """`try: ... finally: F` (3.11+) with F in one block: the handler runs F and re-raises;
         the way on from the body starts with a copy of F, which is F itself, written once."""
         block = self.graph.blocks[handler]
-        code = [i for i in block.instructions if i.opname not in ("NOP", "CACHE")][1:-1]  # between PUSH_EXC_INFO and RERAISE
+        code = [i for i in block.instructions if i.opname not in ("NOP", "CACHE")][:-1]  # before RERAISE
+        if code and code[0].opname == "PUSH_EXC_INFO":  # 3.11+
+            code = code[1:]
+        entry = [PREVIOUS, CAUGHT] if sys.version_info >= (3, 11) else list(HANDLER_ENTRY_310)
         if after is None:
             raise Unsupported(block.instructions[0], "a try/finally whose body does not go on")
         following = self.graph.blocks[after].instructions
         real = [(n, i) for n, i in enumerate(following) if i.opname not in ("NOP", "CACHE")]
         if len(real) < len(code) or any((a.opname, a.argval) != (b.opname, b.argval) for (_, a), b in zip(real, code)) or any(cfg.is_jump(i) for i in code):
             raise Unsupported(block.instructions[0], "a finally whose copy on the normal way is not found")
-        reader = BlockReader(self.code, [*base, PREVIOUS, CAUGHT], self.temps)
+        reader = BlockReader(self.code, [*base, *entry], self.temps)
         reader.run(code)
-        if reader.stack != [*base, PREVIOUS, CAUGHT]:
+        if reader.stack != [*base, *entry]:
             raise Unsupported(block.instructions[0], "a finally that leaves values on the stack")
         finalbody = list(reader.statements)
         self._open_trys.add(handler)
@@ -239,11 +244,11 @@ class Structurer:
             raise Unsupported(self.graph.blocks[start].instructions[0], "a try body left for several places")
         after = exits.pop() if exits else None
         names = [i.opname for i in self.graph.blocks[handler].instructions if i.opname not in ("NOP", "CACHE")]
-        if sys.version_info < (3, 11) and handler not in self._handlers:
-            raise Unsupported(self.graph.blocks[start].instructions[0], "try/finally and with are not decompiled on Python 3.10 yet")
         if self._is_with_handler(handler):
             return self._with(start, handler, loop, base, after)
         if names[:1] == ["PUSH_EXC_INFO"] and names[-1:] == ["RERAISE"] and "CHECK_EXC_MATCH" not in names and "POP_EXCEPT" not in names:
+            return self._finally(start, handler, loop, base, after)
+        if sys.version_info < (3, 11) and names[-1:] == ["RERAISE"] and names[:1] != ["DUP_TOP"] and names[:3] != ["POP_TOP"] * 3 and "POP_EXCEPT" not in names:
             return self._finally(start, handler, loop, base, after)
         self._open_trys.add(handler)
         try:
