@@ -1080,10 +1080,6 @@ def _plain(value: ast.expr) -> bool:
     return isinstance(value, (ast.Name, ast.Constant))
 
 
-def _read_names(value: ast.expr) -> set[str]:
-    return {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
-
-
 def _as_read(target: ast.expr) -> ast.expr:
     """The same target as an expression that reads it (load context), to compare with values."""
     return ast.parse(ast.unparse(target), mode="eval").body

@@ -50,7 +50,7 @@ class Structurer:
         self.code = code
         if code.co_flags & (_CO_COROUTINE | _CO_ITERABLE_COROUTINE | _CO_ASYNC_GENERATOR):
             raise Unsupported(None, "async functions are not decompiled yet")
-        self.graph = _without_repeated_conditions(_without_send_loops(_without_generator_wrapper(cfg.build(code))))
+        self.graph = _without_repeated_conditions(_without_send_loops(_without_implicit_handlers(cfg.build(code))))
         self._handlers = self._user_handlers()
         self._chains = self._except_chain_blocks()
         self._open_trys: set[int] = set()
@@ -344,16 +344,6 @@ class Structurer:
             clauses.append((None, index))
             return clauses
         raise Unsupported(None, "an except chain that does not end")
-
-    def _reachable_from(self, start: int) -> set[int]:
-        seen, todo = set(), [start]
-        while todo:
-            node = todo.pop()
-            if node in seen or node == EXIT:
-                continue
-            seen.add(node)
-            todo += [s for s, k in self.graph.blocks[node].successors if k != "exception"]
-        return seen
 
     def _reader(self, index: int, base: list[Any]) -> BlockReader:
         reader = BlockReader(self.code, base + self._entry.get(index, []), self.temps)
@@ -653,9 +643,9 @@ class _Loop:
 _CO_GENERATOR, _CO_COROUTINE, _CO_ITERABLE_COROUTINE, _CO_ASYNC_GENERATOR = 0x20, 0x80, 0x100, 0x200
 
 
-def _without_generator_wrapper(graph: cfg.Graph) -> cfg.Graph:
-    """3.12+ wraps a generator's body in a handler that turns a StopIteration escaping it into a
-    RuntimeError (PEP 479): Python adds it to every generator, so it is not the user's `try`."""
+def _without_implicit_handlers(graph: cfg.Graph) -> cfg.Graph:
+    """Without the handlers Python adds on its own (see _implicit_handler): they are not the
+    user's `try`, and the blocks their ranges cut apart are joined again."""
     wrappers = {b.index for b in graph.blocks if _implicit_handler(b)}
     if not wrappers:
         return graph
