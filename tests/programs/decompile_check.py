@@ -11,6 +11,7 @@ import math
 import sys
 
 from compilescope.decompiler.expressions import Unsupported
+from decompile_generated import Recorder
 from compilescope.decompiler.structure import function_source
 
 SCALE = 3
@@ -422,20 +423,6 @@ def after_except(x):
         return repr(error.__context__)
 
 
-class Recorder:
-    def __init__(self, log, suppress=False):
-        self.log = log
-        self.suppress = suppress
-
-    def __enter__(self):
-        self.log.append("enter")
-        return self
-
-    def __exit__(self, kind, value, traceback):
-        self.log.append(("exit", kind.__name__ if kind else None))
-        return self.suppress
-
-
 def with_statements(items, suppress):
     log = []
     for i in items:
@@ -447,6 +434,91 @@ def with_statements(items, suppress):
             log.append(10 / (i - 1))
         log.append(outer.suppress)
     return log
+
+
+def finally_return(x, log):
+    try:
+        return 10 // x
+    finally:
+        log.append("cleanup")
+
+
+def finally_in_loop(xs, log):
+    for x in xs:
+        try:
+            if x < 0:
+                continue
+            if x > 10:
+                break
+            log.append(10 // x)
+        finally:
+            log.append("f")
+    return log
+
+
+def finally_branches(x, log):
+    try:
+        y = 10 // x
+    finally:
+        if x:
+            log.append("cleanup")
+        else:
+            log.append("zero")
+    return y
+
+
+def finally_around_except(x, log):
+    try:
+        try:
+            return 10 // x
+        except ZeroDivisionError:
+            return -1
+    finally:
+        log.append("finally")
+
+
+def with_return_suppressed(x, suppress, log):
+    with Recorder(log, suppress):
+        if x:
+            return 10 // x
+        log.append(1 // x)
+    return "after"
+
+
+def with_two_return(suppress, log):
+    with Recorder(log, suppress) as outer, Recorder(log):
+        return outer.suppress
+
+
+def with_loop_break(xs, suppress, log):
+    for x in xs:
+        with Recorder(log, suppress):
+            with Recorder(log):
+                if x > 2:
+                    break
+                log.append(10 // x)
+                continue
+    return log
+
+
+def call_of_comprehension(items, b):
+    b = b + sum([v * 2 for v in items if v > 1])
+    return max([v for v in items] or [b]), b
+
+
+def loop_return_value(items, a):
+    for x in items:
+        if x % 2 == 0:
+            return a or x
+    n = 0
+    while n < 3:
+        n += 1
+        for y in items:
+            if not y:
+                raise ValueError(a if n else 3)
+        if a > 5:
+            break
+    return n
 
 
 CASES = [
@@ -484,6 +556,15 @@ CASES = [
     (with_block, ("abc",)),
     *[(after_except, (x,)) for x in (2, 0)],
     *[(with_statements, (items, suppress)) for items in ([], [3, 0, 2, -1, 5], [2, 1, 3]) for suppress in (False, True)],
+    *[(finally_return, (x, [])) for x in (2, 0)],
+    *[(finally_in_loop, (xs, [])) for xs in ([], [1, -1, 0, 5], [3, 11, 2])],
+    *[(finally_branches, (x, [])) for x in (2, 0)],
+    *[(finally_around_except, (x, [])) for x in (2, 0, "s")],
+    *[(with_return_suppressed, (x, s, [])) for x in (0, 2, "s") for s in (False, True)],
+    *[(with_two_return, (s, [])) for s in (False, True)],
+    *[(with_loop_break, (xs, s, [])) for xs in ([], [1, 0, 3], [2, 5]) for s in (False, True)],
+    *[(call_of_comprehension, (items, 1)) for items in ([], [0, 2, 3])],
+    *[(loop_return_value, (items, a)) for items in ([], [1, 3], [1, 0, 2], [5, 0]) for a in (0, 7)],
 ]
 
 
@@ -520,10 +601,11 @@ def _drive(generator):
     return out
 
 
-def main() -> None:
-    results = {"python": f"{sys.version_info.major}.{sys.version_info.minor}", "functions": {}}
+def run(cases, namespace_of) -> dict:
+    """Per function: "pass", "differs for ARGS: EXPECTED vs GOT", or "unsupported: WHY"."""
+    functions = {}
     sources = {}
-    for case in CASES:
+    for case in cases:
         function, args = case[0], case[1]
         kwargs = case[2] if len(case) > 2 else {}
         name = function.__name__
@@ -534,15 +616,38 @@ def main() -> None:
                 sources[name] = error
         source = sources[name]
         if isinstance(source, Unsupported):
-            results["functions"][name] = {"result": f"unsupported: {source}", "source": None}
+            functions.setdefault(name, {"result": f"unsupported: {source}", "source": None})
             continue
-        namespace = dict(globals())
-        exec(compile(source, f"<decompiled {name}>", "exec"), namespace)
+        namespace = dict(namespace_of(function))
+        try:
+            exec(compile(source, f"<decompiled {name}>", "exec"), namespace)
+        except SyntaxError as error:
+            functions[name] = {"result": f"differs: not valid Python: {error}", "source": source}
+            sources[name] = Unsupported(None, "already counted")
+            continue
         expected = _call(function, args, kwargs)
         got = _call(namespace[name], args, kwargs)
-        previous = results["functions"].get(name, {}).get("result", "pass")
+        previous = functions.get(name, {}).get("result", "pass")
         outcome = "pass" if expected == got else f"differs for {args!r}: {expected} vs {got}"
-        results["functions"][name] = {"result": outcome if previous == "pass" else previous, "source": source}
+        functions[name] = {"result": outcome if previous == "pass" else previous, "source": source}
+    return functions
+
+
+def generated_cases(count: int) -> list:
+    """The written functions of decompile_generated.py, each called with every one of its inputs."""
+    import decompile_generated
+
+    namespace = {"Recorder": decompile_generated.Recorder, "__name__": "generated"}
+    exec(compile(decompile_generated.source(count), "<generated>", "exec"), namespace)
+    return [(namespace[f"g{i}"], args) for i in range(count) for args in decompile_generated.INPUTS]
+
+
+def main() -> None:
+    """python decompile_check.py [GENERATED_COUNT]: the written corpus, and as many generated
+    functions as asked for (their results under "generated")."""
+    results = {"python": f"{sys.version_info.major}.{sys.version_info.minor}", "functions": run(CASES, lambda f: globals())}
+    if len(sys.argv) > 1:
+        results["generated"] = run(generated_cases(int(sys.argv[1])), lambda f: f.__globals__)
     print(json.dumps(results))
 
 

@@ -311,3 +311,36 @@ def _natural_loop(blocks: list[Block], header: int, tail: int) -> set[int]:
                 body.add(pred)
                 stack.append(pred)
     return body
+
+
+NO_EFFECT = frozenset({"NOP", "RESUME", "EXTENDED_ARG", "CACHE"})
+
+
+def split(graph: Graph, block: Block, cut: int) -> int:
+    """Cut `block` before its instruction `cut`: the rest becomes a new block it falls into.
+    (The caller analyses the graph again: see redirected.)"""
+    rest = Block(index=len(graph.blocks), start=block.instructions[cut].offset, instructions=block.instructions[cut:], end=block.end)
+    rest.successors = list(block.successors)
+    block.instructions = block.instructions[:cut]
+    block.end = rest.start
+    block.successors = [(rest.index, "fall"), *[(s, k) for s, k in rest.successors if k == "exception"]]
+    graph.blocks.append(rest)
+    if sys.version_info >= (3, 11):  # each part keeps the block's handlers whose ranges hold it
+        handlers = {s for s, k in rest.successors if k == "exception"}
+        starts = {graph.blocks[h].start: h for h in handlers}
+        for part in (block, rest):
+            holding = [starts[t] for s, e, t in exception_ranges(graph.code) if s < part.end and part.start < e and t in starts]
+            part.successors = [(s, k) for s, k in part.successors if k != "exception"] + [(h, "exception") for h in dict.fromkeys(holding)]
+    return rest.index
+
+
+def through_jumps(graph: Graph, index: int) -> int:
+    """Where control really goes from block `index`: past blocks that only jump (3.12+ puts a
+    loop's back edge in a block of its own)."""
+    for _ in range(len(graph.blocks)):
+        block = graph.blocks[index]
+        real = [i for i in block.instructions if i.opname not in NO_EFFECT]
+        if len(real) != 1 or real[0].opname not in UNCONDITIONAL:
+            return index
+        index = next(s for s, k in block.successors if k == "jump")
+    return index

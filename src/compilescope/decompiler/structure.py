@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from types import CodeType
 from typing import Any
 
-from compilescope.decompiler import cfg
+from compilescope.decompiler import cfg, finally_copies
 from compilescope.decompiler.tidy import negate, tidy
 from compilescope.decompiler.expressions import CAUGHT, HANDLER_ENTRY_310, PREVIOUS, HandlerEnd, WithEnter, WithExit, WithTarget, LOOP_DONE, NEXT_ITEM, BlockReader, CaughtAs, ExceptionMatch, LoopIterator, Saved, Temporaries, Unsupported, _arguments
 
@@ -50,7 +50,10 @@ class Structurer:
         self.code = code
         if code.co_flags & (_CO_COROUTINE | _CO_ITERABLE_COROUTINE | _CO_ASYNC_GENERATOR):
             raise Unsupported(None, "async functions are not decompiled yet")
-        self.graph = _without_repeated_conditions(_without_send_loops(_without_implicit_handlers(cfg.build(code))))
+        graph, self._finallys = finally_copies.without_copies(_without_send_loops(_without_implicit_handlers(cfg.build(code))))
+        graph, self._suppressed = _with_suppression_targets(graph)
+        graph = _joined_exit_calls(graph)
+        self.graph = _without_repeated_conditions(graph)
         self._handlers = self._user_handlers()
         self._chains = self._except_chain_blocks()
         self._open_trys: set[int] = set()
@@ -81,9 +84,7 @@ class Structurer:
                 handlers.add(index)
             elif sys.version_info < (3, 11) and (real[:1] == ["DUP_TOP"] and real[-1:] == ["JUMP_IF_NOT_EXC_MATCH"] or real[:3] == ["POP_TOP"] * 3 or real[:1] == ["WITH_EXCEPT_START"]):
                 handlers.add(index)  # 3.10: `except E` tests, a bare `except:` drops the exception, a with's exit
-            elif sys.version_info < (3, 11) and real[-1:] == ["RERAISE"] and not _is_cleanup(block):
-                handlers.add(index)  # 3.10: a finally (its code, then re-raise), read by _finally
-        return handlers
+        return handlers | set(self._finallys)  # a finally, its copies taken out (finally_copies)
 
     @staticmethod
     def _handler_entry() -> list[Any]:
@@ -155,48 +156,39 @@ class Structurer:
         return cached
 
     def _finally(self, start: int, handler: int, loop: _Loop | None, base: list[Any], after: int | None) -> tuple[list[ast.stmt], int]:
-        """`try: ... finally: F` (3.11+) with F in one block: the handler runs F and re-raises;
-        the way on from the body starts with a copy of F, which is F itself, written once."""
-        block = self.graph.blocks[handler]
-        code = [i for i in block.instructions if i.opname not in ("NOP", "CACHE")][:-1]  # before RERAISE
-        if code and code[0].opname == "PUSH_EXC_INFO":  # 3.11+
-            code = code[1:]
-        entry = [PREVIOUS, CAUGHT] if sys.version_info >= (3, 11) else list(HANDLER_ENTRY_310)
-        if after is None:
-            raise Unsupported(block.instructions[0], "a try/finally whose body does not go on")
-        following = self.graph.blocks[after].instructions
-        real = [(n, i) for n, i in enumerate(following) if i.opname not in ("NOP", "CACHE")]
-        if len(real) < len(code) or any((a.opname, a.argval) != (b.opname, b.argval) for (_, a), b in zip(real, code)) or any(cfg.is_jump(i) for i in code):
-            raise Unsupported(block.instructions[0], "a finally whose copy on the normal way is not found")
-        reader = BlockReader(self.code, [*base, *entry], self.temps)
-        reader.run(code)
-        if reader.stack != [*base, *entry]:
-            raise Unsupported(block.instructions[0], "a finally that leaves values on the stack")
-        finalbody = list(reader.statements)
+        """`try: ... finally: F`: its copies on the body's ways out are gone from the graph
+        (finally_copies), so the body is written as is, and F once, from its handler."""
+        read = self._finallys.get(handler)
+        if read is None:
+            raise Unsupported(self.graph.blocks[handler].instructions[0], "a finally whose copies on the ways out of its try are not all found")
         self._open_trys.add(handler)
         try:
-            body = self.region(start, after, loop, base)
+            body = self.region(start, after if after is not None else _NOWHERE, loop, base)
         finally:
             self._open_trys.discard(handler)
-        # the normal way on runs the copy first: it is the finally, already written
-        self._skip[after] = (real[len(code) - 1][0] + 1) if code else 0
+        entry = [PREVIOUS, CAUGHT] if sys.version_info >= (3, 11) else list(HANDLER_ENTRY_310)
+        self._skip[handler] = read.skip
+        finalbody = self.region(handler, read.end, None, base, first=entry)
         statement = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=finalbody or [ast.Pass()])
-        return [statement], after
+        return [statement], (after if after is not None else EXIT)
 
     def _is_with_handler(self, handler: int) -> bool:
         names = [i.opname for i in self.graph.blocks[handler].instructions if i.opname not in ("NOP", "CACHE")]
         return names[:2] == ["PUSH_EXC_INFO", "WITH_EXCEPT_START"] or names[:1] == ["WITH_EXCEPT_START"]
 
-    def _leaves_loop_after_exit(self, index: int, special: set[int], depth: int = 0) -> bool:
-        """A block that only calls a with's __exit__ on the way to `continue`/`break` (through
-        more such blocks, one per enclosing with)."""
+    def _leaves_after_exit(self, index: int, special: set[int], depth: int = 0) -> bool:
+        """A block that only calls a with's __exit__ on the way to `continue`/`break` or
+        `return` (through more such blocks, one per enclosing with): the with's way of leaving
+        its body there, which the body is written with."""
         block = self.graph.blocks[index]
         successors = {s for s, k in block.successors if k != "exception"}
-        allowed = {"LOAD_CONST", "PRECALL", "CALL", "CALL_FUNCTION", "DUP_TOP", "POP_BLOCK", "POP_TOP", "NOP", "JUMP_BACKWARD", "JUMP_FORWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_BACKWARD_NO_INTERRUPT"}
-        calls = {i.opname for i in block.instructions} & {"CALL", "CALL_FUNCTION"}
-        if not successors or depth > 20 or not calls or not all(i.opname in allowed for i in block.instructions):
+        names = [i.opname for i in block.instructions]
+        calls = set(names) & {"CALL", "CALL_FUNCTION"}
+        if depth > 20 or not calls or not all(n in _EXIT_CALL for n in names):
             return False
-        return all(s in special or self._leaves_loop_after_exit(s, special, depth + 1) for s in successors)
+        if names[-1] in cfg.TERMINATORS:
+            return True
+        return bool(successors) and all(s in special or self._leaves_after_exit(s, special, depth + 1) for s in successors)
 
     def _with(self, start: int, handler: int, loop: _Loop | None, base: list[Any], after: int | None) -> tuple[list[ast.stmt], int]:
         """`with m as x:` (3.11+): BEFORE_WITH left __exit__ and __enter__()'s result for the
@@ -218,11 +210,34 @@ class Structurer:
             target = body.pop(0).target  # type: ignore[attr-defined]
         else:
             raise Unsupported(self.graph.blocks[start].instructions[0], "a with body that does not start with its target")
+        # Where an exception __exit__ suppresses goes on: the statement after the with. Where the
+        # body ends, its way on must go there too, past the __exit__(None, None, None) call.
+        suppressed = self._suppressed.get(handler)
         if after is not None:
+            if suppressed is None or not self._exit_then(after, suppressed):
+                raise Unsupported(self.graph.blocks[handler].instructions[0], "a with whose suppressed exceptions go on elsewhere than its end")
             known = self._entry.get(after)
             self._entry[after] = [*outside, manager, *(known or [])]
+        elif suppressed is not None:
+            self._entry.setdefault(suppressed, list(outside))
         statement = ast.With(items=[ast.withitem(context_expr=manager.manager, optional_vars=target)], body=body or [ast.Pass()], type_comment=None)
-        return [statement], (after if after is not None else EXIT)
+        return [statement], (after if after is not None else suppressed if suppressed is not None else EXIT)
+
+    def _exit_then(self, index: int, suppressed: int) -> bool:
+        """Whether block `index` calls __exit__(None, None, None) and goes on as the suppressed
+        exceptions do: into block `suppressed`, or into the same code."""
+        instructions = [i for i in self.graph.blocks[index].instructions if i.opname not in cfg.NO_EFFECT]
+        at = 0
+        while at < len(instructions) and (instructions[at].opname in ("POP_BLOCK", "DUP_TOP", "PRECALL", "CALL", "CALL_FUNCTION", "SWAP", "ROT_TWO") or instructions[at].opname == "LOAD_CONST" and instructions[at].argval is None):
+            at += 1
+        if at == 0 or at >= len(instructions) or instructions[at].opname != "POP_TOP":
+            return False
+        rest = instructions[at + 1:]
+        if not rest or len(rest) == 1 and rest[0].opname in cfg.UNCONDITIONAL:
+            following = next((s for s, k in self.graph.blocks[index].successors if k != "exception"), None)
+            return following is not None and cfg.through_jumps(self.graph, following) == cfg.through_jumps(self.graph, suppressed)
+        same = [i for i in self.graph.blocks[suppressed].instructions if i.opname not in cfg.NO_EFFECT]
+        return rest[-1].opname in cfg.TERMINATORS and [(i.opname, repr(i.argval)) for i in rest] == [(i.opname, repr(i.argval)) for i in same]
 
     def _try(self, start: int, handler: int, loop: _Loop | None, base: list[Any]) -> tuple[list[ast.stmt], int]:
         """`try:` from its first protected block: the body is the blocks the handler protects,
@@ -231,24 +246,24 @@ class Structurer:
         if start not in protected:
             raise Unsupported(self.graph.blocks[start].instructions[0], "a try entered in the middle")
         special = {EXIT} | ({loop.header, loop.after} if loop is not None else set())
+        if loop is not None and loop.kind == "for":  # a break where the loop has no else
+            special |= {s for s, k in self.graph.blocks[loop.header].successors if k == "jump"}
         # a with's own handler code is not written: where it goes (on after the with, when
         # __exit__ suppressed the exception) is not a way out of the body
         with_code = {b for h in self._handlers if self._is_with_handler(h) for b in self._handler_code(h)}
-        exits = {s for b in protected - with_code for s, k in self.graph.blocks[b].successors if k != "exception" and s not in protected} - special
+        exits = {s for b in protected - with_code for s, k in self.graph.blocks[b].successors if k != "exception" and s not in protected}
+        exits = {e for e in exits if cfg.through_jumps(self.graph, e) not in special}  # continue, break
         # 3.11+ copies a short `return x` to each way out: returning a local inside the try
         # instead of just after it cannot raise, so those copies stay where they are
         exits = {e for e in exits if not _safe_return(self.graph.blocks[e])}
-        # a `continue`/`break` out of a with runs __exit__ in a block of its own on the way
-        exits = {e for e in exits if not self._leaves_loop_after_exit(e, special)}
+        # a `continue`/`break`/`return` out of a with runs __exit__ in a block of its own
+        exits = {e for e in exits if not self._leaves_after_exit(e, special)}
         if len(exits) > 1:
             raise Unsupported(self.graph.blocks[start].instructions[0], "a try body left for several places")
         after = exits.pop() if exits else None
-        names = [i.opname for i in self.graph.blocks[handler].instructions if i.opname not in ("NOP", "CACHE")]
         if self._is_with_handler(handler):
             return self._with(start, handler, loop, base, after)
-        if names[:1] == ["PUSH_EXC_INFO"] and names[-1:] == ["RERAISE"] and "CHECK_EXC_MATCH" not in names and "POP_EXCEPT" not in names:
-            return self._finally(start, handler, loop, base, after)
-        if sys.version_info < (3, 11) and names[-1:] == ["RERAISE"] and names[:1] != ["DUP_TOP"] and names[:3] != ["POP_TOP"] * 3 and "POP_EXCEPT" not in names:
+        if handler in self._finallys or finally_copies.is_finally(self.graph, handler):
             return self._finally(start, handler, loop, base, after)
         self._open_trys.add(handler)
         try:
@@ -493,6 +508,10 @@ class Structurer:
                 merge = self.post_dominators.get(node, EXIT)
                 if loop is not None and merge not in loop.body:
                     merge = _NOWHERE  # both sides leave the loop's body (continue, break, return)
+                if stop not in (_NOWHERE, EXIT) and merge != stop and (merge in (_NOWHERE, EXIT) or self._reaches(stop, merge)):
+                    # the sides meet only past the end of this region (a try or with body whose
+                    # other ways out leave): each side ends where the region does
+                    merge = stop
                 then_body = self.region(condition.when_true, merge, loop, base)
                 else_body = self.region(condition.when_false, merge, loop, base)
                 statements += _if(condition.test, then_body, else_body)
@@ -533,7 +552,7 @@ class Structurer:
                 statements += reader.statements
                 loop_statements, node, extra = self._for_loop(node, iterator.iterable, loop, base + kept)
                 if any(isinstance(v, Saved) for v in kept):  # 3.12+: an inlined comprehension
-                    statements[-1:] = [_inlined_comprehension(statements[-1] if statements else None, loop_statements)]
+                    statements[-1:] = _inlined_comprehension(statements[-1] if statements else None, loop_statements)
                 else:
                     statements += loop_statements
                 self._entry[node] = kept + extra
@@ -553,10 +572,11 @@ class Structurer:
         # which pops the iterator and jumps to the code after the loop, past any `else`.
         leaving = {s for b in body for s, k in self.graph.blocks[b].successors if k != "exception" and s not in body} - {exhausted} - self._chains
         afters = set()
+        after_loop = self._forward(exhausted, header)
         for index in leaving:
             last = self.graph.blocks[index].last
-            if last.opname in cfg.TERMINATORS:
-                continue  # a return or raise inside the loop
+            if last.opname in cfg.TERMINATORS or self._only_ends(index, body | after_loop):
+                continue  # a return or raise inside the loop (`return a or b`: in a few blocks)
             if not (cfg.is_jump(last) and last.opname in cfg.UNCONDITIONAL):
                 raise Unsupported(last, "a way out of a loop that is not a break, return or raise")
             afters.add(next(s for s, k in self.graph.blocks[index].successors if k == "jump"))
@@ -602,10 +622,15 @@ class Structurer:
             # 3.10+ copies a short ending (`return x`) to each way out of a loop: the copies end
             # the function where they are, so the loop's own exit is the one that continues
             ending = {e for e in exits if self.graph.blocks[e].last.opname in cfg.TERMINATORS}
-            rest = exits - ending
             natural = {s for s, k in block.successors if k != "exception" and s in exits}
+            if len(exits - ending) > 1 and len(natural) == 1:  # `raise E(x if c else y)` in a few blocks
+                after_loop = body | self._forward(next(iter(natural)), header)
+                ending |= {e for e in exits - ending - natural if self._only_ends(e, after_loop)}
+            rest = exits - ending
             if len(rest) == 1:
                 after = rest.pop()
+            elif len(rest) > 1 and _common_post_dominator(rest, self.post_dominators) in rest:
+                after = _common_post_dominator(rest, self.post_dominators)  # a break to the loop's end
             elif not rest and len(natural) == 1:
                 after = natural.pop()
             else:
@@ -619,6 +644,32 @@ class Structurer:
         while statements and isinstance(statements[-1], ast.Continue):
             statements.pop()
         return [ast.While(test=ast.Constant(value=True), body=statements or [ast.Pass()], orelse=[])], (after if after is not None else EXIT)
+
+    def _forward(self, start: int, header: int | None = None) -> set[int]:
+        """The blocks control can go on to from block `start` (itself included), in this turn
+        of the loops being written (and of the loop at `header`): not on past their headers."""
+        seen, todo = {start}, [start]
+        while todo:
+            index = todo.pop()
+            if index != start and (index in self._open_loops or index == header):
+                continue
+            for successor, kind in self.graph.blocks[index].successors:
+                if kind != "exception" and successor not in seen:
+                    seen.add(successor)
+                    todo.append(successor)
+        return seen
+
+    def _only_ends(self, start: int, avoid: set[int]) -> bool:
+        """Whether block `start` is one place's own way to return or raise: one way in, and
+        every way on from it ends the function, meeting none of `avoid`. (Code that several
+        breaks reach is the code after the loop, even where it ends in a return.)"""
+        reached = self._forward(start)
+        return len(self.graph.blocks[start].predecessors) == 1 and not (reached & avoid) and all(self.graph.blocks[b].last.opname in cfg.TERMINATORS for b in reached if not [s for s, k in self.graph.blocks[b].successors if k != "exception"])
+
+    def _reaches(self, start: int, target: int) -> bool:
+        """Whether control goes from block `start` on to block `target`, within one turn of the
+        loops being written (not around through their headers)."""
+        return start not in self._open_loops and target in self._forward(start)
 
     def _note_target(self, reader: BlockReader, loop: _Loop | None) -> None:
         if reader.loop_target is not None and loop is not None:
@@ -693,6 +744,71 @@ def _without_send_loops(graph: cfg.Graph) -> cfg.Graph:
     return cfg.redirected(graph, {}) if changed else graph
 
 
+# What a block that only calls a with's __exit__ on the way out may do (3.10-3.13).
+_EXIT_CALL = frozenset({"LOAD_CONST", "PRECALL", "CALL", "CALL_FUNCTION", "DUP_TOP", "POP_BLOCK", "POP_TOP", "NOP", "CACHE", "SWAP", "ROT_TWO", "LOAD_FAST", "RETURN_VALUE", "RETURN_CONST", "JUMP_BACKWARD", "JUMP_FORWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_BACKWARD_NO_INTERRUPT"})
+
+
+def _with_suppression_targets(graph: cfg.Graph) -> tuple[cfg.Graph, dict[int, int]]:
+    """For each with's handler, the block where an exception its __exit__ suppressed goes on
+    (the code after the with), cut into a block of its own where it shares one with the
+    handler's pops."""
+    found: dict[int, int] = {}
+    changed = False
+    targets = {s for b in graph.blocks for s, k in b.successors if k == "exception"}
+    for handler in sorted(targets):
+        block = graph.blocks[handler]
+        names = [i.opname for i in block.instructions if i.opname not in cfg.NO_EFFECT]
+        if "WITH_EXCEPT_START" not in names[:2] or block.last.opname not in _CONDITIONAL or not _CONDITIONAL[block.last.opname][0]:
+            continue
+        suppress = graph.blocks[next(s for s, k in block.successors if k == "jump")]
+        at = 0
+        popped_exception = False
+        for _ in range(len(graph.blocks)):  # the pops: the exception, its state, __exit__
+            while at < len(suppress.instructions) and suppress.instructions[at].opname in ("POP_TOP", "POP_EXCEPT", *cfg.NO_EFFECT):
+                popped_exception |= suppress.instructions[at].opname == "POP_EXCEPT"
+                at += 1
+            if at < len(suppress.instructions):
+                break
+            following = next((s for s, k in suppress.successors if k == "fall"), None)
+            if following is None or graph.blocks[following].predecessors != [suppress.index]:
+                break
+            suppress, at = graph.blocks[following], 0
+        if not popped_exception:
+            continue
+        if at >= len(suppress.instructions):
+            following = next((s for s, k in suppress.successors if k != "exception"), None)
+            if following is not None:
+                found[handler] = cfg.through_jumps(graph, following)
+            continue
+        if suppress.instructions[at].opname in cfg.UNCONDITIONAL:
+            found[handler] = cfg.through_jumps(graph, next(s for s, k in suppress.successors if k == "jump"))
+            continue
+        found[handler] = cfg.split(graph, suppress, at) if at else suppress.index
+        changed = True
+    return (cfg.redirected(graph, {}) if changed else graph), found
+
+
+def _joined_exit_calls(graph: cfg.Graph) -> cfg.Graph:
+    """A return, break or continue out of nested withs calls each one's __exit__ in turn, in
+    blocks cut apart by the withs' ranges: joined, they read as the one way out they are."""
+    def exit_call(block: cfg.Block) -> bool:
+        names = {i.opname for i in block.instructions}
+        return bool(names & {"CALL", "CALL_FUNCTION"}) and names <= _EXIT_CALL
+
+    changed = False
+    for block in graph.blocks:
+        while exit_call(block) and len([s for s, k in block.successors if k != "exception"]) == 1 and block.successors[0][1] == "fall":
+            following = graph.blocks[block.successors[0][0]]
+            if following.predecessors != [block.index] or following.index in graph.loops or not exit_call(following):
+                break
+            block.instructions = block.instructions + following.instructions
+            block.end = following.end
+            block.successors = [*following.successors, *[(s, k) for s, k in block.successors if k == "exception" and (s, k) not in following.successors]]
+            following.successors, following.predecessors = [], []
+            changed = True
+    return cfg.redirected(graph, {}) if changed else graph
+
+
 def _implicit_handler(block: cfg.Block) -> bool:
     """A handler Python adds that is not the user's `try`: a generator's StopIteration guard
     (3.12+), and an inlined comprehension's cleanup, which puts its saved variables back before
@@ -741,7 +857,7 @@ def _merge_repeated_conditions(graph: cfg.Graph) -> cfg.Graph | None:
                 length -= 1
             if length == 0:
                 continue
-            test = _split(graph, earlier, cut_early) if cut_early else earlier.index
+            test = cfg.split(graph, earlier, cut_early) if cut_early else earlier.index
             if cut_late == 0:
                 return cfg.redirected(graph, {later.index: test})
             later.instructions = later.instructions[:cut_late]
@@ -758,17 +874,6 @@ def _common_suffix(first: tuple[Any, ...], second: tuple[Any, ...]) -> int:
     return length
 
 
-def _split(graph: cfg.Graph, block: cfg.Block, cut: int) -> int:
-    """Cut `block` before its instruction `cut`: the rest becomes a new block it falls into."""
-    rest = cfg.Block(index=len(graph.blocks), start=block.instructions[cut].offset, instructions=block.instructions[cut:], end=block.end)
-    rest.successors = list(block.successors)
-    block.instructions = block.instructions[:cut]
-    block.end = rest.start
-    block.successors = [(rest.index, "fall"), *[(s, k) for s, k in rest.successors if k == "exception"]]
-    graph.blocks.append(rest)
-    return rest.index
-
-
 def _test_shape(block: cfg.Block, graph: cfg.Graph) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
     if block.index not in graph.reachable or block.last.opname not in _CONDITIONAL:
         return None
@@ -778,32 +883,19 @@ def _test_shape(block: cfg.Block, graph: cfg.Graph) -> tuple[tuple[Any, ...], tu
     if fall is None or jump is None or kind == "kept":
         return None
     when_true, when_false = (jump, fall) if taken_when else (fall, jump)
-    when_true, when_false = _through_jumps(graph, when_true), _through_jumps(graph, when_false)
-    body = tuple((i.opname, repr(i.argval)) for i in block.instructions[:-1] if i.opname not in _NO_EFFECT)
+    when_true, when_false = cfg.through_jumps(graph, when_true), cfg.through_jumps(graph, when_false)
+    body = tuple((i.opname, repr(i.argval)) for i in block.instructions[:-1] if i.opname not in cfg.NO_EFFECT)
     exceptions = tuple(sorted(s for s, k in block.successors if k == "exception"))
     return body, (kind, when_true, when_false, exceptions)
 
 
-_NO_EFFECT = frozenset({"NOP", "RESUME", "EXTENDED_ARG", "CACHE"})
-
-
-def _through_jumps(graph: cfg.Graph, index: int) -> int:
-    """Where control really goes from block `index`: past blocks that only jump (3.12+ puts a
-    loop's back edge in a block of its own)."""
-    for _ in range(len(graph.blocks)):
-        block = graph.blocks[index]
-        real = [i for i in block.instructions if i.opname not in _NO_EFFECT]
-        if len(real) != 1 or real[0].opname not in cfg.UNCONDITIONAL:
-            return index
-        index = next(s for s, k in block.successors if k == "jump")
-    return index
 
 
 def _instruction_index(block: cfg.Block, counted: int) -> int:
     """The index in the block of its `counted`-th instruction that does something."""
     seen = 0
     for index, instruction in enumerate(block.instructions):
-        if instruction.opname in _NO_EFFECT:
+        if instruction.opname in cfg.NO_EFFECT:
             continue
         if seen == counted:
             return index
@@ -839,8 +931,10 @@ def _drop_handler_ends(statements: list[ast.stmt]) -> None:
     for st in statements:
         for field in ("body", "orelse"):
             inner = getattr(st, field, None)
-            if isinstance(inner, list):
+            if isinstance(inner, list) and inner:
                 _drop_handler_ends(inner)
+                if not inner and field == "body":
+                    inner.append(ast.Pass())
 
 
 def _returns_local(statement: ast.stmt) -> bool:
@@ -972,10 +1066,15 @@ def nested_function(code: CodeType) -> ast.FunctionDef:
     return function
 
 
-def _inlined_comprehension(made: ast.stmt | None, loop: list[ast.stmt]) -> ast.stmt:
+def _inlined_comprehension(made: ast.stmt | None, loop: list[ast.stmt]) -> list[ast.stmt]:
     """3.12+ runs a comprehension in the function's own frame: `T = []` (the empty list the
-    loop fills, in its temporary), then the loop. As written: `T = [e for x in it ...]`."""
+    loop fills, in its temporary), then the loop. As written: `T = [e for x in it ...]`. Values
+    computed before it (`sum` in `sum([...])`) are stored with it: `S, T = sum, []`."""
     kinds = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
+    if isinstance(made, ast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], ast.Tuple) and isinstance(made.value, ast.Tuple) and len(made.targets[0].elts) == len(made.value.elts) > 1:
+        before = [ast.Assign(targets=[t], value=v, lineno=0) for t, v in zip(made.targets[0].elts[:-1], made.value.elts[:-1])]
+        last = ast.Assign(targets=[made.targets[0].elts[-1]], value=made.value.elts[-1], lineno=0)
+        return [*before, *_inlined_comprehension(last, loop)]
     if not (isinstance(made, ast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], ast.Name) and type(made.value) in kinds and len(loop) == 1 and isinstance(loop[0], ast.For)):
         raise Unsupported(None, "an inlined comprehension of a shape not decompiled yet")
     empty = made.value
@@ -983,7 +1082,7 @@ def _inlined_comprehension(made: ast.stmt | None, loop: list[ast.stmt]) -> ast.s
         raise Unsupported(None, "an inlined comprehension of a shape not decompiled yet")
     kind = kinds[type(empty)]
     result = made.targets[0].id
-    return ast.Assign(targets=made.targets, value=_comprehension_of(kind, loop[0], result, None), lineno=0)
+    return [ast.Assign(targets=made.targets, value=_comprehension_of(kind, loop[0], result, None), lineno=0)]
 
 
 def _comprehension_of(kind: str, statement: ast.stmt | None, result: str | None, iterable: ast.expr | None) -> ast.expr:

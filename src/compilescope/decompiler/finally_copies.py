@@ -1,0 +1,248 @@
+"""Python writes a `finally:` block more than once: in its handler (run when the try body raises)
+and, again, on every other way out of the body: where it ends, before each `return`, `break`
+and `continue` inside it. The source has it once.
+
+This finds those copies in the control-flow graph and takes them out: each way out of the body
+goes straight to what followed its copy (the `return`, the jump, the code after the try). The
+handler is left as the one `finally:` block, which the structurer writes after the body. A copy
+is matched instruction by instruction (and branch by branch) against the handler's code, so a
+way out that does not run exactly the finally is never taken for one; a handler whose ways out
+are not all matched is left untouched, and the structurer refuses it.
+"""
+
+from __future__ import annotations
+
+import dis
+import sys
+from dataclasses import dataclass
+
+from compilescope.decompiler import cfg
+
+_IGNORED = cfg.NO_EFFECT
+# The same code, compiled where a name is known to be bound (the copies) or not (the handler).
+_SAME_AS = {"LOAD_FAST_CHECK": "LOAD_FAST"}
+
+
+@dataclass
+class Finally:
+    handler: int  # the handler's block: its code, after PUSH_EXC_INFO (3.11+), is the finally
+    skip: int  # instructions at the handler's start that are not the finally's (PUSH_EXC_INFO)
+    end: int  # one block holding just the RERAISE where the finally's code ends
+
+
+def without_copies(graph: cfg.Graph) -> tuple[cfg.Graph, dict[int, Finally]]:
+    """The graph with the copies of each finally taken out, and the finallys so read, by
+    handler block."""
+    found: dict[int, Finally] = {}
+    for handler in sorted(_finally_handlers(graph)):
+        if handler not in graph.reachable:
+            continue
+        read = _take_out_copies(graph, handler)
+        if read is not None:
+            graph = cfg.redirected(graph, {})
+            found[handler] = read
+    return graph, found
+
+
+def _real(block: cfg.Block) -> list[dis.Instruction]:
+    return [i for i in block.instructions if i.opname not in _IGNORED]
+
+
+def _finally_handlers(graph: cfg.Graph) -> set[int]:
+    targets = {s for b in graph.blocks for s, k in b.successors if k == "exception"}
+    return {index for index in targets if is_finally(graph, index)}
+
+
+def is_finally(graph: cfg.Graph, index: int) -> bool:
+    """Whether the handler at block `index` is a finally: not an `except` (3.11+: PUSH_EXC_INFO
+    then a test of the exception, or POP_TOP for a bare `except:`; 3.10: DUP_TOP, or POP_TOPs),
+    not a with's (WITH_EXCEPT_START), not Python's own cleanup around a handler."""
+    real = [i.opname for i in _real(graph.blocks[index])]
+    if sys.version_info >= (3, 11):
+        if real[:1] != ["PUSH_EXC_INFO"] or len(real) < 2 or real[1] in ("POP_TOP", "WITH_EXCEPT_START") or "CHECK_EXC_MATCH" in real:
+            return False
+    elif not real or real[0] in ("DUP_TOP", "WITH_EXCEPT_START") or real[:2] == ["POP_TOP", "POP_TOP"] or "POP_EXCEPT" in real:
+        return False
+    # Python's cleanup around a handler: it restores the exception state, or unbinds `as e`
+    return not (real[:3] == ["COPY", "POP_EXCEPT", "RERAISE"] or real[-1:] == ["RERAISE"] and len(real) == 4 and real[0] == "LOAD_CONST" and real[2].startswith("DELETE_"))
+
+
+def _protected(graph: cfg.Graph, handler: int) -> set[int]:
+    """The blocks the handler's try holds: those whose exceptions reach it, directly or through
+    the handlers (and their cleanups) of trys nested inside it."""
+    reaching: dict[int, bool] = {}
+
+    def reaches(index: int, seen: frozenset[int]) -> bool:
+        if index in reaching:
+            return reaching[index]
+        result = False
+        for successor, kind in graph.blocks[index].successors:
+            if kind == "exception" and (successor == handler or successor not in seen and reaches(successor, seen | {successor})):
+                result = True
+                break
+        reaching[index] = result
+        return result
+
+    return {b.index for b in graph.blocks if b.index in graph.reachable and b.index != handler and reaches(b.index, frozenset({b.index}))}
+
+
+def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
+    block = graph.blocks[handler]
+    skip = 1 if sys.version_info >= (3, 11) else 0
+    real = [n for n, i in enumerate(block.instructions) if i.opname not in _IGNORED]
+    protected = _protected(graph, handler)
+    handler_code = {b for b in graph.reachable if graph.dominates(handler, b)}
+    exits = [(p, n, s) for p in sorted(protected - handler_code) for n, (s, k) in enumerate(graph.blocks[p].successors) if k != "exception" and s not in protected]
+    if not exits or len(real) <= skip:
+        return None
+    start = (handler, real[skip] if skip else real[0])
+    # where each way out goes once its copy has run: (block, instruction index)
+    continuations: dict[tuple[int, int], dis.Instruction] = {}
+    ends: list[dis.Instruction] = []
+    for _, _, target in exits:
+        if (target, 0) in continuations:
+            continue
+        after = _match(graph, start, (target, 0), ends)
+        if after is None:
+            return None
+        continuations[(target, 0)] = after
+    # the finally's ends (its RERAISEs) become one block, so the finally is the region up to it
+    end = _one_end(graph, ends)
+    # cut each copy's continuation into a block of its own, and send the way out there
+    new_target = {target: cfg.through_jumps(graph, _block_starting(graph, instruction)) for (target, _), instruction in continuations.items()}
+    for source, position, target in exits:
+        successor, kind = graph.blocks[source].successors[position]
+        graph.blocks[source].successors[position] = (new_target[target], kind)
+    return Finally(handler=handler, skip=(real[skip] if skip else 0), end=end)
+
+
+def _match(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, int], ends: list[dis.Instruction]) -> dis.Instruction | None:
+    """Walk the handler's code and the copy together, from their starts, along every branch.
+    Where the handler re-raises (the finally's end), the copy goes on with its own code: that
+    place, which must be the same on every branch. None if they differ anywhere."""
+    continuation: dis.Instruction | None = None
+    todo = [(handler_at, copy_at)]
+    seen = set()
+    while todo:
+        pair = todo.pop()
+        if pair in seen:
+            continue
+        seen.add(pair)
+        (h_block, h_at), (c_block, c_at) = pair
+        h_ins, h_next = _next_real(graph, h_block, h_at)
+        c_ins, c_next = _next_real(graph, c_block, c_at)
+        if h_ins is None:
+            return None
+        if h_ins.opname == "RERAISE":  # the finally ends here: the copy's own code goes on
+            ends.append(h_ins)
+            for _ in range(len(graph.blocks)):  # the copy may jump on to where it goes on
+                if c_ins is None or c_ins.opname not in cfg.UNCONDITIONAL:
+                    break
+                c_ins, c_next = _next_real(graph, _edges(graph, c_next[0])["jump"], 0)
+            if c_ins is None:
+                return None
+            if continuation is not None and continuation is not c_ins:
+                # Python may copy a short ending (`return x`) into each branch of the copy
+                first, other = _ending(graph, continuation), _ending(graph, c_ins)
+                if first is None or first != other:
+                    return None
+            continuation = continuation or c_ins
+            continue
+        if c_ins is None or _SAME_AS.get(h_ins.opname, h_ins.opname) != _SAME_AS.get(c_ins.opname, c_ins.opname):
+            return None
+        if cfg.is_jump(h_ins) or h_ins.opname in cfg.TERMINATORS:
+            if h_ins.opname in cfg.TERMINATORS:
+                if h_ins.argval != c_ins.argval:
+                    return None
+                continue  # a `return` in the finally: the copy returns too (rare; same code)
+            h_succ = _edges(graph, h_next[0])
+            c_succ = _edges(graph, c_next[0])
+            if set(h_succ) != set(c_succ):
+                return None
+            todo += [((h_succ[k], 0), (c_succ[k], 0)) for k in h_succ]
+            continue
+        if not _same_argument(h_ins, c_ins):
+            return None
+        todo.append((_after(h_next), _after(c_next)))
+    return continuation
+
+
+def _ending(graph: cfg.Graph, instruction: dis.Instruction) -> list[tuple[str, str]] | None:
+    """The straight code from `instruction` to a return or raise, or None if it branches first."""
+    for block in graph.blocks:
+        if any(held is instruction for held in block.instructions):
+            break
+    else:
+        return None
+    at = next(n for n, held in enumerate(block.instructions) if held is instruction)
+    code = []
+    for _ in range(len(graph.blocks)):
+        for held in block.instructions[at:]:
+            if held.opname in _IGNORED:
+                continue
+            if cfg.is_jump(held):
+                return None
+            code.append((held.opname, repr(held.argval)))
+            if held.opname in cfg.TERMINATORS:
+                return code
+        following = next((s for s, k in block.successors if k == "fall"), None)
+        if following is None:
+            return None
+        block, at = graph.blocks[following], 0
+    return None
+
+
+def _next_real(graph: cfg.Graph, index: int, at: int) -> tuple[dis.Instruction | None, tuple[int, int]]:
+    """The next instruction that does something from (block, index), falling into the next
+    block where one ends without a jump; and where it is."""
+    for _ in range(len(graph.blocks) + 1):
+        instructions = graph.blocks[index].instructions
+        while at < len(instructions) and instructions[at].opname in _IGNORED:
+            at += 1
+        if at < len(instructions):
+            return instructions[at], (index, at)
+        following = next((s for s, k in graph.blocks[index].successors if k == "fall"), None)
+        if following is None:
+            return None, (index, at)
+        index, at = following, 0
+    return None, (index, at)
+
+
+def _after(place: tuple[int, int]) -> tuple[int, int]:
+    return place[0], place[1] + 1
+
+
+def _edges(graph: cfg.Graph, index: int) -> dict[str, int]:
+    return {k: s for s, k in graph.blocks[index].successors if k != "exception"}
+
+
+
+def _same_argument(first: dis.Instruction, second: dis.Instruction) -> bool:
+    a, b = first.argval, second.argval
+    if type(a) is not type(b):
+        return False
+    try:
+        return bool(a == b) or a is b
+    except Exception:
+        return a is b
+
+
+def _one_end(graph: cfg.Graph, ends: list[dis.Instruction]) -> int:
+    """One block that only re-raises, where every end of the finally goes."""
+    first, *rest = dict.fromkeys(_block_starting(graph, end) for end in ends)
+    for other in rest:
+        for block in graph.blocks:
+            block.successors = [(first if s == other else s, k) for s, k in block.successors]
+    return first
+
+
+def _block_starting(graph: cfg.Graph, instruction: dis.Instruction) -> int:
+    """The block that starts with `instruction` (where the instructions before it do nothing),
+    cutting the block that holds it in two if need be."""
+    for block in graph.blocks:
+        for at, held in enumerate(block.instructions):
+            if held is instruction:
+                if all(i.opname in _IGNORED for i in block.instructions[:at]):
+                    return block.index
+                return cfg.split(graph, block, at)
+    raise ValueError(f"no block holds {instruction.opname} at offset {instruction.offset}")
