@@ -261,6 +261,8 @@ class Structurer:
         if len(exits) > 1:
             raise Unsupported(self.graph.blocks[start].instructions[0], "a try body left for several places")
         after = exits.pop() if exits else None
+        if after is not None and not self._is_with_handler(handler):
+            after = cfg.through_jumps(self.graph, after)  # past a jump out of the try's range
         if self._is_with_handler(handler):
             return self._with(start, handler, loop, base, after)
         if handler in self._finallys or finally_copies.is_finally(self.graph, handler):
@@ -698,17 +700,30 @@ def _without_implicit_handlers(graph: cfg.Graph) -> cfg.Graph:
     """Without the handlers Python adds on its own (see _implicit_handler): they are not the
     user's `try`, and the blocks their ranges cut apart are joined again."""
     wrappers = {b.index for b in graph.blocks if _implicit_handler(b)}
-    if not wrappers:
-        return graph
     for block in graph.blocks:
-        block.successors = [(s, k) for s, k in block.successors if not (k == "exception" and s in wrappers)]
+        # code inside the wrapped range is still protected by what protects the wrapper (the
+        # user's try or with around a 3.12+ inlined comprehension)
+        outer = [(s, k) for w, k in block.successors if k == "exception" and w in wrappers for s, k2 in graph.blocks[w].successors if k2 == "exception" and s not in wrappers]
+        kept = [(s, k) for s, k in block.successors if not (k == "exception" and s in wrappers)]
+        block.successors = kept + [edge for edge in dict.fromkeys(outer) if edge not in kept]
     graph = cfg.redirected(graph, {})
+    # A block that only jumps cannot raise; 3.12+ leaves the one in an inlined comprehension's
+    # loop out of every range: it belongs to the try or with around the code it jumps within.
+    for block in graph.blocks:
+        only_jumps = all(i.opname in cfg.NO_EFFECT or i.opname in cfg.UNCONDITIONAL for i in block.instructions)
+        if not only_jumps or any(k == "exception" for _, k in block.successors) or not block.predecessors:
+            continue
+        around = {frozenset(e for e in graph.blocks[p].successors if e[1] == "exception") for p in block.predecessors}
+        if len(around) == 1 and next(iter(around)):
+            block.successors += sorted(next(iter(around)))
     # The ranges those handlers covered split blocks that are one straight line: join them again.
     for block in graph.blocks:
         while len(block.successors) == 1 and block.successors[0][1] == "fall":
             following = graph.blocks[block.successors[0][0]]
             if following.predecessors != [block.index] or following.index in graph.loops or following.index == block.index:
                 break
+            if {e for e in block.successors if e[1] == "exception"} != {e for e in following.successors if e[1] == "exception"}:
+                break  # a range that still starts or ends here: the user's try or with
             block.instructions = block.instructions + following.instructions
             block.end = following.end
             block.successors = following.successors
