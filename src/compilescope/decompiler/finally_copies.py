@@ -135,10 +135,6 @@ def _match(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, in
             return None
         if h_ins.opname == "RERAISE":  # the finally ends here: the copy's own code goes on
             ends.append(h_ins)
-            for _ in range(len(graph.blocks)):  # the copy may jump on to where it goes on
-                if c_ins is None or c_ins.opname not in cfg.UNCONDITIONAL:
-                    break
-                c_ins, c_next = _next_real(graph, _edges(graph, c_next[0])["jump"], 0)
             if c_ins is None:
                 return None
             if continuation is not None and continuation is not c_ins:
@@ -194,14 +190,15 @@ def _ending(graph: cfg.Graph, instruction: dis.Instruction) -> list[tuple[str, s
 
 def _next_real(graph: cfg.Graph, index: int, at: int) -> tuple[dis.Instruction | None, tuple[int, int]]:
     """The next instruction that does something from (block, index), falling into the next
-    block where one ends without a jump; and where it is."""
+    block where one ends and following jumps that always jump; and where it is."""
     for _ in range(len(graph.blocks) + 1):
         instructions = graph.blocks[index].instructions
         while at < len(instructions) and instructions[at].opname in _IGNORED:
             at += 1
-        if at < len(instructions):
+        if at < len(instructions) and instructions[at].opname not in cfg.UNCONDITIONAL:
             return instructions[at], (index, at)
-        following = next((s for s, k in graph.blocks[index].successors if k == "fall"), None)
+        # the end of a block, or a jump: where the code is laid out, not what it does
+        following = next((s for s, k in graph.blocks[index].successors if k == ("fall" if at >= len(instructions) else "jump")), None)
         if following is None:
             return None, (index, at)
         index, at = following, 0

@@ -508,6 +508,8 @@ class Structurer:
                 statements += reader.statements
                 condition = self._join(node, condition, base)
                 merge = self.post_dominators.get(node, EXIT)
+                if merge == EXIT:  # one side may return or raise: where the others meet
+                    merge = self._first_common(condition.when_true, condition.when_false, loop)
                 if loop is not None and merge not in loop.body:
                     merge = _NOWHERE  # both sides leave the loop's body (continue, break, return)
                 if stop not in (_NOWHERE, EXIT) and merge != stop and (merge in (_NOWHERE, EXIT) or self._reaches(stop, merge)):
@@ -667,6 +669,17 @@ class Structurer:
         breaks reach is the code after the loop, even where it ends in a return.)"""
         reached = self._forward(start)
         return len(self.graph.blocks[start].predecessors) == 1 and not (reached & avoid) and all(self.graph.blocks[b].last.opname in cfg.TERMINATORS for b in reached if not [s for s, k in self.graph.blocks[b].successors if k != "exception"])
+
+    def _first_common(self, first: int, second: int, loop: _Loop | None) -> int:
+        """The block where both sides of a branch meet again when some of their ways return or
+        raise instead (so no block post-dominates the branch): the one block both reach that
+        comes before every other they both reach; EXIT if there is no such block."""
+        common = self._forward(first) & self._forward(second)
+        if loop is not None:
+            common = (common & loop.body) - {loop.header}
+        # first: no way into it from another common block, but for a loop's own back edges
+        firsts = [c for c in common if not any(p in common and not self.graph.dominates(c, p) for p in self.graph.blocks[c].predecessors)]
+        return firsts[0] if len(firsts) == 1 else EXIT
 
     def _reaches(self, start: int, target: int) -> bool:
         """Whether control goes from block `start` on to block `target`, within one turn of the
