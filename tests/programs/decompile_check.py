@@ -521,6 +521,38 @@ def loop_return_value(items, a):
     return n
 
 
+def try_in_except(a, b, log):
+    try:
+        a = 10 // a
+    except ZeroDivisionError:
+        try:
+            log.append(10 // b)
+        except ZeroDivisionError:
+            log.append("zero")
+        a = a + -1
+    return a, log
+
+
+def except_return_finally(a, b, log):
+    try:
+        log.append(10 // a)
+    except ZeroDivisionError:
+        return b
+    finally:
+        log.append("f")
+    return log
+
+
+def return_or_in_branch(a, items, log):
+    if a:
+        log.append(1)
+    else:
+        if a % 2 == 0:
+            return a or 3
+    log.append(sum([v * 2 for v in items if v > 2]))
+    return log
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -565,6 +597,9 @@ CASES = [
     *[(with_loop_break, (xs, s, [])) for xs in ([], [1, 0, 3], [2, 5]) for s in (False, True)],
     *[(call_of_comprehension, (items, 1)) for items in ([], [0, 2, 3])],
     *[(loop_return_value, (items, a)) for items in ([], [1, 3], [1, 0, 2], [5, 0]) for a in (0, 7)],
+    *[(try_in_except, (a, b, [])) for a, b in ((1, 1), (0, 2), (0, 0))],
+    *[(except_return_finally, (a, 5, [])) for a in (1, 0, "s")],
+    *[(return_or_in_branch, (a, [1, 3, 5], [])) for a in (0, 1, -2)],
 ]
 
 

@@ -161,6 +161,7 @@ class Structurer:
         read = self._finallys.get(handler)
         if read is None:
             raise Unsupported(self.graph.blocks[handler].instructions[0], "a finally whose copies on the ways out of its try are not all found")
+        outside = list(self._entry.get(start, []))  # below the handler's values, as in _try
         self._open_trys.add(handler)
         try:
             body = self.region(start, after if after is not None else _NOWHERE, loop, base)
@@ -168,7 +169,7 @@ class Structurer:
             self._open_trys.discard(handler)
         entry = [PREVIOUS, CAUGHT] if sys.version_info >= (3, 11) else list(HANDLER_ENTRY_310)
         self._skip[handler] = read.skip
-        finalbody = self.region(handler, read.end, None, base, first=entry)
+        finalbody = self.region(handler, read.end, None, base, first=[*outside, *entry])
         statement = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=finalbody or [ast.Pass()])
         return [statement], (after if after is not None else EXIT)
 
@@ -272,7 +273,10 @@ class Structurer:
             body = self.region(start, after if after is not None else _NOWHERE, loop, base)
         finally:
             self._open_trys.discard(handler)
-        clauses = self._except_clauses(handler, base)
+        # what the stack holds where the try starts (inside an except clause: its exception
+        # state) stays below the handler's own values
+        outside = list(self._entry.get(start, []))
+        clauses = self._except_clauses(handler, [*base, *outside])
         # Where the clauses go on: the first block on the way on from the body's end that every
         # clause reaches too. Code between the body's end and there is the `else:`.
         merge = None
@@ -288,7 +292,7 @@ class Structurer:
         tails: list[list[ast.stmt]] = []
         for kind, first in clauses:
             entry = self._handler_entry() if sys.version_info < (3, 11) else (list(PREVIOUS_AND_CAUGHT) if kind is not None else [CAUGHT])
-            statements = self.region(first, following, loop, base, first=entry)
+            statements = self.region(first, following, loop, base, first=[*outside, *entry])
             name = None
             if statements and isinstance(statements[0], CaughtAs):
                 name = statements.pop(0).name  # type: ignore[attr-defined]
@@ -298,7 +302,7 @@ class Structurer:
             if ends:
                 statements, tail = statements[: ends[0]], statements[ends[0] + 1:]
             _drop_handler_ends(statements)
-            if tail and not all(_returns_local(st) for st in tail):
+            if tail and not _leaves_plainly(tail):
                 tails.append(tail)
             else:
                 statements += tail  # `return y` of a local: the same inside the clause or after it
@@ -971,6 +975,14 @@ def _returns_local(statement: ast.stmt) -> bool:
     if isinstance(statement, (ast.Break, ast.Continue)):
         return True
     return isinstance(statement, ast.Return) and (statement.value is None or isinstance(statement.value, (ast.Name, ast.Constant)) or (isinstance(statement.value, ast.Tuple) and all(isinstance(e, (ast.Name, ast.Constant)) for e in statement.value.elts)))
+
+
+def _leaves_plainly(tail: list[ast.stmt]) -> bool:
+    """Code after a clause's end that only returns (or breaks, continues) with a local or a
+    constant, perhaps passed through a temporary first: the same inside the clause."""
+    plain = (ast.Name, ast.Constant)
+    moves = all(isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and isinstance(st.value, plain) for st in tail[:-1])
+    return moves and _returns_local(tail[-1])
 
 
 def _safe_return(block: cfg.Block) -> bool:
