@@ -283,6 +283,11 @@ class Structurer:
         if after is not None:
             chains = [self._post_dominator_chain(self.post_dominators.get(first, EXIT)) for _, first in clauses]
             merge = next((n for n in self._post_dominator_chain(after) if all(n in chain for chain in chains)), None)
+            if merge is None:  # a raise or return on some way: where the ways that go on meet
+                on = self._forward(after)
+                going_on = [first for _, first in clauses if self._forward(first) & on]
+                found = self._first_common([after, *going_on], loop)
+                merge = found if found != EXIT else None
         if merge is not None and merge != after:
             orelse = self.region(after, merge, loop, base)
             following = merge
@@ -512,8 +517,8 @@ class Structurer:
                 statements += reader.statements
                 condition = self._join(node, condition, base)
                 merge = self.post_dominators.get(node, EXIT)
-                if merge == EXIT:  # one side may return or raise: where the others meet
-                    merge = self._first_common(condition.when_true, condition.when_false, loop)
+                if merge == EXIT and loop is None:  # one side may return or raise: where the others meet
+                    merge = self._first_common([condition.when_true, condition.when_false], loop)
                 if loop is not None and merge not in loop.body:
                     merge = _NOWHERE  # both sides leave the loop's body (continue, break, return)
                 if stop not in (_NOWHERE, EXIT) and merge != stop and (merge in (_NOWHERE, EXIT) or self._reaches(stop, merge)):
@@ -674,11 +679,11 @@ class Structurer:
         reached = self._forward(start)
         return len(self.graph.blocks[start].predecessors) == 1 and not (reached & avoid) and all(self.graph.blocks[b].last.opname in cfg.TERMINATORS for b in reached if not [s for s, k in self.graph.blocks[b].successors if k != "exception"])
 
-    def _first_common(self, first: int, second: int, loop: _Loop | None) -> int:
-        """The block where both sides of a branch meet again when some of their ways return or
-        raise instead (so no block post-dominates the branch): the one block both reach that
-        comes before every other they both reach; EXIT if there is no such block."""
-        common = self._forward(first) & self._forward(second)
+    def _first_common(self, starts: list[int], loop: _Loop | None) -> int:
+        """The block where the sides of a branch (or a try's ways on) meet again when some of
+        their ways return or raise instead (so no block post-dominates them): the one block
+        they all reach that comes before every other they all reach; EXIT if there is none."""
+        common = set.intersection(*(self._forward(start) for start in starts))
         if loop is not None:
             common = (common & loop.body) - {loop.header}
         # first: no way into it from another common block, but for a loop's own back edges
@@ -724,10 +729,11 @@ def _without_implicit_handlers(graph: cfg.Graph) -> cfg.Graph:
         kept = [(s, k) for s, k in block.successors if not (k == "exception" and s in wrappers)]
         block.successors = kept + [edge for edge in dict.fromkeys(outer) if edge not in kept]
     graph = cfg.redirected(graph, {})
-    # A block that only jumps cannot raise; 3.12+ leaves the one in an inlined comprehension's
-    # loop out of every range: it belongs to the try or with around the code it jumps within.
+    # A block that only jumps cannot raise (3.12+ tests only exact bools, made by TO_BOOL or a
+    # comparison); 3.12+ leaves the one in an inlined comprehension's loop out of every range:
+    # it belongs to the try or with around the code it jumps within.
     for block in graph.blocks:
-        only_jumps = all(i.opname in cfg.NO_EFFECT or i.opname in cfg.UNCONDITIONAL for i in block.instructions)
+        only_jumps = all(i.opname in cfg.NO_EFFECT or i.opname in cfg.UNCONDITIONAL or sys.version_info >= (3, 12) and i.opname in _CONDITIONAL for i in block.instructions)
         if not only_jumps or any(k == "exception" for _, k in block.successors) or not block.predecessors:
             continue
         around = {frozenset(e for e in graph.blocks[p].successors if e[1] == "exception") for p in block.predecessors}
@@ -915,12 +921,22 @@ def _test_shape(block: cfg.Block, graph: cfg.Graph) -> tuple[tuple[Any, ...], tu
     if fall is None or jump is None or kind == "kept":
         return None
     when_true, when_false = (jump, fall) if taken_when else (fall, jump)
-    when_true, when_false = cfg.through_jumps(graph, when_true), cfg.through_jumps(graph, when_false)
+    when_true, when_false = (_same_ending(graph, cfg.through_jumps(graph, side)) for side in (when_true, when_false))
     body = tuple((i.opname, repr(i.argval)) for i in block.instructions[:-1] if i.opname not in cfg.NO_EFFECT)
     exceptions = tuple(sorted(s for s, k in block.successors if k == "exception"))
     return body, (kind, when_true, when_false, exceptions)
 
 
+
+
+def _same_ending(graph: cfg.Graph, index: int) -> Any:
+    """A block, or, where it only returns a constant (`return None`, which 3.10+ copies to each
+    way out of a loop), what it does: copies of it are the same place."""
+    block = graph.blocks[index]
+    real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
+    if len(real) <= 2 and real and real[-1].opname in ("RETURN_VALUE", "RETURN_CONST") and all(i.opname in ("LOAD_CONST", "RETURN_VALUE", "RETURN_CONST") for i in real):
+        return tuple((i.opname, repr(i.argval)) for i in real)
+    return index
 
 
 def _instruction_index(block: cfg.Block, counted: int) -> int:
