@@ -553,6 +553,25 @@ def return_or_in_branch(a, items, log):
     return log
 
 
+def loop_in_except(a, log):
+    try:
+        a = 1 // a
+    except ZeroDivisionError:
+        n = 0
+        while n < 3:
+            n += 1
+            log.append(n)
+    return log
+
+
+def with_in_while(n, suppress, log):
+    while n < 3:
+        n += 1
+        with Recorder(log, suppress):
+            log.append(10 // (n - 2))
+    return log
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -600,6 +619,8 @@ CASES = [
     *[(try_in_except, (a, b, [])) for a, b in ((1, 1), (0, 2), (0, 0))],
     *[(except_return_finally, (a, 5, [])) for a in (1, 0, "s")],
     *[(return_or_in_branch, (a, [1, 3, 5], [])) for a in (0, 1, -2)],
+    *[(loop_in_except, (a, [])) for a in (0, 2)],
+    *[(with_in_while, (0, s, [])) for s in (False, True)],
 ]
 
 

@@ -51,9 +51,8 @@ class Structurer:
         if code.co_flags & (_CO_COROUTINE | _CO_ITERABLE_COROUTINE | _CO_ASYNC_GENERATOR):
             raise Unsupported(None, "async functions are not decompiled yet")
         graph, self._finallys = finally_copies.without_copies(_without_send_loops(_without_implicit_handlers(cfg.build(code))))
-        graph, self._suppressed = _with_suppression_targets(graph)
-        graph = _joined_exit_calls(graph)
-        self.graph = _without_repeated_conditions(graph)
+        graph = _without_repeated_conditions(_joined_exit_calls(graph))
+        self.graph, self._suppressed = _with_suppression_targets(graph)
         self._handlers = self._user_handlers()
         self._chains = self._except_chain_blocks()
         self._open_trys: set[int] = set()
@@ -258,7 +257,13 @@ class Structurer:
         # instead of just after it cannot raise, so those copies stay where they are
         exits = {e for e in exits if not _safe_return(self.graph.blocks[e])}
         # a `continue`/`break`/`return` out of a with runs __exit__ in a block of its own
-        exits = {e for e in exits if not self._leaves_after_exit(e, special)}
+        leaving = {e for e in exits if self._leaves_after_exit(e, special)}
+        exits -= leaving
+        suppressed = self._suppressed.get(handler)
+        if not exits and suppressed is not None:
+            # a with that ends where its loop goes on: its end is where the body falls out
+            ends = [e for e in leaving if self._exit_then(e, suppressed)]
+            exits = set(ends[:1]) if len(ends) == 1 else exits
         if len(exits) > 1:
             raise Unsupported(self.graph.blocks[start].instructions[0], "a try body left for several places")
         after = exits.pop() if exits else None
@@ -624,8 +629,13 @@ class Structurer:
         again is `continue` and leaving it `break`; tidy writes `while c:` where the condition is
         tested first or last (3.11+ tests it before the loop and again at its end)."""
         block = self.graph.blocks[header]
-        if block.last.opname == "FOR_ITER" or self._entry.get(header):
+        held = self._entry.get(header) or []
+        if block.last.opname == "FOR_ITER" or any(isinstance(v, ast.expr) for v in held):
             raise Unsupported(block.instructions[0], "a loop entered with values on the stack")
+        # markers (an except clause's or finally's exception state, a with's __exit__) stay
+        # below the loop throughout
+        base = [*base, *held]
+        self._entry[header] = []
         body = self.graph.loops[header]
         exits = {s for b in body for s, k in self.graph.blocks[b].successors if k != "exception" and s not in body} - self._chains
         after = None
@@ -656,6 +666,8 @@ class Structurer:
             self._open_loops.pop()
         while statements and isinstance(statements[-1], ast.Continue):
             statements.pop()
+        if after is not None and held:  # what stayed below the loop is there after it too
+            self._entry[after] = [*held, *self._entry.get(after, [])]
         return [ast.While(test=ast.Constant(value=True), body=statements or [ast.Pass()], orelse=[])], (after if after is not None else EXIT)
 
     def _forward(self, start: int, header: int | None = None) -> set[int]:
@@ -880,17 +892,19 @@ def _merge_repeated_conditions(graph: cfg.Graph) -> cfg.Graph | None:
     shapes = {b.index: _test_shape(b, graph) for b in graph.blocks}
     for later in graph.blocks:
         shape = shapes[later.index]
-        if shape is None or cfg.needs_entry_stack(later):
+        if shape is None:
             continue
         for earlier in graph.blocks[: later.index]:
             other = shapes[earlier.index]
-            if other is None or other[1] != shape[1] or cfg.needs_entry_stack(earlier):
+            if other is None or other[1] != shape[1]:
                 continue
             length = _common_suffix(other[0], shape[0])
             while length > 0:
                 cut_early = _instruction_index(earlier, len(other[0]) - length)
                 cut_late = _instruction_index(later, len(shape[0]) - length)
-                if _stack_depth(earlier.instructions[:cut_early]) == 0 and _stack_depth(later.instructions[:cut_late]) == 0:
+                # the test reads no value from before it; whether both ways reach it with the
+                # same values on the stack is checked where the structurer enters it
+                if _stack_depth(earlier.instructions[cut_early:]) is not None:
                     break
                 length -= 1
             if length == 0:
