@@ -19,7 +19,7 @@ BREAKS = ROOT / "tests" / "programs" / "dynamo_breaks.py"
 
 # ---- compilescope.decompile() -----------------------------------------------------------------
 def test_decompile_takes_functions_methods_modules_and_code() -> None:
-    def scale(x, factor=2, *, shift=(0, 1.5), unknown=object(), label="s"):
+    def scale(x, factor=2, kind=int, *, shift=(0, 1.5), unknown=object(), label="s"):
         total = 0
         for item in x:
             if item is None:
@@ -32,11 +32,12 @@ def test_decompile_takes_functions_methods_modules_and_code() -> None:
             return torch.relu(x) + 1
 
     source = compilescope.decompile(scale)
-    # a default no literal writes is left out, not guessed
-    assert source.startswith("def scale(x, factor=2, *, shift=(0, 1.5), unknown, label='s'):")
+    # a default no literal writes is named, and the note above says what it is: never dropped
+    assert source.startswith("# __default_unknown is the default <object object at ")
+    assert "def scale(x, factor=2, kind=int, *, shift=(0, 1.5), unknown=__default_unknown, label='s'):" in source
     assert "    for item in x:\n        if item is" in source and "total += item * factor" in source
     assert "return total or shift" in source
-    assert compilescope.decompile(scale.__code__).startswith("def scale(x, factor, *, shift, unknown, label):")  # a code object has no defaults
+    assert compilescope.decompile(scale.__code__).startswith("def scale(x, factor, kind, *, shift, unknown, label):")  # a code object has no defaults
     net = Net()
     expected = "def forward(self, x):\n    return torch.relu(x) + 1\n"
     assert compilescope.decompile(net) == expected
@@ -45,7 +46,7 @@ def test_decompile_takes_functions_methods_modules_and_code() -> None:
     assert compilescope.decompile(torch.compile(scale)) == source
     assert compilescope.decompile(lambda a, b: a if a > b else b).startswith("def _lambda_(a, b):")
     # the source compiles again and computes the same
-    namespace: dict = {}
+    namespace: dict = {"__default_unknown": None}  # the named default, given by the reader
     exec(source, namespace)
     assert namespace["scale"]([1, None, 3], unknown=None) == scale([1, None, 3]) == 8
     assert namespace["scale"]([], unknown=None) == scale([]) == (0, 1.5)
@@ -61,7 +62,7 @@ def test_what_is_not_understood_is_shown_as_bytecode_never_guessed() -> None:
     ast.parse(source)  # still valid Python
     assert source.startswith("def numbers(n):\n    # compilescope could not decompile numbers: this code: async functions are not decompiled yet")
     assert re.search(r"^    #  +\d+ RETURN_VALUE", source, re.M), source  # its bytecode, in the comments
-    namespace: dict = {}
+    namespace: dict = {"__default_unknown": None}  # the named default, given by the reader
     exec(source, namespace)
     with pytest.raises(NotImplementedError, match="could not decompile numbers"):
         namespace["numbers"](3)  # run, it says so: it never passes for the program

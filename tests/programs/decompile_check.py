@@ -572,6 +572,13 @@ def with_in_while(n, suppress, log):
     return log
 
 
+def annotated_inner(x, kind=int):
+    def inner(a: kind, b: "str" = "q", *rest: x, scale: float = 1.0, **extra: dict) -> list:
+        return [a, b, *rest, scale, extra]
+
+    return inner(x, "b", 1), sorted(inner.__annotations__.items(), key=repr)
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -621,6 +628,7 @@ CASES = [
     *[(return_or_in_branch, (a, [1, 3, 5], [])) for a in (0, 1, -2)],
     *[(loop_in_except, (a, [])) for a in (0, 2)],
     *[(with_in_while, (0, s, [])) for s in (False, True)],
+    *[(annotated_inner, (x,)) for x in (1, "s")],
 ]
 
 
@@ -676,7 +684,7 @@ def run(cases, namespace_of) -> dict:
             continue
         namespace = dict(namespace_of(function))
         try:
-            exec(compile(source, f"<decompiled {name}>", "exec"), namespace)
+            exec(compile(source, f"<decompiled {name}>", "exec", dont_inherit=True), namespace)
         except SyntaxError as error:
             functions[name] = {"result": f"differs: not valid Python: {error}", "source": source}
             sources[name] = Unsupported(None, "already counted")
@@ -694,7 +702,7 @@ def generated_cases(count: int) -> list:
     import decompile_generated
 
     namespace = {"Recorder": decompile_generated.Recorder, "__name__": "generated"}
-    exec(compile(decompile_generated.source(count), "<generated>", "exec"), namespace)
+    exec(compile(decompile_generated.source(count), "<generated>", "exec", dont_inherit=True), namespace)
     return [(namespace[f"g{i}"], args) for i in range(count) for args in decompile_generated.INPUTS]
 
 

@@ -53,7 +53,7 @@ def functions(module: types.ModuleType) -> list[tuple[str, types.CodeType]]:
 
 
 def recompiled(source: str, name: str) -> types.CodeType:
-    module = compile(source, "<decompiled>", "exec")
+    module = compile(source, "<decompiled>", "exec", dont_inherit=True)  # not this file's __future__ flags
     return next(c for c in module.co_consts if isinstance(c, types.CodeType))
 
 

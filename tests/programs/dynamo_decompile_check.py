@@ -141,7 +141,7 @@ def check(entry: dict) -> dict:
     # a closure is defined inside a function that holds its free variables
     wrapped = source if not free else f"def __make({', '.join(free)}):\n" + "".join(f"    {line}\n" for line in source.splitlines()) + f"    return {code.co_name}\n"
     try:
-        exec(compile(wrapped, f"<decompiled {code.co_name}>", "exec"), namespace)
+        exec(compile(wrapped, f"<decompiled {code.co_name}>", "exec", dont_inherit=True), namespace)
     except SyntaxError as error:
         result["result"] = f"differs: not valid Python ({error})"
         return result

@@ -176,6 +176,7 @@ class _Function(ast.expr):
         self.code = code
         self.defaults = defaults
         self.kwdefaults = kwdefaults
+        self.annotations: dict[str, ast.expr] = {}  # parameter (or "return") -> its annotation
 
 
 @dataclass
@@ -986,8 +987,18 @@ class BlockReader:
     def _with_attribute(function: Any, flag: int, value: Any, ins: dis.Instruction) -> Any:
         if flag == 0x08:  # the closure: the cells are the enclosing function's own names
             return function
-        if flag == 0x04:
-            raise Unsupported(ins, "annotations of a nested function are not decompiled yet")
+        if flag == 0x04:  # annotations: (name, value, name, value, ...)
+            if isinstance(value, ast.Constant) and isinstance(value.value, tuple):
+                items: list[Any] = [ast.Constant(value=v) for v in value.value]
+            elif isinstance(value, ast.Tuple):
+                items = list(value.elts)
+            else:
+                raise Unsupported(ins, "annotations that are not a tuple of names and values")
+            names = items[0::2]
+            if not isinstance(function, _Function) or not all(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in names):
+                raise Unsupported(ins, "annotations of something that is not a nested function")
+            function.annotations = {n.value: v for n, v in zip(names, items[1::2])}  # type: ignore[attr-defined]
+            return function
         if not isinstance(function, (_Function, ast.Lambda)):
             raise Unsupported(ins, "defaults for something that is not a nested function")
         if flag == 0x01:
@@ -1022,6 +1033,14 @@ class BlockReader:
         definition.args.defaults = function.defaults
         definition.args.kw_defaults = [function.kwdefaults.get(a.arg) for a in definition.args.kwonlyargs]
         definition.decorator_list = decorators
+        annotations = dict(function.annotations)
+        arguments = definition.args
+        for argument in [*arguments.posonlyargs, *arguments.args, arguments.vararg, *arguments.kwonlyargs, arguments.kwarg]:
+            if argument is not None and argument.arg in annotations:
+                argument.annotation = annotations.pop(argument.arg)
+        definition.returns = annotations.pop("return", None)
+        if annotations:
+            raise Unsupported(ins, f"annotations of names that are not parameters of {name}: {sorted(annotations)}")
         return definition
 
     def _call_with_unpacking(self, ins: dis.Instruction) -> None:

@@ -13,6 +13,7 @@ While loops, try, with, comprehensions and values that flow across blocks (`x = 
 from __future__ import annotations
 
 import ast
+import builtins
 import dis
 import sys
 from dataclasses import dataclass
@@ -233,11 +234,17 @@ class Structurer:
         if at == 0 or at >= len(instructions) or instructions[at].opname != "POP_TOP":
             return False
         rest = instructions[at + 1:]
+        same = [i for i in self.graph.blocks[suppressed].instructions if i.opname not in cfg.NO_EFFECT]
         if not rest or len(rest) == 1 and rest[0].opname in cfg.UNCONDITIONAL:
             following = next((s for s, k in self.graph.blocks[index].successors if k != "exception"), None)
-            return following is not None and cfg.through_jumps(self.graph, following) == cfg.through_jumps(self.graph, suppressed)
-        same = [i for i in self.graph.blocks[suppressed].instructions if i.opname not in cfg.NO_EFFECT]
-        return rest[-1].opname in cfg.TERMINATORS and [(i.opname, repr(i.argval)) for i in rest] == [(i.opname, repr(i.argval)) for i in same]
+            if following is None:
+                return False
+            following = cfg.through_jumps(self.graph, following)
+            if following == cfg.through_jumps(self.graph, suppressed):
+                return True
+            rest = [i for i in self.graph.blocks[following].instructions if i.opname not in cfg.NO_EFFECT]
+        # 3.12+ copies a short ending (`return x`) to both ways: the same code is the same place
+        return bool(rest) and rest[-1].opname in cfg.TERMINATORS and [(i.opname, repr(i.argval)) for i in rest] == [(i.opname, repr(i.argval)) for i in same]
 
     def _try(self, start: int, handler: int, loop: _Loop | None, base: list[Any]) -> tuple[list[ast.stmt], int]:
         """`try:` from its first protected block: the body is the blocks the handler protects,
@@ -815,7 +822,10 @@ def _with_suppression_targets(graph: cfg.Graph) -> tuple[cfg.Graph, dict[int, in
         popped_exception = False
         for _ in range(len(graph.blocks)):  # the pops: the exception, its state, __exit__
             while at < len(suppress.instructions) and suppress.instructions[at].opname in ("POP_TOP", "POP_EXCEPT", *cfg.NO_EFFECT):
-                popped_exception |= suppress.instructions[at].opname == "POP_EXCEPT"
+                if suppress.instructions[at].opname == "POP_EXCEPT":
+                    if popped_exception:
+                        break  # the end of an except clause around the with: after it
+                    popped_exception = True
                 at += 1
             if at < len(suppress.instructions):
                 break
@@ -1095,14 +1105,14 @@ def _immediate_post_dominators(graph: cfg.Graph) -> dict[int, int]:
 
 
 def function_source(code: CodeType, defaults: tuple[Any, ...] | None = None, kwdefaults: dict[str, Any] | None = None) -> str:
-    """Source for a function: `def f(...): ...`, with the default values given where each is a
-    plain literal (they live on the function object, not in its code). Raises Unsupported where
-    it cannot say."""
+    """Source for a function: `def f(...): ...`, with its default values (see _add_defaults).
+    Raises Unsupported where it cannot say."""
     function, temps = function_def(code)
-    _add_defaults(function.args, defaults, kwdefaults)
+    notes = _add_defaults(function.args, defaults, kwdefaults)
     text = ast.unparse(ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[]))) + "\n"
-    if temps.constants:  # objects in the code that no literal writes: named, shown here
-        notes = [f"# {name} is the code's constant {_short_repr(value)} (an object no literal writes)" for name, value in temps.constants.items()]
+    # objects in the code that no literal writes: named, shown here
+    notes += [f"# {name} is the code's constant {_short_repr(value)} (an object no literal writes)" for name, value in temps.constants.items()]
+    if notes:
         text = "\n".join(notes) + "\n" + text
     return text
 
@@ -1263,19 +1273,27 @@ def function_name(code: CodeType) -> str:
     return name if name.isidentifier() else "_" + "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") + "_"
 
 
-def _add_defaults(arguments: ast.arguments, defaults: tuple[Any, ...] | None, kwdefaults: dict[str, Any] | None) -> None:
-    """Defaults a literal writes: of the positional ones, those after the last that none does
-    (they belong to the last parameters); each keyword-only one on its own."""
-    if defaults:
-        written: list[ast.expr] = []
-        for value in reversed(defaults):
-            if not _literal(value):
-                break
-            written.insert(0, _literal_node(value))
-        if len(written) <= len([*arguments.posonlyargs, *arguments.args]):
-            arguments.defaults = written
+def _add_defaults(arguments: ast.arguments, defaults: tuple[Any, ...] | None, kwdefaults: dict[str, Any] | None) -> list[str]:
+    """The defaults (they live on the function object, not in its code), written as literals or
+    builtins' names where they are one; any other object is written as a name `__default_P`,
+    and a note for each says what it is. Returns the notes."""
+    notes: list[str] = []
+
+    def node(parameter: str, value: Any) -> ast.expr:
+        if _literal(value):
+            return _literal_node(value)
+        name = getattr(value, "__name__", None)
+        if isinstance(name, str) and getattr(builtins, name, None) is value:
+            return ast.Name(id=name, ctx=ast.Load())
+        notes.append(f"# __default_{parameter} is the default {_short_repr(value)} (an object no literal writes)")
+        return ast.Name(id=f"__default_{parameter}", ctx=ast.Load())
+
+    positional = [*arguments.posonlyargs, *arguments.args]
+    if defaults and len(defaults) <= len(positional):
+        arguments.defaults = [node(p.arg, v) for p, v in zip(positional[len(positional) - len(defaults):], defaults)]
     if kwdefaults:
-        arguments.kw_defaults = [_literal_node(kwdefaults[a.arg]) if a.arg in kwdefaults and _literal(kwdefaults[a.arg]) else None for a in arguments.kwonlyargs]
+        arguments.kw_defaults = [node(a.arg, kwdefaults[a.arg]) if a.arg in kwdefaults else None for a in arguments.kwonlyargs]
+    return notes
 
 
 def _literal_node(value: Any) -> ast.expr:
