@@ -36,9 +36,9 @@ NOT_YET: dict[str, set[str]] = {
 
 # Generated functions (tests/programs/decompile_generated.py): control flow nested in every
 # order, each called with 6 inputs. None may differ; measured on 2026-11-29, before the floors:
-# 3.10 182/300, 3.11 194/300, 3.12 200/300, 3.13 199/300 decompiled and equal.
+# 3.10 182/300, 3.11 196/300, 3.12 204/300, 3.13 202/300 decompiled and equal.
 GENERATED = 300
-GENERATED_FLOOR = {"3.10": 0.60, "3.11": 0.64, "3.12": 0.66, "3.13": 0.65}
+GENERATED_FLOOR = {"3.10": 0.60, "3.11": 0.64, "3.12": 0.66, "3.13": 0.66}
 
 
 @pytest.mark.parametrize("version", ["3.10", "3.11", "3.12", "3.13"])
@@ -114,9 +114,10 @@ TORCH_NN = [
     "torch.nn.modules.dropout", "torch.nn.modules.pooling", "torch.nn.modules.rnn", "torch.nn.modules.transformer",
     "torch.nn.functional",
 ]
-# What is decompiled today (not yet: async, match, a finally with control flow): a floor, so that a change that reads less fails here. Measured 2026-11-29:
-# stdlib 92-95% on 3.10-3.13; torch.nn 98% (3.11) and 97% (3.12).
-FLOOR = {"stdlib": 0.90, "stdlib 3.10": 0.90, "torch.nn": 0.95}
+# What is decompiled today (not yet: async, match, class bodies): a floor, so that a change that
+# reads less fails here. Measured 2026-11-29: stdlib 98/97/96/95% on 3.10-3.13; torch.nn 99%
+# (3.11, 3.12).
+FLOOR = {"stdlib": 0.94, "stdlib 3.10": 0.94, "torch.nn": 0.97}
 
 
 def _sweep(python: str, modules: list[str], tmp_path: Path) -> dict:

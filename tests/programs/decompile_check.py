@@ -579,6 +579,21 @@ def annotated_inner(x, kind=int):
     return inner(x, "b", 1), sorted(inner.__annotations__.items(), key=repr)
 
 
+def nested_unpacking(pairs):
+    out = []
+    for i, (x, (y, z)) in enumerate(pairs):
+        out.append(i * x + y - z)
+    (a, (b, c)), d = (1, (2, 3)), 4
+    return out, a, b, c, d
+
+
+def conditional_elements(lines, pairs):
+    padded = [line + "!" if line.strip() else "" for line in lines if line is not None]
+    signs = {"+" if v > 0 else "-" for v in pairs.values()}
+    total = sum(n * d if d else n for d, n in pairs.items())
+    return padded, sorted(signs), total, list(k if v else None for k, v in pairs.items())
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -629,6 +644,8 @@ CASES = [
     *[(loop_in_except, (a, [])) for a in (0, 2)],
     *[(with_in_while, (0, s, [])) for s in (False, True)],
     *[(annotated_inner, (x,)) for x in (1, "s")],
+    *[(nested_unpacking, (pairs,)) for pairs in ([], [(1, (2, 3)), (4, (5, 6))])],
+    *[(conditional_elements, (lines, pairs)) for lines, pairs in (([], {}), (["a", " ", None], {0: 3, 2: -1}))],
 ]
 
 

@@ -211,7 +211,7 @@ class _InPlace:
 class _Unpack:
     """`a, b = value`: UNPACK_SEQUENCE's slots, filled by the stores that follow."""
 
-    value: ast.expr
+    value: Any  # what is unpacked: a value, the loop's item, or (nested) a slot of another
     count: int
     targets: list[ast.expr] = field(default_factory=list)
 
@@ -540,12 +540,7 @@ class BlockReader:
             self.loop_target = target
             return
         if isinstance(value, _Slot):
-            group = value.group
-            group.targets.append(target)
-            if len(group.targets) == group.count and group.value is NEXT_ITEM:
-                self.loop_target = ast.Tuple(elts=group.targets, ctx=ast.Store())
-            elif len(group.targets) == group.count:
-                self.emit(ast.Assign(targets=[ast.Tuple(elts=group.targets, ctx=ast.Store())], value=group.value, lineno=0), instruction)
+            self._fill(value, target, instruction)
             return
         if isinstance(value, _InPlace):
             if ast.dump(value.target) == ast.dump(_as_read(target)):
@@ -555,6 +550,21 @@ class BlockReader:
         if not isinstance(value, ast.expr):
             raise Unsupported(instruction, "stored something that is not a value")
         self.emit(ast.Assign(targets=[target], value=value, lineno=0), instruction)
+
+    def _fill(self, slot: _Slot, target: ast.expr, instruction: dis.Instruction) -> None:
+        """A store into one of UNPACK_SEQUENCE's slots; the last one makes the assignment (or
+        the loop's target, or, nested as in `for i, (x, y) in ...`, the slot it unpacked)."""
+        group = slot.group
+        group.targets.append(target)
+        if len(group.targets) < group.count:
+            return
+        whole = ast.Tuple(elts=group.targets, ctx=ast.Store())
+        if isinstance(group.value, _Slot):
+            self._fill(group.value, whole, instruction)
+        elif group.value is NEXT_ITEM:
+            self.loop_target = whole
+        else:
+            self.emit(ast.Assign(targets=[whole], value=group.value, lineno=0), instruction)
 
     # ---- the instructions ----------------------------------------------------------------------
     def run(self, instructions: list[dis.Instruction]) -> None:
@@ -871,7 +881,7 @@ class BlockReader:
                 self.stack.pop()
         elif op == "UNPACK_SEQUENCE":
             value = self.pop(ins)
-            if value is not NEXT_ITEM and not isinstance(value, ast.expr):
+            if value is not NEXT_ITEM and not isinstance(value, (ast.expr, _Slot)):
                 raise Unsupported(ins, "unpacking something that is not a value")
             group = _Unpack(value, ins.argval)
             self.stack += [_Slot(group) for _ in range(ins.argval)]

@@ -1182,6 +1182,7 @@ def _comprehension_of(kind: str, statement: ast.stmt | None, result: str | None,
         while len(body) > 1 and isinstance(body[0], ast.If) and not body[0].orelse and len(body[0].body) == 1 and isinstance(body[0].body[0], ast.Continue):
             generators[-1].ifs.append(negate(body[0].test))
             body = body[1:]
+        body = _element_inlined(body, result)
         if len(body) != 1:
             raise Unsupported(None, f"a {kind} of a shape not decompiled yet")
         statement = body[0]
@@ -1203,6 +1204,33 @@ def _comprehension_of(kind: str, statement: ast.stmt | None, result: str | None,
     if kind == "<dictcomp>":
         return ast.DictComp(key=element[0], value=element[1], generators=generators)
     return ast.GeneratorExp(elt=element[0], generators=generators)
+
+
+def _element_inlined(body: list[ast.stmt], result: str | None) -> list[ast.stmt]:
+    """`T = a if c else b` (or, 3.12+, still as `if c: T = a else: T = b`) then `R.append(T)`
+    or `yield T`: the element computed in branches and kept in a temporary, added just after.
+    The same as `R.append(a if c else b)`: R is the comprehension's own new list, looking up
+    its method runs no code."""
+    if len(body) != 2:
+        return body
+    first, element = body
+    if isinstance(first, ast.If) and len(first.body) == len(first.orelse) == 1:
+        yes, no = first.body[0], first.orelse[0]
+        if isinstance(yes, ast.Assign) and isinstance(no, ast.Assign) and len(yes.targets) == len(no.targets) == 1 and ast.dump(yes.targets[0]) == ast.dump(no.targets[0]):
+            first = ast.Assign(targets=yes.targets, value=ast.IfExp(test=first.test, body=yes.value, orelse=no.value), lineno=0)
+    if not (isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], ast.Name)):
+        return body
+    name = first.targets[0].id
+    if not name.startswith("__") or name == result or not isinstance(element, ast.Expr):
+        return body
+    uses = [n for n in ast.walk(element) if isinstance(n, ast.Name) and n.id == name]
+    call = element.value
+    if isinstance(call, ast.Yield) and len(uses) == 1 and call.value is uses[0]:
+        return [ast.Expr(value=ast.Yield(value=first.value))]
+    adds = isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id == result
+    if adds and len(uses) == 1 and len(call.args) == 1 and call.args[0] is uses[0]:  # type: ignore[union-attr]
+        return [ast.Expr(value=ast.Call(func=call.func, args=[first.value], keywords=[]))]  # type: ignore[union-attr]
+    return body
 
 
 def comprehension(code: CodeType, iterable: ast.expr) -> ast.expr:
