@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from types import CodeType
 
 from compilescope.decompiler.expressions import Temporaries
+from compilescope.decompiler.known_lists import written_out
 
 _DYNAMO_GLOBAL = re.compile(r"^__(compiled_fn|resume_at|import)_")
 
@@ -44,6 +45,7 @@ class _Names:
 def tidy(statements: list[ast.stmt], code: CodeType, temps: Temporaries) -> list[ast.stmt]:
     names = _Names(code, temps)
     _walk_bodies(statements, lambda body: _values_across_blocks(body, temps))
+    statements[:] = written_out(statements, temps)  # Dynamo's lists of frame values
     _walk_bodies(statements, _while_conditions)
     _walk_bodies(statements, _asserts)
     _walk_bodies(statements, lambda body: _return_in_try(body, temps))
