@@ -594,6 +594,12 @@ def conditional_elements(lines, pairs):
     return padded, sorted(signs), total, list(k if v else None for k, v in pairs.items())
 
 
+def call_after_with(log, suppress, f):
+    with Recorder(log, suppress):
+        log.append(1 // len(log[1:]))
+    return f(log)
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -646,6 +652,7 @@ CASES = [
     *[(annotated_inner, (x,)) for x in (1, "s")],
     *[(nested_unpacking, (pairs,)) for pairs in ([], [(1, (2, 3)), (4, (5, 6))])],
     *[(conditional_elements, (lines, pairs)) for lines, pairs in (([], {}), (["a", " ", None], {0: 3, 2: -1}))],
+    *[(call_after_with, (log, s, f)) for log in ([], ["x"]) for s in (False, True) for f in (len, tuple)],
 ]
 
 

@@ -185,7 +185,7 @@ class Structurer:
         successors = {s for s, k in block.successors if k != "exception"}
         names = [i.opname for i in block.instructions]
         calls = set(names) & {"CALL", "CALL_FUNCTION"}
-        if depth > 20 or not calls or not all(n in _EXIT_CALL for n in names):
+        if depth > 20 or not calls or not all(n in _EXIT_CALL for n in names) or not _only_exit_calls(block):
             return False
         if names[-1] in cfg.TERMINATORS:
             return True
@@ -805,6 +805,18 @@ def _without_send_loops(graph: cfg.Graph) -> cfg.Graph:
 _EXIT_CALL = frozenset({"LOAD_CONST", "PRECALL", "CALL", "CALL_FUNCTION", "DUP_TOP", "POP_BLOCK", "POP_TOP", "NOP", "CACHE", "SWAP", "ROT_TWO", "LOAD_FAST", "RETURN_VALUE", "RETURN_CONST", "JUMP_BACKWARD", "JUMP_FORWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_BACKWARD_NO_INTERRUPT"})
 
 
+def _only_exit_calls(block: cfg.Block) -> bool:
+    """Whether every call in the block is a with's __exit__(None, None, None): three Nones
+    (3.10: one, copied twice) just before it. Any other call must not be moved into the body."""
+    real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT and i.opname != "PRECALL"]
+    for at, instruction in enumerate(real):
+        if instruction.opname in ("CALL", "CALL_FUNCTION"):
+            before = [(i.opname, i.argval) for i in real[max(0, at - 3):at]]
+            if before not in ([("LOAD_CONST", None)] * 3, [("LOAD_CONST", None), ("DUP_TOP", None), ("DUP_TOP", None)]):
+                return False
+    return True
+
+
 def _with_suppression_targets(graph: cfg.Graph) -> tuple[cfg.Graph, dict[int, int]]:
     """For each with's handler, the block where an exception its __exit__ suppressed goes on
     (the code after the with), cut into a block of its own where it shares one with the
@@ -853,7 +865,7 @@ def _joined_exit_calls(graph: cfg.Graph) -> cfg.Graph:
     blocks cut apart by the withs' ranges: joined, they read as the one way out they are."""
     def exit_call(block: cfg.Block) -> bool:
         names = {i.opname for i in block.instructions}
-        return bool(names & {"CALL", "CALL_FUNCTION"}) and names <= _EXIT_CALL
+        return bool(names & {"CALL", "CALL_FUNCTION"}) and names <= _EXIT_CALL and _only_exit_calls(block)
 
     changed = False
     for block in graph.blocks:
