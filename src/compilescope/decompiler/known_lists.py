@@ -58,6 +58,7 @@ def _makes_list(statement: ast.stmt, temps: Temporaries) -> bool:
 class _Fold:
     def __init__(self, temps: Temporaries) -> None:
         self.temps = temps
+        self.renders = 0  # lists written out so far
 
     # ---- a sequence of statements, with what the temporaries hold -----------------------------
     def block(self, body: list[ast.stmt], env: dict[str, Item]) -> tuple[list[ast.stmt], bool]:
@@ -71,9 +72,10 @@ class _Fold:
             if isinstance(statement, ast.If) and not self._reads(statement.test, env):
                 branches = []
                 for side in (statement.body, statement.orelse):
+                    renders = self.renders
                     rewritten, side_taken = self.block(side, copy.deepcopy(env))  # shared lists stay shared
-                    if side_taken and not (rewritten and _leaves(rewritten[-1])):
-                        raise _GiveUp  # a list changed on one side only, then code after the if
+                    if (side_taken or self.renders != renders) and not (rewritten and _leaves(rewritten[-1])):
+                        raise _GiveUp  # a list changed or written out on one side only, then code after the if
                     branches.append(rewritten)
                     taken |= side_taken
                 out.append(ast.If(test=statement.test, body=branches[0] or [ast.Pass()], orelse=branches[1]))
@@ -100,13 +102,13 @@ class _Fold:
                     if held is not None or self._reads(statement, env):
                         raise _GiveUp
                     return False
-                _assign(held, target.slice, new.items)
+                _assign(_unwritten(held), target.slice, new.items)
                 return True
         if isinstance(statement, ast.Delete) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Subscript):
             held = self._list(statement.targets[0].value, env)
             if held is None:
                 return False
-            _delete(held, statement.targets[0].slice)
+            _delete(_unwritten(held), statement.targets[0].slice)
             return True
         if isinstance(statement, ast.Delete) and all(isinstance(t, ast.Name) and t.id in env for t in statement.targets):
             for t in statement.targets:
@@ -117,6 +119,7 @@ class _Fold:
             held = self._list(call.func.value, env)  # type: ignore[attr-defined]
             if held is None:
                 return False
+            _unwritten(held)
             if call.func.attr in ("extend", "append") and len(call.args) == 1 and not call.keywords:  # type: ignore[attr-defined]
                 new = self._value(call.args[0], env, out)
                 if call.func.attr == "extend" and isinstance(new, _List):  # type: ignore[attr-defined]
@@ -202,6 +205,7 @@ class _Fold:
             if value.written:
                 raise _GiveUp
             value.written = True
+            self.renders += 1
             return ast.List(elts=[self.render(item) for item in value.items], ctx=ast.Load())
         return copy.deepcopy(value)
 
@@ -230,6 +234,14 @@ class _Writer(ast.NodeTransformer):
         if node.id in self.env:
             return self.fold.render(self.env[node.id])
         return node
+
+
+def _unwritten(held: _List) -> _List:
+    """A list about to change: not one already written out (whoever it was passed to holds the
+    real list, and would see the change)."""
+    if held.written:
+        raise _GiveUp
+    return held
 
 
 def _names_in(value: _List, seen: set[int] | None = None) -> set[str]:
