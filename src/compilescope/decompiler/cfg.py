@@ -316,6 +316,15 @@ def _natural_loop(blocks: list[Block], header: int, tail: int) -> set[int]:
 NO_EFFECT = frozenset({"NOP", "RESUME", "EXTENDED_ARG", "CACHE"})
 
 
+def is_cleanup(block: Block) -> bool:
+    """A handler Python puts around a handler's code: it restores the exception state (3.11+
+    `COPY 3; POP_EXCEPT; RERAISE`) or unbinds `except E as e`'s name, then re-raises."""
+    names = [i.opname for i in block.instructions if i.opname not in NO_EFFECT]
+    if names == ["COPY", "POP_EXCEPT", "RERAISE"]:
+        return True
+    return len(names) == 4 and names[0] == "LOAD_CONST" and names[1].startswith("STORE_") and names[2].startswith("DELETE_") and names[3] == "RERAISE"
+
+
 def split(graph: Graph, block: Block, cut: int) -> int:
     """Cut `block` before its instruction `cut`: the rest becomes a new block it falls into.
     (The caller analyses the graph again: see redirected.)"""

@@ -63,8 +63,7 @@ def is_finally(graph: cfg.Graph, index: int) -> bool:
             return False
     elif not real or real[0] in ("DUP_TOP", "WITH_EXCEPT_START") or real[:2] == ["POP_TOP", "POP_TOP"] or "POP_EXCEPT" in real:
         return False
-    # Python's cleanup around a handler: it restores the exception state, or unbinds `as e`
-    return not (real[:3] == ["COPY", "POP_EXCEPT", "RERAISE"] or real[-1:] == ["RERAISE"] and len(real) == 4 and real[0] == "LOAD_CONST" and real[2].startswith("DELETE_"))
+    return not cfg.is_cleanup(graph.blocks[index])
 
 
 def _protected(graph: cfg.Graph, handler: int) -> set[int]:
@@ -95,7 +94,7 @@ def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
     exits = [(p, n, s) for p in sorted(protected - handler_code) for n, (s, k) in enumerate(graph.blocks[p].successors) if k != "exception" and s not in protected]
     if not exits or len(real) <= skip:
         return None
-    start = (handler, real[skip] if skip else real[0])
+    start = (handler, real[skip])
     # where each way out goes once its copy has run: (block, instruction index)
     continuations: dict[tuple[int, int], dis.Instruction] = {}
     ends: list[dis.Instruction] = []

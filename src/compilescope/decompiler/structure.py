@@ -21,7 +21,7 @@ from types import CodeType
 from typing import Any
 
 from compilescope.decompiler import cfg, finally_copies
-from compilescope.decompiler.tidy import negate, tidy
+from compilescope.decompiler.tidy import conditional_assignment, negate, tidy
 from compilescope.decompiler.expressions import CAUGHT, HANDLER_ENTRY_310, PREVIOUS, HandlerEnd, WithEnter, WithExit, WithTarget, LOOP_DONE, NEXT_ITEM, BlockReader, CaughtAs, ExceptionMatch, LoopIterator, Saved, Temporaries, Unsupported, _arguments
 
 EXIT = -1  # the virtual block every return and raise leads to
@@ -183,11 +183,9 @@ class Structurer:
         its body there, which the body is written with."""
         block = self.graph.blocks[index]
         successors = {s for s, k in block.successors if k != "exception"}
-        names = [i.opname for i in block.instructions]
-        calls = set(names) & {"CALL", "CALL_FUNCTION"}
-        if depth > 20 or not calls or not all(n in _EXIT_CALL for n in names) or not _only_exit_calls(block):
+        if depth > 20 or not _exit_call_block(block):
             return False
-        if names[-1] in cfg.TERMINATORS:
+        if block.last.opname in cfg.TERMINATORS:
             return True
         return bool(successors) and all(s in special or self._leaves_after_exit(s, special, depth + 1) for s in successors)
 
@@ -511,7 +509,7 @@ class Structurer:
             for guard, kind in block.successors:
                 # every handler protecting code written here is a try being written, or one of
                 # Python's own cleanups: any other (a finally, a with we do not read) is refused
-                if kind == "exception" and guard not in self._open_trys and not _is_cleanup(self.graph.blocks[guard]):
+                if kind == "exception" and guard not in self._open_trys and not cfg.is_cleanup(self.graph.blocks[guard]):
                     raise Unsupported(block.instructions[0], "exception handling of a kind not decompiled yet (try/finally or with)")
             reader = self._reader(node, base)
             last = block.last
@@ -805,9 +803,13 @@ def _without_send_loops(graph: cfg.Graph) -> cfg.Graph:
 _EXIT_CALL = frozenset({"LOAD_CONST", "PRECALL", "CALL", "CALL_FUNCTION", "DUP_TOP", "POP_BLOCK", "POP_TOP", "NOP", "CACHE", "SWAP", "ROT_TWO", "LOAD_FAST", "RETURN_VALUE", "RETURN_CONST", "JUMP_BACKWARD", "JUMP_FORWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_BACKWARD_NO_INTERRUPT"})
 
 
-def _only_exit_calls(block: cfg.Block) -> bool:
-    """Whether every call in the block is a with's __exit__(None, None, None): three Nones
-    (3.10: one, copied twice) just before it. Any other call must not be moved into the body."""
+def _exit_call_block(block: cfg.Block) -> bool:
+    """A block that only calls withs' __exit__(None, None, None) on the way out (and returns,
+    jumps or pops): every call in it has three Nones (3.10: one, copied twice) just before it.
+    Any other call must not be moved into a with's body."""
+    names = {i.opname for i in block.instructions}
+    if not names & {"CALL", "CALL_FUNCTION"} or not names <= _EXIT_CALL:
+        return False
     real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT and i.opname != "PRECALL"]
     for at, instruction in enumerate(real):
         if instruction.opname in ("CALL", "CALL_FUNCTION"):
@@ -863,15 +865,11 @@ def _with_suppression_targets(graph: cfg.Graph) -> tuple[cfg.Graph, dict[int, in
 def _joined_exit_calls(graph: cfg.Graph) -> cfg.Graph:
     """A return, break or continue out of nested withs calls each one's __exit__ in turn, in
     blocks cut apart by the withs' ranges: joined, they read as the one way out they are."""
-    def exit_call(block: cfg.Block) -> bool:
-        names = {i.opname for i in block.instructions}
-        return bool(names & {"CALL", "CALL_FUNCTION"}) and names <= _EXIT_CALL and _only_exit_calls(block)
-
     changed = False
     for block in graph.blocks:
-        while exit_call(block) and len([s for s, k in block.successors if k != "exception"]) == 1 and block.successors[0][1] == "fall":
+        while _exit_call_block(block) and len([s for s, k in block.successors if k != "exception"]) == 1 and block.successors[0][1] == "fall":
             following = graph.blocks[block.successors[0][0]]
-            if following.predecessors != [block.index] or following.index in graph.loops or not exit_call(following):
+            if following.predecessors != [block.index] or following.index in graph.loops or not _exit_call_block(following):
                 break
             block.instructions = block.instructions + following.instructions
             block.end = following.end
@@ -998,15 +996,6 @@ def _stack_depth(instructions: list[dis.Instruction]) -> int | None:
         if depth < 0:
             return None
     return depth
-
-
-def _is_cleanup(block: cfg.Block) -> bool:
-    """A handler Python puts around a handler's code: it restores the exception state (3.11+
-    `COPY 3; POP_EXCEPT; RERAISE`) or unbinds `except E as e`'s name, then re-raises."""
-    names = [i.opname for i in block.instructions if i.opname not in ("NOP", "CACHE")]
-    if names == ["COPY", "POP_EXCEPT", "RERAISE"]:
-        return True
-    return len(names) == 4 and names[0] == "LOAD_CONST" and names[1].startswith("STORE_") and names[2].startswith("DELETE_") and names[3] == "RERAISE"
 
 
 def _drop_handler_ends(statements: list[ast.stmt]) -> None:
@@ -1226,10 +1215,7 @@ def _element_inlined(body: list[ast.stmt], result: str | None) -> list[ast.stmt]
     if len(body) != 2:
         return body
     first, element = body
-    if isinstance(first, ast.If) and len(first.body) == len(first.orelse) == 1:
-        yes, no = first.body[0], first.orelse[0]
-        if isinstance(yes, ast.Assign) and isinstance(no, ast.Assign) and len(yes.targets) == len(no.targets) == 1 and ast.dump(yes.targets[0]) == ast.dump(no.targets[0]):
-            first = ast.Assign(targets=yes.targets, value=ast.IfExp(test=first.test, body=yes.value, orelse=no.value), lineno=0)
+    first = conditional_assignment(first, lambda name: name.startswith("__")) or first
     if not (isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], ast.Name)):
         return body
     name = first.targets[0].id

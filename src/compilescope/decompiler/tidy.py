@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import CodeType
 
 from compilescope.decompiler.expressions import Temporaries
@@ -81,13 +81,24 @@ def _values_across_blocks(body: list[ast.stmt], temps: Temporaries) -> None:
             if joined is not None:
                 body[index : index + 2] = [ast.Assign(targets=[ast.Name(id=target, ctx=ast.Store())], value=joined, lineno=0)]
                 continue
-        if isinstance(statement, ast.If) and len(statement.body) == 1 and len(statement.orelse) == 1:
-            yes, no = _assigned_temp(statement.body[0], temps), _assigned_temp(statement.orelse[0], temps)
-            if yes and yes == no:
-                value = ast.IfExp(test=statement.test, body=statement.body[0].value, orelse=statement.orelse[0].value)  # type: ignore[attr-defined]
-                body[index] = ast.Assign(targets=[ast.Name(id=yes, ctx=ast.Store())], value=value, lineno=0)
-                continue
+        joined_if = conditional_assignment(statement, temps.owns)
+        if joined_if is not None:
+            body[index] = joined_if
+            continue
         index += 1
+
+
+def conditional_assignment(statement: ast.stmt, owns: Callable[[str], bool]) -> ast.Assign | None:
+    """`if c: T = a else: T = b` -> `T = a if c else b`, for a name T that `owns` says is a
+    temporary; None for any other statement."""
+    if not (isinstance(statement, ast.If) and len(statement.body) == 1 and len(statement.orelse) == 1):
+        return None
+    yes, no = statement.body[0], statement.orelse[0]
+    names = [st.targets[0].id if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) else None for st in (yes, no)]
+    if names[0] is None or names[0] != names[1] or not owns(names[0]):
+        return None
+    value = ast.IfExp(test=statement.test, body=yes.value, orelse=no.value)  # type: ignore[attr-defined]
+    return ast.Assign(targets=[ast.Name(id=names[0], ctx=ast.Store())], value=value, lineno=0)
 
 
 def _split_parallel(statement: ast.stmt, temps: Temporaries) -> list[ast.stmt] | None:
