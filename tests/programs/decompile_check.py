@@ -600,6 +600,29 @@ def call_after_with(log, suppress, f):
     return f(log)
 
 
+def finally_sets_result(a, log):
+    # the return after the finally reads what the finally set; the one inside the try does not
+    try:
+        x = 1
+        if a:
+            return x
+    finally:
+        x = 2
+        log.append(x)
+    return x
+
+
+def return_in_try_in_except(a, b, log):
+    try:
+        log.append(len(log) // a)
+    except ZeroDivisionError:
+        try:
+            if b == a:
+                return len(log) + a
+        finally:
+            log.append("finally")
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -653,6 +676,8 @@ CASES = [
     *[(nested_unpacking, (pairs,)) for pairs in ([], [(1, (2, 3)), (4, (5, 6))])],
     *[(conditional_elements, (lines, pairs)) for lines, pairs in (([], {}), (["a", " ", None], {0: 3, 2: -1}))],
     *[(call_after_with, (log, s, f)) for log in ([], ["x"]) for s in (False, True) for f in (len, tuple)],
+    *[(finally_sets_result, (a, [])) for a in (0, 1)],
+    *[(return_in_try_in_except, (a, b, [])) for a, b in ((1, 1), (0, 0), (0, 1))],
 ]
 
 

@@ -259,8 +259,10 @@ class Structurer:
         exits = {s for b in protected - with_code for s, k in self.graph.blocks[b].successors if k != "exception" and s not in protected}
         exits = {e for e in exits if cfg.through_jumps(self.graph, e) not in special}  # continue, break
         # 3.11+ copies a short `return x` to each way out: returning a local inside the try
-        # instead of just after it cannot raise, so those copies stay where they are
-        exits = {e for e in exits if not _safe_return(self.graph.blocks[e])}
+        # instead of just after it cannot raise, so those copies stay where they are. After a
+        # finally's copy only a bare return is: `return x` there reads x after the finally ran.
+        finally_handler = handler in self._finallys or finally_copies.is_finally(self.graph, handler)
+        exits = {e for e in exits if not _safe_return(self.graph, e, loads=0 if finally_handler else 1)}
         # a `continue`/`break`/`return` out of a with runs __exit__ in a block of its own
         leaving = {e for e in exits if self._leaves_after_exit(e, special)}
         exits -= leaving
@@ -276,7 +278,7 @@ class Structurer:
             after = cfg.through_jumps(self.graph, after)  # past a jump out of the try's range
         if self._is_with_handler(handler):
             return self._with(start, handler, loop, base, after)
-        if handler in self._finallys or finally_copies.is_finally(self.graph, handler):
+        if finally_handler:
             return self._finally(start, handler, loop, base, after)
         self._open_trys.add(handler)
         try:
@@ -1026,10 +1028,28 @@ def _leaves_plainly(tail: list[ast.stmt]) -> bool:
     return moves and _returns_local(tail[-1])
 
 
-def _safe_return(block: cfg.Block) -> bool:
-    """A block that only returns a local known to be bound, or a constant: it cannot raise."""
-    names = [i.opname for i in block.instructions if i.opname not in ("NOP", "CACHE")]
-    return bool(names) and names[-1] in ("RETURN_VALUE", "RETURN_CONST") and all(n in ("LOAD_FAST", "LOAD_CONST", "LOAD_FAST_LOAD_FAST") for n in names[:-1]) and len(names) <= 2
+# Instructions that cannot raise or run user code: moving them into a try changes nothing.
+_CANNOT_RAISE = frozenset({"NOP", "CACHE", "EXTENDED_ARG", "SWAP", "COPY", "ROT_TWO", "ROT_THREE", "DUP_TOP", "POP_EXCEPT", "POP_BLOCK", "LOAD_CONST", "RETURN_VALUE", "RETURN_CONST"})
+
+
+def _safe_return(graph: cfg.Graph, index: int, loads: int) -> bool:
+    """Code that only returns: a value already on the stack, a constant, or (at most `loads`) a
+    local known to be bound, perhaps ending an except clause on the way. It cannot raise, so
+    it is the same inside the try as after it."""
+    allowed, loads = loads, 0
+    for _ in range(len(graph.blocks)):
+        block = graph.blocks[index]
+        names = [i.opname for i in block.instructions if i.opname not in cfg.NO_EFFECT]
+        loads += sum(n in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST") for n in names)
+        if loads > allowed or any(n not in _CANNOT_RAISE and n not in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST") and n not in cfg.UNCONDITIONAL for n in names):
+            return False
+        if names and names[-1] in ("RETURN_VALUE", "RETURN_CONST"):
+            return True
+        following = [s for s, k in block.successors if k != "exception"]
+        if len(following) != 1:
+            return False
+        index = following[0]
+    return False
 
 
 def _common_post_dominator(nodes: set[int], post_dominators: dict[int, int]) -> int | None:
