@@ -35,10 +35,11 @@ NOT_YET: dict[str, set[str]] = {
 
 
 # Generated functions (tests/programs/decompile_generated.py): control flow nested in every
-# order, each called with 6 inputs. None may differ; measured on 2026-11-29, before the floors:
-# 3.10 182/300, 3.11 200/300, 3.12 207/300, 3.13 205/300 decompiled and equal.
+# order, each called with 6 inputs; 300 large ones (g) and 300 small ones (s), which check each
+# shape on its own. None may differ. Measured on 2026-11-29 (g, s decompiled and equal):
+# 3.10 198, 258; 3.11 222, 280; 3.12 220, 280; 3.13 220, 277 of 300.
 GENERATED = 300
-GENERATED_FLOOR = {"3.10": 0.60, "3.11": 0.66, "3.12": 0.68, "3.13": 0.68}
+GENERATED_FLOOR = {"3.10": (0.64, 0.84), "3.11": (0.72, 0.91), "3.12": (0.71, 0.91), "3.13": (0.71, 0.90)}
 
 
 @pytest.mark.parametrize("version", ["3.10", "3.11", "3.12", "3.13"])
@@ -47,12 +48,13 @@ def test_generated_functions_round_trip(version: str) -> None:
     done = subprocess.run([python, str(CHECK), str(GENERATED)], capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     assert done.returncode == 0, done.stderr[-3000:]
     generated = json.loads(done.stdout)["generated"]
-    assert len(generated) == GENERATED
+    assert len(generated) == 2 * GENERATED
     silent = {name: r["result"][:2000] for name, r in generated.items() if not r["result"].startswith(("pass", "unsupported"))}
     assert silent == {}, silent
-    passed = sum(r["result"] == "pass" for r in generated.values())
-    print(f"generated on Python {version}: {passed}/{GENERATED} decompiled and equal ({passed / GENERATED:.0%})")
-    assert passed / GENERATED >= GENERATED_FLOOR[version]
+    for kind, floor in zip("gs", GENERATED_FLOOR[version]):
+        passed = sum(r["result"] == "pass" for name, r in generated.items() if name[0] == kind)
+        print(f"generated ({'large' if kind == 'g' else 'small'}) on Python {version}: {passed}/{GENERATED} decompiled and equal ({passed / GENERATED:.0%})")
+        assert passed / GENERATED >= floor
 
 
 @pytest.mark.parametrize("version", ["3.10", "3.11", "3.12", "3.13"])

@@ -623,6 +623,47 @@ def return_in_try_in_except(a, b, log):
             log.append("finally")
 
 
+def long_except_clause(a, log):
+    # a clause long enough that the jump to the next one needs EXTENDED_ARG
+    try:
+        log.append(10 // a)
+    except ZeroDivisionError:
+        log.append(len(log) + 0)
+        log.append(len(log) + 1)
+        log.append(len(log) + 2)
+        log.append(len(log) + 3)
+        log.append(len(log) + 4)
+        log.append(len(log) + 5)
+        log.append(len(log) + 6)
+        log.append(len(log) + 7)
+        log.append(len(log) + 8)
+        log.append(len(log) + 9)
+        log.append(len(log) + 10)
+        log.append(len(log) + 11)
+        log.append(len(log) + 12)
+        log.append(len(log) + 13)
+        log.append(len(log) + 14)
+        log.append(len(log) + 15)
+        log.append(len(log) + 16)
+        log.append(len(log) + 17)
+        log.append(len(log) + 18)
+        log.append(len(log) + 19)
+    except (IndexError, ValueError) as error:
+        log.append(type(error).__name__)
+    return a
+
+
+def try_in_named_clause(a, log):
+    # the inner try's end and its clause's end each get a copy of the outer clause's end
+    try:
+        log.append(a[0])
+    except (IndexError, TypeError) as error:
+        try:
+            log.append(10 // len(log))
+        except ZeroDivisionError:
+            log.append(type(error).__name__)
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -678,6 +719,8 @@ CASES = [
     *[(call_after_with, (log, s, f)) for log in ([], ["x"]) for s in (False, True) for f in (len, tuple)],
     *[(finally_sets_result, (a, [])) for a in (0, 1)],
     *[(return_in_try_in_except, (a, b, [])) for a, b in ((1, 1), (0, 0), (0, 1))],
+    *[(long_except_clause, (a, [])) for a in (0, 1, "s")],
+    *[(try_in_named_clause, (a, [])) for a in ([1], [], None)],
 ]
 
 
@@ -747,12 +790,14 @@ def run(cases, namespace_of) -> dict:
 
 
 def generated_cases(count: int) -> list:
-    """The written functions of decompile_generated.py, each called with every one of its inputs."""
+    """The written functions of decompile_generated.py (`count` of each kind: g large, s small),
+    each called with every one of its inputs."""
     import decompile_generated
 
     namespace = {"Recorder": decompile_generated.Recorder, "__name__": "generated"}
     exec(compile(decompile_generated.source(count), "<generated>", "exec", dont_inherit=True), namespace)
-    return [(namespace[f"g{i}"], args) for i in range(count) for args in decompile_generated.INPUTS]
+    exec(compile(decompile_generated.small_source(count), "<generated>", "exec", dont_inherit=True), namespace)
+    return [(namespace[f"{kind}{i}"], args) for kind in "gs" for i in range(count) for args in decompile_generated.INPUTS]
 
 
 def main() -> None:

@@ -5,6 +5,7 @@ conditional expressions, comprehensions).
 
     source(count, seed) -> the source of functions g0 ... g{count-1}, a third each with compound
                            statements nested 1, 2 and 3 deep
+    small_source(count, seed) -> s0 ... s{count-1}: one or two statements, at most two deep
     INPUTS -> the arguments each is called with
 
 Every function takes (a, b, items, log) and appends to `log` as it goes, so the order in which
@@ -145,5 +146,24 @@ def source(count: int, seed: int = 5) -> str:
     for index in range(count):
         writer = _Writer(rng, 1 + index % 3)  # a third each nest 1, 2 and 3 deep
         body = writer.block(0, ["a", "b"], False, 1)
-        functions.append("\n".join([f"def g{index}(a, b, items, log):", *body, "    return log"]))
+        # every other function returns a local its code may have changed last in a finally or
+        # an except clause (the log is compared after the call either way)
+        ending = "    return log" if index % 2 == 0 else "    return a"
+        functions.append("\n".join([f"def g{index}(a, b, items, log):", *body, ending]))
+    return "\n\n\n".join(functions) + "\n"
+
+
+def small_source(count: int, seed: int = 11) -> str:
+    """Functions s0 ... s{count-1}: one or two compound statements nested at most two deep,
+    ending in one of three returns. Small enough that most decompile, so that each shape is
+    checked on its own rather than hidden behind one the decompiler refuses."""
+    rng = random.Random(seed)
+    functions = []
+    endings = ["    return log", "    return a", "    return a, b"]
+    for index in range(count):
+        writer = _Writer(rng, 1 + index % 2)
+        body = writer.statement(0, ["a", "b"], False, 1, False)
+        if index % 4 == 3:
+            body += writer.statement(0, ["a", "b"], False, 1, False)
+        functions.append("\n".join([f"def s{index}(a, b, items, log):", *body, endings[index % 3]]))
     return "\n\n\n".join(functions) + "\n"

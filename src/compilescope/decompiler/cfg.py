@@ -208,8 +208,13 @@ def redirected(graph: Graph, replace: dict[int, int]) -> Graph:
 
 def needs_entry_stack(block: Block) -> bool:
     """Whether the block takes values from the stack that it did not push itself."""
+    return takes_from_stack(block.instructions)
+
+
+def takes_from_stack(instructions: list[dis.Instruction]) -> bool:
+    """Whether these instructions take values from the stack that they did not push."""
     depth = 0
-    for instruction in block.instructions:
+    for instruction in instructions:
         try:
             effect = dis.stack_effect(instruction.opcode, instruction.arg, jump=False) if instruction.opcode >= dis.HAVE_ARGUMENT else dis.stack_effect(instruction.opcode)
         except ValueError:

@@ -52,7 +52,7 @@ class Structurer:
         if code.co_flags & (_CO_COROUTINE | _CO_ITERABLE_COROUTINE | _CO_ASYNC_GENERATOR):
             raise Unsupported(None, "async functions are not decompiled yet")
         graph, self._finallys = finally_copies.without_copies(_without_send_loops(_without_implicit_handlers(cfg.build(code))))
-        graph = _without_repeated_conditions(_joined_exit_calls(graph))
+        graph = _without_repeated_conditions(_joined_copied_endings(_joined_exit_calls(graph)))
         self.graph, self._suppressed = _with_suppression_targets(graph)
         self._handlers = self._user_handlers()
         self._chains = self._except_chain_blocks()
@@ -79,7 +79,7 @@ class Structurer:
         targets = {s for b in self.graph.blocks for s, k in b.successors if k == "exception"}
         for index in targets:
             block = self.graph.blocks[index]
-            real = [i.opname for i in block.instructions if i.opname not in ("NOP", "CACHE")]
+            real = [i.opname for i in block.instructions if i.opname not in cfg.NO_EFFECT]
             if real[:1] == ["PUSH_EXC_INFO"]:
                 handlers.add(index)
             elif sys.version_info < (3, 11) and (real[:1] == ["DUP_TOP"] and real[-1:] == ["JUMP_IF_NOT_EXC_MATCH"] or real[:3] == ["POP_TOP"] * 3 or real[:1] == ["WITH_EXCEPT_START"]):
@@ -98,7 +98,7 @@ class Structurer:
             index = handler
             for _ in range(len(self.graph.blocks)):
                 block = self.graph.blocks[index]
-                names = [i.opname for i in block.instructions if i.opname not in ("NOP", "CACHE")]
+                names = [i.opname for i in block.instructions if i.opname not in cfg.NO_EFFECT]
                 if names[:1] == ["RERAISE"]:
                     chains.add(index)
                     break
@@ -174,7 +174,7 @@ class Structurer:
         return [statement], (after if after is not None else EXIT)
 
     def _is_with_handler(self, handler: int) -> bool:
-        names = [i.opname for i in self.graph.blocks[handler].instructions if i.opname not in ("NOP", "CACHE")]
+        names = [i.opname for i in self.graph.blocks[handler].instructions if i.opname not in cfg.NO_EFFECT]
         return names[:2] == ["PUSH_EXC_INFO", "WITH_EXCEPT_START"] or names[:1] == ["WITH_EXCEPT_START"]
 
     def _leaves_after_exit(self, index: int, special: set[int], depth: int = 0) -> bool:
@@ -347,7 +347,7 @@ class Structurer:
         index, entry = handler, [CAUGHT]
         for _ in range(len(self.graph.blocks)):
             block = self.graph.blocks[index]
-            instructions = [i for i in block.instructions if i.opname not in ("NOP", "CACHE")]
+            instructions = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
             if block.last.opname == "JUMP_IF_NOT_EXC_MATCH":  # 3.10: DUP_TOP, the type, the test
                 reader = BlockReader(self.code, base + list(HANDLER_ENTRY_310), self.temps)
                 reader.run(instructions[:-1])
@@ -784,7 +784,7 @@ def _without_send_loops(graph: cfg.Graph) -> cfg.Graph:
     where the loop ends."""
     changed = False
     for block in graph.blocks:
-        real = [i for i in block.instructions if i.opname not in ("NOP", "CACHE")]
+        real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
         if not real or real[0].opname != "SEND" or block.index not in graph.reachable:
             continue
         done = next((s for s, k in block.successors if k == "jump"), None)
@@ -792,7 +792,7 @@ def _without_send_loops(graph: cfg.Graph) -> cfg.Graph:
         if done is None or len(before) != 1:
             continue
         entry = graph.blocks[before[0]]
-        names = [i.opname for i in entry.instructions if i.opname not in ("NOP", "CACHE")]
+        names = [i.opname for i in entry.instructions if i.opname not in cfg.NO_EFFECT]
         if names[-2:] != ["GET_YIELD_FROM_ITER", "LOAD_CONST"]:
             continue  # `await` (GET_AWAITABLE) is not decompiled yet
         entry.instructions = [*entry.instructions, real[0]._replace(opname="YIELD_FROM", opcode=dis.opmap["NOP"], arg=None, argval=None, argrepr="")]
@@ -881,11 +881,36 @@ def _joined_exit_calls(graph: cfg.Graph) -> cfg.Graph:
     return cfg.redirected(graph, {}) if changed else graph
 
 
+def _joined_copied_endings(graph: cfg.Graph) -> cfg.Graph:
+    """Python copies the code that ends an except clause and then the function (POP_EXCEPT,
+    `return None`) onto each way that reaches it: the clause's end and the end of a try inside
+    it. Blocks that do so with the same code under the same handlers do the same thing wherever
+    they are: one block, reached from every way, is where those ways meet in the source. (Values they expect on the
+    stack must still agree: the structurer checks that where it enters the block.)"""
+    first: dict[Any, int] = {}
+    replace: dict[int, int] = {}
+    for block in graph.blocks:
+        if block.index not in graph.reachable or block.last.opname not in ("RETURN_VALUE", "RETURN_CONST") or any(k != "exception" for _, k in block.successors):
+            continue
+        real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
+        if real[0].opname != "POP_EXCEPT" or cfg.takes_from_stack(real[1:]):
+            # other returns are copied too, but there the source has copies as well
+            # (`return a if b else c`); a value computed before is returned where it was
+            continue
+        code = tuple((i.opname, repr(i.argval)) for i in real)
+        key = (code, tuple(sorted(s for s, k in block.successors)))
+        if key in first:
+            replace[block.index] = first[key]
+        else:
+            first[key] = block.index
+    return cfg.redirected(graph, replace) if replace else graph
+
+
 def _implicit_handler(block: cfg.Block) -> bool:
     """A handler Python adds that is not the user's `try`: a generator's StopIteration guard
     (3.12+), and an inlined comprehension's cleanup, which puts its saved variables back before
     re-raising (3.12+: the comprehension's own scope does that in the source)."""
-    real = [i for i in block.instructions if i.opname not in ("NOP", "CACHE")]
+    real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
     if real[:1] and (real[0].opname, real[0].argrepr) == ("CALL_INTRINSIC_1", "INTRINSIC_STOPITERATION_ERROR"):
         return True
     return len(real) > 1 and real[-1].opname == "RERAISE" and all(i.opname in ("SWAP", "POP_TOP", "STORE_FAST") for i in real[:-1])
