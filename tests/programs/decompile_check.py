@@ -664,6 +664,34 @@ def try_in_named_clause(a, log):
             log.append(type(error).__name__)
 
 
+def raise_or_in_loop(items, a, log):
+    for x in items:
+        if x is not None and x != 5:
+            log.append(x)
+            continue
+        raise ValueError(a or 2)
+    return log
+
+
+def loop_never_repeats(items, a):
+    for x in items:  # no way back to the next item
+        if x:
+            return x or a
+        raise ValueError(a or x)
+    return None
+
+
+def with_return_in_named_clause(a, suppress, log):
+    try:
+        log.append(10 // a)
+    except ZeroDivisionError as error:
+        with Recorder(log, suppress) as manager:
+            if log:
+                return len(log), manager.suppress
+            log.append(type(error).__name__)
+    return a
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -721,6 +749,9 @@ CASES = [
     *[(return_in_try_in_except, (a, b, [])) for a, b in ((1, 1), (0, 0), (0, 1))],
     *[(long_except_clause, (a, [])) for a in (0, 1, "s")],
     *[(try_in_named_clause, (a, [])) for a in ([1], [], None)],
+    *[(raise_or_in_loop, (items, a, [])) for items in ([], [1, 2], [1, 5], [None]) for a in (0, 3)],
+    *[(loop_never_repeats, (items, a)) for items in ([], [2, 1], [0, 1]) for a in (0, 3)],
+    *[(with_return_in_named_clause, (a, s, log)) for a in (0, 1) for s in (False, True) for log in ([], [1])],
 ]
 
 

@@ -277,7 +277,7 @@ class Temporaries:
         return name.startswith((self._prefix + "temp", self._prefix + "stack"))
 
 
-def _name_cleanup(instructions: list[dis.Instruction]) -> bool:
+def name_cleanup(instructions: list[dis.Instruction]) -> bool:
     if len(instructions) < 3:
         return False
     load, store, delete = instructions[:3]
@@ -573,7 +573,7 @@ class BlockReader:
             if skip:
                 skip -= 1
                 continue
-            if self._skip_name_cleanup and _name_cleanup(instructions[index:index + 3]):
+            if self._skip_name_cleanup and name_cleanup(instructions[index:index + 3]):
                 # `except E as e` ends with `e = None; del e`, Python's own: not written
                 skip = 2
                 self._skip_name_cleanup = False

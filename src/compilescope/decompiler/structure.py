@@ -22,7 +22,7 @@ from typing import Any
 
 from compilescope.decompiler import cfg, finally_copies
 from compilescope.decompiler.tidy import conditional_assignment, negate, tidy
-from compilescope.decompiler.expressions import CAUGHT, HANDLER_ENTRY_310, PREVIOUS, HandlerEnd, WithEnter, WithExit, WithTarget, LOOP_DONE, NEXT_ITEM, BlockReader, CaughtAs, ExceptionMatch, LoopIterator, Saved, Temporaries, Unsupported, _arguments
+from compilescope.decompiler.expressions import name_cleanup, CAUGHT, HANDLER_ENTRY_310, PREVIOUS, HandlerEnd, WithEnter, WithExit, WithTarget, LOOP_DONE, NEXT_ITEM, BlockReader, CaughtAs, ExceptionMatch, LoopIterator, Saved, Temporaries, Unsupported, _arguments
 
 EXIT = -1  # the virtual block every return and raise leads to
 
@@ -53,7 +53,10 @@ class Structurer:
             raise Unsupported(None, "async functions are not decompiled yet")
         graph, self._finallys = finally_copies.without_copies(_without_send_loops(_without_implicit_handlers(cfg.build(code))))
         graph = _without_repeated_conditions(_joined_copied_endings(_joined_exit_calls(graph)))
-        self.graph, self._suppressed = _with_suppression_targets(graph)
+        self.graph, self._suppressed = _with_suppression_targets(_unrepeated_for_loops(_without_block_pops(graph)))
+        for block in self.graph.blocks:
+            if block.index in self.graph.reachable and block.last.opname == "FOR_ITER":
+                self.graph.loops.setdefault(block.index, {block.index})  # see _unrepeated_for_loops
         self._handlers = self._user_handlers()
         self._chains = self._except_chain_blocks()
         self._open_trys: set[int] = set()
@@ -187,7 +190,8 @@ class Structurer:
             return False
         if block.last.opname in cfg.TERMINATORS:
             return True
-        return bool(successors) and all(s in special or self._leaves_after_exit(s, special, depth + 1) for s in successors)
+        # (then perhaps ending an except clause around the with on the way to the return)
+        return bool(successors) and all(s in special or self._leaves_after_exit(s, special, depth + 1) or _safe_return(self.graph, s, loads=0) for s in successors)
 
     def _with(self, start: int, handler: int, loop: _Loop | None, base: list[Any], after: int | None) -> tuple[list[ast.stmt], int]:
         """`with m as x:` (3.11+): BEFORE_WITH left __exit__ and __enter__()'s result for the
@@ -600,7 +604,7 @@ class Structurer:
         after_loop = self._forward(exhausted, header)
         for index in leaving:
             last = self.graph.blocks[index].last
-            if last.opname in cfg.TERMINATORS or self._only_ends(index, body | after_loop):
+            if last.opname in cfg.TERMINATORS or self._only_ends(index, body | after_loop, body):
                 continue  # a return or raise inside the loop (`return a or b`: in a few blocks)
             if not (cfg.is_jump(last) and last.opname in cfg.UNCONDITIONAL):
                 raise Unsupported(last, "a way out of a loop that is not a break, return or raise")
@@ -655,7 +659,7 @@ class Structurer:
             natural = {s for s, k in block.successors if k != "exception" and s in exits}
             if len(exits - ending) > 1 and len(natural) == 1:  # `raise E(x if c else y)` in a few blocks
                 after_loop = body | self._forward(next(iter(natural)), header)
-                ending |= {e for e in exits - ending - natural if self._only_ends(e, after_loop)}
+                ending |= {e for e in exits - ending - natural if self._only_ends(e, after_loop, set())}
             rest = exits - ending
             if len(rest) == 1:
                 after = rest.pop()
@@ -691,12 +695,15 @@ class Structurer:
                     todo.append(successor)
         return seen
 
-    def _only_ends(self, start: int, avoid: set[int]) -> bool:
-        """Whether block `start` is one place's own way to return or raise: one way in, and
-        every way on from it ends the function, meeting none of `avoid`. (Code that several
-        breaks reach is the code after the loop, even where it ends in a return.)"""
+    def _only_ends(self, start: int, avoid: set[int], body: set[int]) -> bool:
+        """Whether block `start` is one place's own way to return or raise: one way in (or
+        several, all from a for loop's `body`: the tests of one `and`), and every way on from
+        it ends the function, meeting none of `avoid`. (Code that several breaks reach is the
+        code after the loop, even where it ends in a return: a for loop's breaks pop its
+        iterator in blocks of their own, outside its body; a while loop's jump from its body.)"""
         reached = self._forward(start)
-        return len(self.graph.blocks[start].predecessors) == 1 and not (reached & avoid) and all(self.graph.blocks[b].last.opname in cfg.TERMINATORS for b in reached if not [s for s, k in self.graph.blocks[b].successors if k != "exception"])
+        predecessors = self.graph.blocks[start].predecessors
+        return (len(predecessors) == 1 or all(p in body for p in predecessors)) and not (reached & avoid) and all(self.graph.blocks[b].last.opname in cfg.TERMINATORS for b in reached if not [s for s, k in self.graph.blocks[b].successors if k != "exception"])
 
     def _first_common(self, starts: list[int], loop: _Loop | None) -> int:
         """The block where the sides of a branch (or a try's ways on) meet again when some of
@@ -766,15 +773,21 @@ def _without_implicit_handlers(graph: cfg.Graph) -> cfg.Graph:
                 break
             if {e for e in block.successors if e[1] == "exception"} != {e for e in following.successors if e[1] == "exception"}:
                 break  # a range that still starts or ends here: the user's try or with
-            block.instructions = block.instructions + following.instructions
-            block.end = following.end
-            block.successors = following.successors
-            for successor, _ in block.successors:  # they are now reached from this block
-                after = graph.blocks[successor].predecessors
-                after[:] = [block.index if p == following.index else p for p in after]
-            following.successors = []
-            following.predecessors = []
+            _join(graph, block, following)
     return cfg.redirected(graph, {})
+
+
+def _join(graph: cfg.Graph, block: cfg.Block, following: cfg.Block) -> None:
+    """Block `following` (reached only from `block`, which falls into it) becomes the end of
+    `block`; what protects either protects the whole."""
+    block.instructions = block.instructions + following.instructions
+    block.end = following.end
+    block.successors = [*following.successors, *[(s, k) for s, k in block.successors if k == "exception" and (s, k) not in following.successors]]
+    for successor, _ in block.successors:  # they are now reached from this block
+        after = graph.blocks[successor].predecessors
+        after[:] = list(dict.fromkeys(block.index if p == following.index else p for p in after))
+    following.successors = []
+    following.predecessors = []
 
 
 def _without_send_loops(graph: cfg.Graph) -> cfg.Graph:
@@ -802,17 +815,23 @@ def _without_send_loops(graph: cfg.Graph) -> cfg.Graph:
 
 
 # What a block that only calls a with's __exit__ on the way out may do (3.10-3.13).
-_EXIT_CALL = frozenset({"LOAD_CONST", "PRECALL", "CALL", "CALL_FUNCTION", "DUP_TOP", "POP_BLOCK", "POP_TOP", "NOP", "CACHE", "SWAP", "ROT_TWO", "LOAD_FAST", "RETURN_VALUE", "RETURN_CONST", "JUMP_BACKWARD", "JUMP_FORWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_BACKWARD_NO_INTERRUPT"})
+_EXIT_CALL = frozenset({"LOAD_CONST", "PRECALL", "CALL", "CALL_FUNCTION", "DUP_TOP", "POP_BLOCK", "POP_TOP", "NOP", "CACHE", "SWAP", "ROT_TWO", "ROT_FOUR", "LOAD_FAST", "RETURN_VALUE", "RETURN_CONST", "JUMP_BACKWARD", "JUMP_FORWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_BACKWARD_NO_INTERRUPT"})
 
 
 def _exit_call_block(block: cfg.Block) -> bool:
     """A block that only calls withs' __exit__(None, None, None) on the way out (and returns,
     jumps or pops): every call in it has three Nones (3.10: one, copied twice) just before it.
     Any other call must not be moved into a with's body."""
-    names = {i.opname for i in block.instructions}
+    instructions = block.instructions
+    ending = next((at for at, i in enumerate(instructions) if i.opname == "POP_EXCEPT"), None)
+    if ending is not None:  # on the way out of an except clause around the withs (joined)
+        if not _cannot_raise(instructions[ending:]):
+            return False
+        instructions = instructions[:ending]
+    names = {i.opname for i in instructions}
     if not names & {"CALL", "CALL_FUNCTION"} or not names <= _EXIT_CALL:
         return False
-    real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT and i.opname != "PRECALL"]
+    real = [i for i in instructions if i.opname not in cfg.NO_EFFECT and i.opname != "PRECALL"]
     for at, instruction in enumerate(real):
         if instruction.opname in ("CALL", "CALL_FUNCTION"):
             before = [(i.opname, i.argval) for i in real[max(0, at - 3):at]]
@@ -836,8 +855,8 @@ def _with_suppression_targets(graph: cfg.Graph) -> tuple[cfg.Graph, dict[int, in
         suppress = graph.blocks[next(s for s, k in block.successors if k == "jump")]
         at = 0
         popped_exception = False
-        for _ in range(len(graph.blocks)):  # the pops: the exception, its state, __exit__
-            while at < len(suppress.instructions) and suppress.instructions[at].opname in ("POP_TOP", "POP_EXCEPT", *cfg.NO_EFFECT):
+        for _ in range(len(graph.blocks)):  # the pops: the exception, its state, __exit__ (3.10: and the block)
+            while at < len(suppress.instructions) and suppress.instructions[at].opname in ("POP_TOP", "POP_EXCEPT", "POP_BLOCK", *cfg.NO_EFFECT):
                 if suppress.instructions[at].opname == "POP_EXCEPT":
                     if popped_exception:
                         break  # the end of an except clause around the with: after it
@@ -871,12 +890,13 @@ def _joined_exit_calls(graph: cfg.Graph) -> cfg.Graph:
     for block in graph.blocks:
         while _exit_call_block(block) and len([s for s, k in block.successors if k != "exception"]) == 1 and block.successors[0][1] == "fall":
             following = graph.blocks[block.successors[0][0]]
-            if following.predecessors != [block.index] or following.index in graph.loops or not _exit_call_block(following):
+            if following.predecessors != [block.index] or following.index in graph.loops:
                 break
-            block.instructions = block.instructions + following.instructions
-            block.end = following.end
-            block.successors = [*following.successors, *[(s, k) for s, k in block.successors if k == "exception" and (s, k) not in following.successors]]
-            following.successors, following.predecessors = [], []
+            # the next with's __exit__, or the end of an except clause around the withs on the
+            # way to a return (cut apart by the clause's ranges, but one way out)
+            if not (_exit_call_block(following) or _cannot_raise(following.instructions)):
+                break
+            _join(graph, block, following)
             changed = True
     return cfg.redirected(graph, {}) if changed else graph
 
@@ -904,6 +924,37 @@ def _joined_copied_endings(graph: cfg.Graph) -> cfg.Graph:
         else:
             first[key] = block.index
     return cfg.redirected(graph, replace) if replace else graph
+
+
+def _without_block_pops(graph: cfg.Graph) -> cfg.Graph:
+    """3.10 ends a try's or with's range with POP_BLOCK, in a block of its own where the range
+    ends on a way that goes on elsewhere: it cannot raise and changes no value, so the ways into
+    it go straight on to where it goes."""
+    replace: dict[int, int] = {}
+    for block in graph.blocks:
+        real = [i.opname for i in block.instructions if i.opname not in cfg.NO_EFFECT]
+        following = [s for s, k in block.successors if k != "exception"]
+        if real == ["POP_BLOCK"] and len(following) == 1 and following[0] != block.index and block.index != 0:
+            replace[block.index] = following[0]
+    for source in list(replace):  # through chains of them
+        for _ in range(len(replace)):
+            if replace[source] not in replace:
+                break
+            replace[source] = replace[replace[source]]
+    return cfg.redirected(graph, replace) if replace else graph
+
+
+def _unrepeated_for_loops(graph: cfg.Graph) -> cfg.Graph:
+    """A for loop whose body never goes round (it always returns, raises or breaks) has no back
+    edge, so nothing cut its FOR_ITER from the code before it: cut it, as every loop's header
+    is. (It is a loop of its header alone, left on every way from its body.)"""
+    changed = False
+    for block in list(graph.blocks):
+        real = [i for i, instruction in enumerate(block.instructions) if instruction.opname not in cfg.NO_EFFECT]
+        if block.index in graph.reachable and block.last.opname == "FOR_ITER" and len(real) > 1:
+            cfg.split(graph, block, real[-1])
+            changed = True
+    return cfg.redirected(graph, {}) if changed else graph
 
 
 def _implicit_handler(block: cfg.Block) -> bool:
@@ -1054,7 +1105,18 @@ def _leaves_plainly(tail: list[ast.stmt]) -> bool:
 
 
 # Instructions that cannot raise or run user code: moving them into a try changes nothing.
-_CANNOT_RAISE = frozenset({"NOP", "CACHE", "EXTENDED_ARG", "SWAP", "COPY", "ROT_TWO", "ROT_THREE", "DUP_TOP", "POP_EXCEPT", "POP_BLOCK", "LOAD_CONST", "RETURN_VALUE", "RETURN_CONST"})
+_CANNOT_RAISE = frozenset({"NOP", "CACHE", "EXTENDED_ARG", "SWAP", "COPY", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "DUP_TOP", "POP_EXCEPT", "POP_BLOCK", "LOAD_CONST", "RETURN_VALUE", "RETURN_CONST"})
+
+
+def _cannot_raise(instructions: list[dis.Instruction]) -> bool:
+    """Only stack moves, the end of an except clause (and its `e = None; del e`), constants
+    and returns."""
+    real = [i for i in instructions if i.opname not in cfg.NO_EFFECT]
+    for at in range(1, len(real)):
+        if real[at - 1].opname == "POP_EXCEPT" and name_cleanup(real[at:at + 3]):
+            real[at:at + 3] = []
+            break
+    return bool(real) and all(i.opname in _CANNOT_RAISE for i in real)
 
 
 def _safe_return(graph: cfg.Graph, index: int, loads: int) -> bool:
@@ -1064,7 +1126,12 @@ def _safe_return(graph: cfg.Graph, index: int, loads: int) -> bool:
     allowed, loads = loads, 0
     for _ in range(len(graph.blocks)):
         block = graph.blocks[index]
-        names = [i.opname for i in block.instructions if i.opname not in cfg.NO_EFFECT]
+        real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
+        for at in range(len(real)):  # `except E as e` unbinds e as its clause ends
+            if at > 0 and real[at - 1].opname == "POP_EXCEPT" and name_cleanup(real[at:at + 3]):
+                real[at:at + 3] = []
+                break
+        names = [i.opname for i in real]
         loads += sum(n in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST") for n in names)
         if loads > allowed or any(n not in _CANNOT_RAISE and n not in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST") and n not in cfg.UNCONDITIONAL for n in names):
             return False
@@ -1168,9 +1235,9 @@ def function_def(code: CodeType) -> tuple[ast.FunctionDef, Temporaries]:
     temporaries it uses."""
     structurer = Structurer(code)
     body = tidy(structurer.region(0, EXIT), code, structurer.temps) or [ast.Pass()]
-    # The `return None` Python adds at the end of a function is not the user's.
-    if len(body) > 1 and _returns_none(body[-1]):
-        body = body[:-1]
+    # The `return None` Python adds at the end of a function is not the user's (nor its copies
+    # at the end of each way into the end).
+    _drop_final_returns(body)
     # A generator whose yields are all unreachable is still a generator: say so, as Python does.
     if code.co_flags & _CO_GENERATOR and not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in body for n in ast.walk(s)):
         body = [*body, ast.If(test=ast.Constant(value=False), body=[ast.Expr(value=ast.Yield(value=None))], orelse=[])]
@@ -1378,6 +1445,30 @@ def _literal(value: Any) -> bool:
     if isinstance(value, tuple):
         return all(_literal(v) for v in value)
     return False
+
+
+def _drop_final_returns(body: list[ast.stmt]) -> None:
+    """Take out each `return None` after which the function ends anyway: the last statement,
+    and the last of each way through an if, with or try that is the last statement. (Not a
+    try body's with an `else:` (it would run), a finally's (it would swallow an exception), or
+    a loop's (it leaves the loop).)"""
+    if not body:
+        return
+    last = body[-1]
+    if _returns_none(last):
+        if len(body) > 1:
+            del body[-1]
+            _drop_final_returns(body)
+        return
+    inner: list[list[ast.stmt]] = []
+    if isinstance(last, ast.If):
+        inner = [last.body, last.orelse]
+    elif isinstance(last, (ast.With, ast.AsyncWith)):
+        inner = [last.body]
+    elif isinstance(last, ast.Try):
+        inner = [h.body for h in last.handlers] + ([last.orelse] if last.orelse else [last.body])
+    for statements in inner:
+        _drop_final_returns(statements)
 
 
 def _returns_none(statement: ast.stmt) -> bool:
