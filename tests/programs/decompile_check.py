@@ -692,6 +692,26 @@ def with_return_in_named_clause(a, suppress, log):
     return a
 
 
+def loop_return_in_finally(items, log):
+    try:
+        for x in items:
+            if x > 1:
+                return x
+    finally:
+        log.append(len(items))
+    return -1
+
+
+def loop_return_in_clause(items, a, log):
+    try:
+        log.append(10 // a)
+    except ZeroDivisionError:
+        for x in items:
+            if x:
+                return x
+    return None
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -752,6 +772,8 @@ CASES = [
     *[(raise_or_in_loop, (items, a, [])) for items in ([], [1, 2], [1, 5], [None]) for a in (0, 3)],
     *[(loop_never_repeats, (items, a)) for items in ([], [2, 1], [0, 1]) for a in (0, 3)],
     *[(with_return_in_named_clause, (a, s, log)) for a in (0, 1) for s in (False, True) for log in ([], [1])],
+    *[(loop_return_in_finally, (items, [])) for items in ([], [1, 2], [0])],
+    *[(loop_return_in_clause, (items, a, [])) for items in ([], [0, 3]) for a in (0, 1)],
 ]
 
 

@@ -52,7 +52,7 @@ class Structurer:
         if code.co_flags & (_CO_COROUTINE | _CO_ITERABLE_COROUTINE | _CO_ASYNC_GENERATOR):
             raise Unsupported(None, "async functions are not decompiled yet")
         graph, self._finallys = finally_copies.without_copies(_without_send_loops(_without_implicit_handlers(cfg.build(code))))
-        graph = _without_repeated_conditions(_joined_copied_endings(_joined_exit_calls(graph)))
+        graph = _without_repeated_conditions(_joined_copied_endings(_joined_returns(_joined_exit_calls(graph))))
         self.graph, self._suppressed = _with_suppression_targets(_unrepeated_for_loops(_without_block_pops(graph)))
         for block in self.graph.blocks:
             if block.index in self.graph.reachable and block.last.opname == "FOR_ITER":
@@ -895,6 +895,25 @@ def _joined_exit_calls(graph: cfg.Graph) -> cfg.Graph:
             # the next with's __exit__, or the end of an except clause around the withs on the
             # way to a return (cut apart by the clause's ranges, but one way out)
             if not (_exit_call_block(following) or _cannot_raise(following.instructions)):
+                break
+            _join(graph, block, following)
+            changed = True
+    return cfg.redirected(graph, {}) if changed else graph
+
+
+def _joined_returns(graph: cfg.Graph) -> cfg.Graph:
+    """A return whose value was computed in the block before it, cut from it by a range's end
+    (an except clause's, or a finally's copy taken out between) and perhaps ending an except
+    clause on the way: it cannot raise, so it is the end of that block, where the values it
+    takes (from below the loop's iterator, the clause's exception state) are all known."""
+    changed = False
+    for block in graph.blocks:
+        while block.index in graph.reachable and [k for _, k in block.successors if k != "exception"] == ["fall"]:
+            following = graph.blocks[next(s for s, k in block.successors if k == "fall")]
+            real = [i for i in following.instructions if i.opname not in cfg.NO_EFFECT]
+            if following.predecessors != [block.index] or following.index in graph.loops or not real or real[-1].opname not in ("RETURN_VALUE", "RETURN_CONST"):
+                break
+            if not _cannot_raise(following.instructions) or not cfg.takes_from_stack(following.instructions):
                 break
             _join(graph, block, following)
             changed = True
