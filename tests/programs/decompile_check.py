@@ -712,6 +712,32 @@ def loop_return_in_clause(items, a, log):
     return None
 
 
+def while_else_raise(n, a, log):
+    i = 0
+    while i < n:
+        i += 1
+        if i > 2:
+            log.append(i)
+            break
+    else:
+        if a:
+            raise ValueError(a or n)
+    log.append("after")
+    return i
+
+
+def while_then_test_in_clause(a, n, log):
+    try:
+        log.append(10 // a)
+    except ZeroDivisionError:
+        i = 0
+        while i < n:
+            i += 1
+        if n:
+            pass
+    return a
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -774,6 +800,8 @@ CASES = [
     *[(with_return_in_named_clause, (a, s, log)) for a in (0, 1) for s in (False, True) for log in ([], [1])],
     *[(loop_return_in_finally, (items, [])) for items in ([], [1, 2], [0])],
     *[(loop_return_in_clause, (items, a, [])) for items in ([], [0, 3]) for a in (0, 1)],
+    *[(while_else_raise, (n, a, [])) for n in (0, 2, 5) for a in (0, 1)],
+    *[(while_then_test_in_clause, (a, n, [])) for a in (0, 1) for n in (0, 2)],
 ]
 
 

@@ -468,12 +468,14 @@ class Structurer:
         condition = first
         while True:
             for side in ("when_true", "when_false"):
+                saved = dict(self._entry)
                 following = self._pure_condition(getattr(condition, side), index, base)
                 joined = following and _joined(condition, following, side)
                 if joined is not None:
                     index = getattr(condition, side)
                     condition = joined
                     break
+                self._entry = saved  # not part of this condition: what reading it stored goes
             else:
                 return condition
 
@@ -668,7 +670,14 @@ class Structurer:
             elif not rest and len(natural) == 1:
                 after = natural.pop()
             else:
-                raise Unsupported(block.instructions[0], "a loop left for several places that never meet")
+                # breaks that all jump to one place, which the loop's other ways out reach too
+                # where they do not raise or return (an `else:` that may raise): after the loop
+                breaks = {e for e in rest if self.graph.blocks[e].last.opname in cfg.UNCONDITIONAL}
+                targets = {cfg.through_jumps(self.graph, next(s for s, k in self.graph.blocks[e].successors if k == "jump")) for e in breaks}
+                target = next(iter(targets)) if len(targets) == 1 else None
+                if target is None or not all(target in self._forward(e, header) for e in rest - breaks):
+                    raise Unsupported(block.instructions[0], "a loop left for several places that never meet")
+                after = target
         loop = _Loop(header, body, after, kind="while")
         self._open_loops.append(header)
         try:
