@@ -738,6 +738,20 @@ def while_then_test_in_clause(a, n, log):
     return a
 
 
+def try_in_finally(a, log):
+    # the finally's copies (one per way out of the try) each have their own handler
+    try:
+        if a:
+            return len(log)
+        log.append(a)
+    finally:
+        try:
+            log.append(10 // a)
+        except ZeroDivisionError:
+            log.append("zero")
+    return -1
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -802,6 +816,7 @@ CASES = [
     *[(loop_return_in_clause, (items, a, [])) for items in ([], [0, 3]) for a in (0, 1)],
     *[(while_else_raise, (n, a, [])) for n in (0, 2, 5) for a in (0, 1)],
     *[(while_then_test_in_clause, (a, n, [])) for a in (0, 1) for n in (0, 2)],
+    *[(try_in_finally, (a, [])) for a in (0, 2, "s")],
 ]
 
 

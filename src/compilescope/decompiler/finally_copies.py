@@ -58,6 +58,9 @@ def is_finally(graph: cfg.Graph, index: int) -> bool:
     then a test of the exception, or POP_TOP for a bare `except:`; 3.10: DUP_TOP, or POP_TOPs),
     not a with's (WITH_EXCEPT_START), not Python's own cleanup around a handler."""
     real = [i.opname for i in _real(graph.blocks[index])]
+    if real == ["PUSH_EXC_INFO"]:  # a try inside the finally starts at once: its first code
+        instruction, _ = _next_real(graph, index, len(graph.blocks[index].instructions))
+        real += [instruction.opname] if instruction is not None else []
     if sys.version_info >= (3, 11):
         if real[:1] != ["PUSH_EXC_INFO"] or len(real) < 2 or real[1] in ("POP_TOP", "WITH_EXCEPT_START") or "CHECK_EXC_MATCH" in real:
             return False
@@ -92,16 +95,25 @@ def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
     protected = _protected(graph, handler)
     handler_code = {b for b in graph.reachable if graph.dominates(handler, b)}
     exits = [(p, n, s) for p in sorted(protected - handler_code) for n, (s, k) in enumerate(graph.blocks[p].successors) if k != "exception" and s not in protected]
-    if not exits or len(real) <= skip:
+    if not exits or not real:
         return None
-    start = (handler, real[skip])
+    # (the finally's code starts in the next block where a try inside it starts at once)
+    first = real[skip] if len(real) > skip else len(block.instructions)
+    start = (handler, first)
     # where each way out goes once its copy has run: (block, instruction index)
     continuations: dict[tuple[int, int], dis.Instruction] = {}
     ends: list[dis.Instruction] = []
-    for _, _, target in exits:
+    # what re-raises out of the finally (its cleanup, 3.11+): a RERAISE there is the finally's
+    # end; any other is a try's inside the finally, the same in the copy
+    cleanup = {s for s, k in block.successors if k == "exception"}
+    for source, _, target in exits:
         if (target, 0) in continuations:
             continue
-        after = _match(graph, start, (target, 0), ends)
+        # the handlers around the whole try protect the copy too (and the finally's cleanup):
+        # they are not the copy's own
+        around = {s for s, k in graph.blocks[source].successors if k == "exception"} | {handler} | cleanup
+        around |= {s for c in cleanup for s, k in graph.blocks[c].successors if k == "exception"}
+        after = _match(graph, start, (target, 0), ends, _Nested(cleanup, handler_code, around))
         if after is None:
             return None
         continuations[(target, 0)] = after
@@ -112,13 +124,24 @@ def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
     for source, position, target in exits:
         successor, kind = graph.blocks[source].successors[position]
         graph.blocks[source].successors[position] = (new_target[target], kind)
-    return Finally(handler=handler, skip=(real[skip] if skip else 0), end=end)
+    return Finally(handler=handler, skip=(first if skip else 0), end=end)
 
 
-def _match(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, int], ends: list[dis.Instruction]) -> dis.Instruction | None:
-    """Walk the handler's code and the copy together, from their starts, along every branch.
-    Where the handler re-raises (the finally's end), the copy goes on with its own code: that
-    place, which must be the same on every branch. None if they differ anywhere."""
+@dataclass
+class _Nested:
+    """How to tell the handlers of a try inside the finally (matched, the handler's against the
+    copy's) from the finally's own cleanup and the handlers around the whole try."""
+
+    cleanup: set[int]  # the finally's cleanup (3.11+): a RERAISE under it ends the finally
+    handler_code: set[int]  # the blocks of the finally's handler
+    around: set[int]  # what protects the way out the copy is on
+
+
+def _match(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, int], ends: list[dis.Instruction], nested: _Nested) -> dis.Instruction | None:
+    """Walk the handler's code and the copy together, from their starts, along every branch
+    (and into the handlers of a try inside the finally, the handler's and the copy's side by
+    side). Where the handler re-raises (the finally's end), the copy goes on with its own code:
+    that place, which must be the same on every branch. None if they differ anywhere."""
     continuation: dis.Instruction | None = None
     todo = [(handler_at, copy_at)]
     seen = set()
@@ -132,7 +155,21 @@ def _match(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, in
         c_ins, c_next = _next_real(graph, c_block, c_at)
         if h_ins is None:
             return None
-        if h_ins.opname == "RERAISE":  # the finally ends here: the copy's own code goes on
+        h_inner: set[int] = set()
+        if sys.version_info >= (3, 11):  # (3.10's handlers are not read inside a finally)
+            h_inner = {s for s, k in graph.blocks[h_next[0]].successors if k == "exception" and s in nested.handler_code and s not in nested.cleanup}
+        # (not the cleanup around an except clause inside the finally: it re-raises that one)
+        ends_here = h_ins.opname == "RERAISE" and (sys.version_info < (3, 11) or not h_inner and not cfg.is_cleanup(graph.blocks[h_next[0]]))
+        if not ends_here and sys.version_info >= (3, 11):
+            c_inner = {s for s, k in graph.blocks[c_next[0]].successors if k == "exception" and s not in nested.around} if c_ins is not None else set()
+            if len(h_inner) > 1 or len(h_inner) != len(c_inner):
+                return None
+            todo += [((h, 0), (c, 0)) for h, c in zip(h_inner, c_inner)]
+        if h_ins.opname == "RERAISE" and not ends_here:  # a try's inside the finally
+            if c_ins is None or c_ins.opname != "RERAISE" or not _same_argument(h_ins, c_ins):
+                return None
+            continue
+        if ends_here:  # the finally ends here: the copy's own code goes on
             ends.append(h_ins)
             if c_ins is None:
                 return None
