@@ -106,6 +106,7 @@ def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
     # what re-raises out of the finally (its cleanup, 3.11+): a RERAISE there is the finally's
     # end; any other is a try's inside the finally, the same in the copy
     cleanup = {s for s, k in block.successors if k == "exception"}
+    inner_handlers = {s for b in handler_code for s, k in graph.blocks[b].successors if k == "exception" and s in handler_code} - cleanup
     for source, _, target in exits:
         if (target, 0) in continuations:
             continue
@@ -113,7 +114,7 @@ def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
         # they are not the copy's own
         around = {s for s, k in graph.blocks[source].successors if k == "exception"} | {handler} | cleanup
         around |= {s for c in cleanup for s, k in graph.blocks[c].successors if k == "exception"}
-        after = _match(graph, start, (target, 0), ends, _Nested(cleanup, handler_code, around))
+        after = _match(graph, start, (target, 0), ends, _Nested(cleanup, handler_code, around, inner_handlers))
         if after is None:
             return None
         continuations[(target, 0)] = after
@@ -135,6 +136,7 @@ class _Nested:
     cleanup: set[int]  # the finally's cleanup (3.11+): a RERAISE under it ends the finally
     handler_code: set[int]  # the blocks of the finally's handler
     around: set[int]  # what protects the way out the copy is on
+    inner_handlers: set[int]  # the handlers of trys inside the finally (in the handler's code)
 
 
 def _match(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, int], ends: list[dis.Instruction], nested: _Nested) -> dis.Instruction | None:
@@ -155,12 +157,14 @@ def _match(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, in
         c_ins, c_next = _next_real(graph, c_block, c_at)
         if h_ins is None:
             return None
-        h_inner: set[int] = set()
-        if sys.version_info >= (3, 11):  # (3.10's handlers are not read inside a finally)
-            h_inner = {s for s, k in graph.blocks[h_next[0]].successors if k == "exception" and s in nested.handler_code and s not in nested.cleanup}
-        # (not the cleanup around an except clause inside the finally: it re-raises that one)
-        ends_here = h_ins.opname == "RERAISE" and (sys.version_info < (3, 11) or not h_inner and not cfg.is_cleanup(graph.blocks[h_next[0]]))
-        if not ends_here and sys.version_info >= (3, 11):
+        h_inner = {s for s, k in graph.blocks[h_next[0]].successors if k == "exception" and s in nested.handler_code and s not in nested.cleanup}
+        # (not the cleanup around an except clause inside the finally: it re-raises that one;
+        # 3.10 has none: there a re-raise inside a nested handler's code is the finally's end
+        # only once the clause has ended, with POP_EXCEPT)
+        ends_here = h_ins.opname == "RERAISE" and not h_inner and not cfg.is_cleanup(graph.blocks[h_next[0]])
+        if ends_here and sys.version_info < (3, 11):
+            ends_here = _clause_ended(graph, h_next, nested.inner_handlers)
+        if not ends_here:
             c_inner = {s for s, k in graph.blocks[c_next[0]].successors if k == "exception" and s not in nested.around} if c_ins is not None else set()
             if len(h_inner) > 1 or len(h_inner) != len(c_inner):
                 return None
@@ -193,10 +197,31 @@ def _match(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, in
                 return None
             todo += [((h_succ[k], 0), (c_succ[k], 0)) for k in h_succ]
             continue
-        if not _same_argument(h_ins, c_ins):
+        # (3.10: where a try inside the finally starts, its handler is the handler's or the
+        # copy's own, paired above where the protected code starts)
+        if h_ins.opname not in cfg.SETUP_HANDLER and not _same_argument(h_ins, c_ins):
             return None
         todo.append((_after(h_next), _after(c_next)))
     return continuation
+
+
+def _clause_ended(graph: cfg.Graph, place: tuple[int, int], handlers: set[int]) -> bool:
+    """3.10: whether code at `place` is outside the handlers of trys inside the finally, or
+    after the POP_EXCEPT that ends one's clause (on the way from the handler, which dominates
+    it)."""
+    index, at = place
+    inside = [h for h in handlers if graph.dominates(h, index)]
+    if not inside:
+        return True
+    handler = max(inside, key=lambda h: sum(graph.dominates(o, h) for o in inside))  # the innermost
+    for _ in range(len(graph.blocks)):
+        if any(i.opname == "POP_EXCEPT" for i in graph.blocks[index].instructions[:at]):
+            return True
+        if index == handler:
+            return False
+        index = graph.dominators[index]
+        at = len(graph.blocks[index].instructions)
+    return False
 
 
 def _ending(graph: cfg.Graph, instruction: dis.Instruction) -> list[tuple[str, str]] | None:
