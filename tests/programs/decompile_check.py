@@ -752,6 +752,20 @@ def try_in_finally(a, log):
     return -1
 
 
+def finally_after_inner_try(a, b, items, log):
+    # `return log` after the finally reads the log the finally set: not the try's own return
+    if b > 3:
+        try:
+            try:
+                if b > 4:
+                    return 10 // a
+            except ZeroDivisionError:
+                log.append("zero")
+        finally:
+            log = [items[0]]
+    return log
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -817,6 +831,7 @@ CASES = [
     *[(while_else_raise, (n, a, [])) for n in (0, 2, 5) for a in (0, 1)],
     *[(while_then_test_in_clause, (a, n, [])) for a in (0, 1) for n in (0, 2)],
     *[(try_in_finally, (a, [])) for a in (0, 2, "s")],
+    *[(finally_after_inner_try, (a, b, [7], [])) for a in (0, 1) for b in (0, 4, 5)],
 ]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dis
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 from compilescope.decompiler import cfg
 
@@ -122,6 +123,15 @@ def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
     end = _one_end(graph, ends)
     # cut each copy's continuation into a block of its own, and send the way out there
     new_target = {target: cfg.through_jumps(graph, _block_starting(graph, instruction)) for (target, _), instruction in continuations.items()}
+    # ways out that go on with the same code to a return (3.10 copies `return x` after each
+    # copy of the finally) go on to one of them: in the source they are the code after the try
+    same: dict[Any, int] = {}
+    for target, instruction in ((t, i) for (t, _), i in continuations.items()):
+        ending = _ending(graph, instruction)
+        block = graph.blocks[new_target[target]]
+        # (only code that takes nothing from the stack: what is below it may differ)
+        if ending is not None and not cfg.takes_from_stack(block.instructions) and _ending(graph, block.instructions[0]) == ending:
+            new_target[target] = same.setdefault((tuple(ending), _handlers_of(graph, new_target[target])), new_target[target])
     for source, position, target in exits:
         successor, kind = graph.blocks[source].successors[position]
         graph.blocks[source].successors[position] = (new_target[target], kind)
@@ -264,6 +274,10 @@ def _next_real(graph: cfg.Graph, index: int, at: int) -> tuple[dis.Instruction |
             return None, (index, at)
         index, at = following, 0
     return None, (index, at)
+
+
+def _handlers_of(graph: cfg.Graph, index: int) -> tuple[int, ...]:
+    return tuple(sorted(s for s, k in graph.blocks[index].successors if k == "exception"))
 
 
 def _after(place: tuple[int, int]) -> tuple[int, int]:

@@ -18,7 +18,7 @@ import dis
 import sys
 from dataclasses import dataclass
 from types import CodeType
-from typing import Any
+from typing import Any, Callable
 
 from compilescope.decompiler import cfg, finally_copies
 from compilescope.decompiler.tidy import conditional_assignment, negate, tidy
@@ -266,7 +266,9 @@ class Structurer:
         # instead of just after it cannot raise, so those copies stay where they are. After a
         # finally's copy only a bare return is: `return x` there reads x after the finally ran.
         finally_handler = handler in self._finallys or finally_copies.is_finally(self.graph, handler)
-        exits = {e for e in exits if not _safe_return(self.graph, e, loads=0 if finally_handler else 1)}
+        # (nor past the copy of an enclosing finally: the code there is after that finally too)
+        finallys = {h for h in self._protectors(start) if h in self._finallys}
+        exits = {e for e in exits if not _safe_return(self.graph, e, loads=0 if finally_handler else 1, inside=lambda b: finallys <= self._protectors(b))}
         # a `continue`/`break`/`return` out of a with runs __exit__ in a block of its own
         leaving = {e for e in exits if self._leaves_after_exit(e, special)}
         exits -= leaving
@@ -1147,9 +1149,10 @@ def _cannot_raise(instructions: list[dis.Instruction]) -> bool:
     return bool(real) and all(i.opname in _CANNOT_RAISE for i in real)
 
 
-def _safe_return(graph: cfg.Graph, index: int, loads: int) -> bool:
+def _safe_return(graph: cfg.Graph, index: int, loads: int, inside: Callable[[int], bool] = lambda index: True) -> bool:
     """Code that only returns: a value already on the stack, a constant, or (at most `loads`) a
-    local known to be bound, perhaps ending an except clause on the way. It cannot raise, so
+    local known to be bound, read in blocks `inside` holds (not past an enclosing finally's
+    copy, which may change it), perhaps ending an except clause on the way. It cannot raise, so
     it is the same inside the try as after it."""
     allowed, loads = loads, 0
     for _ in range(len(graph.blocks)):
@@ -1160,7 +1163,10 @@ def _safe_return(graph: cfg.Graph, index: int, loads: int) -> bool:
                 real[at:at + 3] = []
                 break
         names = [i.opname for i in real]
-        loads += sum(n in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST") for n in names)
+        read = sum(n in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST") for n in names)
+        if read and not inside(index):
+            return False
+        loads += read
         if loads > allowed or any(n not in _CANNOT_RAISE and n not in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST") and n not in cfg.UNCONDITIONAL for n in names):
             return False
         if names and names[-1] in ("RETURN_VALUE", "RETURN_CONST"):
