@@ -766,6 +766,40 @@ def finally_after_inner_try(a, b, items, log):
     return log
 
 
+def clause_past_finally(a, b, log):
+    # the except clause goes on past the enclosing finally: that code is not the clause's
+    try:
+        try:
+            try:
+                log.append(10 // (b - 3))
+            except ZeroDivisionError:
+                if b > 1 and b < 4:
+                    return a or 3
+            else:
+                if a:
+                    return a
+        finally:
+            log.append("finally")
+    except ZeroDivisionError:
+        pass
+    log.append("after")
+
+
+def else_return_past_finally(a, b, log):
+    try:
+        try:
+            log.append(10 // (b - 3))
+        except ZeroDivisionError:
+            pass
+        else:
+            return a
+        finally:
+            log.append("finally")
+    except ZeroDivisionError:
+        pass
+    log.append("after")
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -832,6 +866,8 @@ CASES = [
     *[(while_then_test_in_clause, (a, n, [])) for a in (0, 1) for n in (0, 2)],
     *[(try_in_finally, (a, [])) for a in (0, 2, "s")],
     *[(finally_after_inner_try, (a, b, [7], [])) for a in (0, 1) for b in (0, 4, 5)],
+    *[(clause_past_finally, (a, b, [])) for a in (0, 2) for b in (0, 3, 5)],
+    *[(else_return_past_finally, (a, b, [])) for a in (0, 2) for b in (0, 3, 5)],
 ]
 
 
@@ -908,7 +944,11 @@ def generated_cases(count: int) -> list:
     namespace = {"Recorder": decompile_generated.Recorder, "__name__": "generated"}
     exec(compile(decompile_generated.source(count), "<generated>", "exec", dont_inherit=True), namespace)
     exec(compile(decompile_generated.small_source(count), "<generated>", "exec", dont_inherit=True), namespace)
-    return [(namespace[f"{kind}{i}"], args) for kind in "gs" for i in range(count) for args in decompile_generated.INPUTS]
+    cases = [(namespace[f"{kind}{i}"], args) for kind in "gs" for i in range(count) for args in decompile_generated.INPUTS]
+    # every call must reach the function's code: a call that fails on its arguments fails the
+    # same way for any decompiled function, and would check nothing
+    assert all(len(args) == function.__code__.co_argcount for function, args in cases), "INPUTS do not fit the generated functions"
+    return cases
 
 
 def main() -> None:

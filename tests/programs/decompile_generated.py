@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import random
 
+# (a, b, items, log): each call gets its own copy, so the log it leaves is compared too
 INPUTS = [
-    (0, 1, []),
-    (3, 0, [1, 2, 3]),
-    (-2, 5, [0, 4, -1, 7]),
-    (7, 7, [3]),
-    (1, -1, [5, 0, 0, 2, 9]),
-    (2, 3, [2, 2, 6, 1]),
+    (0, 1, [], []),
+    (3, 0, [1, 2, 3], []),
+    (-2, 5, [0, 4, -1, 7], []),
+    (7, 7, [3], []),
+    (1, -1, [5, 0, 0, 2, 9], []),
+    (2, 3, [2, 2, 6, 1], []),
 ]
 
 
@@ -136,7 +137,8 @@ class _Writer:
             if rng.random() < 0.3:
                 lines += [f"{pad}else:", *self.block(inner, names, loop, indent + 1, in_finally)]
         if kind in ("try_finally", "try_full"):
-            lines += [f"{pad}finally:", f"{pad}    log.append('finally')", *self.block(inner, names, False, indent + 1, True)]
+            # the finally rebinds `a`: a return of it moved across the finally reads the old one
+            lines += [f"{pad}finally:", f"{pad}    log.append('finally')", f"{pad}    a = 7 - a", *self.block(inner, names, False, indent + 1, True)]
         return lines
 
 

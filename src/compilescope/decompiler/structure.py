@@ -248,9 +248,11 @@ class Structurer:
         # 3.12+ copies a short ending (`return x`) to both ways: the same code is the same place
         return bool(rest) and rest[-1].opname in cfg.TERMINATORS and [(i.opname, repr(i.argval)) for i in rest] == [(i.opname, repr(i.argval)) for i in same]
 
-    def _try(self, start: int, handler: int, loop: _Loop | None, base: list[Any]) -> tuple[list[ast.stmt], int]:
+    def _try(self, start: int, handler: int, loop: _Loop | None, base: list[Any], stop: int) -> tuple[list[ast.stmt], int]:
         """`try:` from its first protected block: the body is the blocks the handler protects,
-        up to where they all go on; the handler is a chain of `except` clauses."""
+        up to where they all go on; the handler is a chain of `except` clauses. `stop` is where
+        the region holding the try ends: clauses that go on past a body that never does stop
+        there too (the code after an enclosing finally is not theirs)."""
         protected = self._protected(handler)
         if start not in protected:
             raise Unsupported(self.graph.blocks[start].instructions[0], "a try entered in the middle")
@@ -310,7 +312,7 @@ class Structurer:
             orelse = self.region(after, merge, loop, base)
             following = merge
         else:
-            orelse, following = [], after if after is not None else _NOWHERE
+            orelse, following = [], after if after is not None else stop
         handlers = []
         tails: list[list[ast.stmt]] = []
         for kind, first in clauses:
@@ -509,7 +511,7 @@ class Structurer:
             if starting:
                 # the outermost try not yet open starts here: it holds the others
                 outermost = max(starting, key=lambda h: len(self._protected(h)))
-                try_statements, node = self._try(node, outermost, loop, base)
+                try_statements, node = self._try(node, outermost, loop, base, stop)
                 statements += try_statements
                 if node == _NOWHERE:
                     break
@@ -725,6 +727,10 @@ class Structurer:
             common = (common & loop.body) - {loop.header}
         # first: no way into it from another common block, but for a loop's own back edges
         firsts = [c for c in common if not any(p in common and not self.graph.dominates(c, p) for p in self.graph.blocks[c].predecessors)]
+        if len(firsts) > 1:
+            # a return both reach (3.10 shares one RETURN_VALUE between returns) is not where
+            # they go on: that is the first block that leads on to more
+            firsts = [c for c in firsts if self._forward(c) & common != {c}]
         return firsts[0] if len(firsts) == 1 else EXIT
 
     def _reaches(self, start: int, target: int) -> bool:
