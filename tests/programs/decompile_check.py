@@ -800,6 +800,18 @@ def else_return_past_finally(a, b, log):
     log.append("after")
 
 
+def continue_inside_then_with(items, a, log):
+    # one side of the first `if` goes round again only later: both sides meet at the with
+    for x in items:
+        if x:
+            log.append(x)
+            if x > a:
+                continue
+        with Recorder(log, x < 0 or a):
+            log.append(10 // x)
+    return log
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -868,6 +880,7 @@ CASES = [
     *[(finally_after_inner_try, (a, b, [7], [])) for a in (0, 1) for b in (0, 4, 5)],
     *[(clause_past_finally, (a, b, [])) for a in (0, 2) for b in (0, 3, 5)],
     *[(else_return_past_finally, (a, b, [])) for a in (0, 2) for b in (0, 3, 5)],
+    *[(continue_inside_then_with, (items, a, [])) for items in ([], [1, 3], [2, -1]) for a in (0, 2)],
 ]
 
 

@@ -541,8 +541,13 @@ class Structurer:
                 merge = self.post_dominators.get(node, EXIT)
                 if merge == EXIT and loop is None:  # one side may return or raise: where the others meet
                     merge = self._first_common([condition.when_true, condition.when_false], loop)
-                if loop is not None and merge not in loop.body:
-                    merge = _NOWHERE  # both sides leave the loop's body (continue, break, return)
+                if loop is not None and (merge not in loop.body or merge == loop.header):
+                    # a side that goes round again later (`if a: ...; if b: continue`) meets the
+                    # other where both go on in this turn of the loop; else (one side is the
+                    # `continue` itself, or both leave the body) each side is written to its end
+                    sides = [condition.when_true, condition.when_false]
+                    found = EXIT if loop.header in [cfg.through_jumps(self.graph, side) for side in sides] else self._first_common(sides, loop)
+                    merge = found if found != EXIT else _NOWHERE
                 if stop not in (_NOWHERE, EXIT) and merge != stop and (merge in (_NOWHERE, EXIT) or self._reaches(stop, merge)):
                     # the sides meet only past the end of this region (a try or with body whose
                     # other ways out leave): each side ends where the region does
