@@ -812,6 +812,19 @@ def continue_inside_then_with(items, a, log):
     return log
 
 
+def finally_in_finally(a, log):
+    try:
+        if a:
+            return 10 // a
+    finally:
+        try:
+            log.append(len(log))
+        finally:
+            log.append("inner")
+            a = 5
+    return a
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -881,6 +894,7 @@ CASES = [
     *[(clause_past_finally, (a, b, [])) for a in (0, 2) for b in (0, 3, 5)],
     *[(else_return_past_finally, (a, b, [])) for a in (0, 2) for b in (0, 3, 5)],
     *[(continue_inside_then_with, (items, a, [])) for items in ([], [1, 3], [2, -1]) for a in (0, 2)],
+    *[(finally_in_finally, (a, [])) for a in (0, 2, "s")],
 ]
 
 

@@ -35,13 +35,24 @@ def without_copies(graph: cfg.Graph) -> tuple[cfg.Graph, dict[int, Finally]]:
     """The graph with the copies of each finally taken out, and the finallys so read, by
     handler block."""
     found: dict[int, Finally] = {}
-    for handler in sorted(_finally_handlers(graph)):
-        if handler not in graph.reachable:
-            continue
-        read = _take_out_copies(graph, handler)
-        if read is not None:
+    # A finally inside a finally is written in the outer one's handler and in each of its
+    # copies: the outer one's copies match its handler once the inner one's copies are out of
+    # both, so handlers left unmatched are tried again while any is matched.
+    waiting = sorted(_finally_handlers(graph))
+    while waiting:
+        left = []
+        for handler in waiting:
+            if handler not in graph.reachable:
+                continue
+            read = _take_out_copies(graph, handler)
+            if read is None:
+                left.append(handler)
+                continue
             graph = cfg.redirected(graph, {})
             found[handler] = read
+        if len(left) == len(waiting):
+            break
+        waiting = left
     return graph, found
 
 
