@@ -825,6 +825,18 @@ def finally_in_finally(a, log):
     return a
 
 
+def return_from_finally_loop(items, a, log):
+    for x in items:
+        try:
+            if x > a:
+                return x
+        finally:
+            log.append(x)
+            a = a + 1
+        log.append(a)
+    return a
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -895,6 +907,7 @@ CASES = [
     *[(else_return_past_finally, (a, b, [])) for a in (0, 2) for b in (0, 3, 5)],
     *[(continue_inside_then_with, (items, a, [])) for items in ([], [1, 3], [2, -1]) for a in (0, 2)],
     *[(finally_in_finally, (a, [])) for a in (0, 2, "s")],
+    *[(return_from_finally_loop, (items, a, [])) for items in ([], [1, 5, 2], [0, 0]) for a in (0, 3)],
 ]
 
 

@@ -1145,8 +1145,9 @@ def _leaves_plainly(tail: list[ast.stmt]) -> bool:
     return moves and _returns_local(tail[-1])
 
 
-# Instructions that cannot raise or run user code: moving them into a try changes nothing.
-_CANNOT_RAISE = frozenset({"NOP", "CACHE", "EXTENDED_ARG", "SWAP", "COPY", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "DUP_TOP", "POP_EXCEPT", "POP_BLOCK", "LOAD_CONST", "RETURN_VALUE", "RETURN_CONST"})
+# Instructions that cannot raise (POP_TOP may run a __del__, whose exceptions Python never
+# raises): moving them into a try changes nothing.
+_CANNOT_RAISE = frozenset({"NOP", "CACHE", "EXTENDED_ARG", "SWAP", "COPY", "POP_TOP", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "DUP_TOP", "POP_EXCEPT", "POP_BLOCK", "LOAD_CONST", "RETURN_VALUE", "RETURN_CONST"})
 
 
 def _cannot_raise(instructions: list[dis.Instruction]) -> bool:
