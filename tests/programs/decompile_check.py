@@ -837,6 +837,19 @@ def return_from_finally_loop(items, a, log):
     return a
 
 
+def with_in_clause_in_finally(a, suppress, log):
+    # 3.13 ends the clause in two copies that jump back to the return in two ways
+    try:
+        try:
+            log.append(10 // a)
+        except ZeroDivisionError:
+            with Recorder(log, suppress):
+                log.append(a[0])
+    finally:
+        a = 7
+    return a
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -908,6 +921,7 @@ CASES = [
     *[(continue_inside_then_with, (items, a, [])) for items in ([], [1, 3], [2, -1]) for a in (0, 2)],
     *[(finally_in_finally, (a, [])) for a in (0, 2, "s")],
     *[(return_from_finally_loop, (items, a, [])) for items in ([], [1, 5, 2], [0, 0]) for a in (0, 3)],
+    *[(with_in_clause_in_finally, (a, s, [])) for a in (0, 2) for s in (False, True)],
 ]
 
 

@@ -235,7 +235,7 @@ class Structurer:
             at += 1
         if at == 0 or at >= len(instructions) or instructions[at].opname != "POP_TOP":
             return False
-        rest = instructions[at + 1:]
+        rest, holder = instructions[at + 1:], index  # the code after the call, and its block
         same = [i for i in self.graph.blocks[suppressed].instructions if i.opname not in cfg.NO_EFFECT]
         if not rest or len(rest) == 1 and rest[0].opname in cfg.UNCONDITIONAL:
             following = next((s for s, k in self.graph.blocks[index].successors if k != "exception"), None)
@@ -244,9 +244,18 @@ class Structurer:
             following = cfg.through_jumps(self.graph, following)
             if following == cfg.through_jumps(self.graph, suppressed):
                 return True
-            rest = [i for i in self.graph.blocks[following].instructions if i.opname not in cfg.NO_EFFECT]
+            rest, holder = [i for i in self.graph.blocks[following].instructions if i.opname not in cfg.NO_EFFECT], following
+        if not rest or not same or [(i.opname, repr(i.argval)) for i in rest[:-1]] != [(i.opname, repr(i.argval)) for i in same[:-1]]:
+            return False
         # 3.12+ copies a short ending (`return x`) to both ways: the same code is the same place
-        return bool(rest) and rest[-1].opname in cfg.TERMINATORS and [(i.opname, repr(i.argval)) for i in rest] == [(i.opname, repr(i.argval)) for i in same]
+        if rest[-1].opname in cfg.TERMINATORS:
+            return (rest[-1].opname, repr(rest[-1].argval)) == (same[-1].opname, repr(same[-1].argval))
+        # ... and so is the same code then a jump to one place (3.13 ends an except clause
+        # around the with in two copies, one jumping back with JUMP_BACKWARD, one _NO_INTERRUPT)
+        if rest[-1].opname not in cfg.UNCONDITIONAL or same[-1].opname not in cfg.UNCONDITIONAL:
+            return False
+        targets = [next((s for s, k in self.graph.blocks[b].successors if k == "jump"), None) for b in (holder, suppressed)]
+        return None not in targets and len({cfg.through_jumps(self.graph, t) for t in targets}) == 1  # type: ignore[arg-type]
 
     def _try(self, start: int, handler: int, loop: _Loop | None, base: list[Any], stop: int) -> tuple[list[ast.stmt], int]:
         """`try:` from its first protected block: the body is the blocks the handler protects,
