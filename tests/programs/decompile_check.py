@@ -850,6 +850,18 @@ def with_in_clause_in_finally(a, suppress, log):
     return a
 
 
+def first_item(items, log):
+    # a loop that always breaks: its body never goes round
+    for x in items:
+        if x:
+            log.append(x)
+        break
+    else:
+        log.append("empty")
+        return None
+    return x
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -922,6 +934,7 @@ CASES = [
     *[(finally_in_finally, (a, [])) for a in (0, 2, "s")],
     *[(return_from_finally_loop, (items, a, [])) for items in ([], [1, 5, 2], [0, 0]) for a in (0, 3)],
     *[(with_in_clause_in_finally, (a, s, [])) for a in (0, 2) for s in (False, True)],
+    *[(first_item, (items, [])) for items in ([], [0, 1], [3])],
 ]
 
 

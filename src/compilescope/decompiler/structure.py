@@ -55,8 +55,8 @@ class Structurer:
         graph = _without_repeated_conditions(_joined_copied_endings(_joined_returns(_joined_exit_calls(graph))))
         self.graph, self._suppressed = _with_suppression_targets(_unrepeated_for_loops(_without_block_pops(graph)))
         for block in self.graph.blocks:
-            if block.index in self.graph.reachable and block.last.opname == "FOR_ITER":
-                self.graph.loops.setdefault(block.index, {block.index})  # see _unrepeated_for_loops
+            if block.index in self.graph.reachable and block.last.opname == "FOR_ITER" and block.index not in self.graph.loops:
+                self.graph.loops[block.index] = self._unrepeated_body(block)  # see _unrepeated_for_loops
         self._handlers = self._user_handlers()
         self._chains = self._except_chain_blocks()
         self._open_trys: set[int] = set()
@@ -72,6 +72,20 @@ class Structurer:
         # block -> the values it finds on the stack above the enclosing loops' iterators: the
         # temporaries its predecessors left them in (or the markers of a loop's item and end)
         self._entry: dict[int, list[Any]] = {}
+
+    def _unrepeated_body(self, header: cfg.Block) -> set[int]:
+        """The body of a for loop that never goes round: the header, and the blocks only its
+        body reaches, but for its ways out (returns, raises, and breaks: jumps out of them),
+        as they would be if it went round."""
+        start = next(s for s, k in header.successors if k == "fall")
+        inside = {b for b in self.graph.reachable if self.graph.dominates(start, b)}
+        body = {header.index}
+        for index in inside:
+            block = self.graph.blocks[index]
+            ways = [s for s, k in block.successors if k != "exception"]
+            if ways and not (block.last.opname in cfg.UNCONDITIONAL and ways[0] not in inside):
+                body.add(index)
+        return body
 
     # ---- try / except ----------------------------------------------------------------------------
     def _user_handlers(self) -> set[int]:
