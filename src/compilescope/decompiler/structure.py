@@ -1,13 +1,18 @@
 """The decompiler's third layer: the control-flow graph -> structured statements.
 
-So far, found from the graph, never from instruction patterns:
+Found from the graph, never from instruction patterns:
 - if / elif / else: a branch's two sides meet again at the branch block's immediate
-  post-dominator; conditions joined by `and`, `or` and `not`; early returns;
-- for loops: a natural loop whose header is FOR_ITER; reaching the header again is `continue`,
-  a block that leaves the loop (popping its iterator) and jumps past it is `break`, and the code
-  between the loop's end and the break's target is its `else`.
-While loops, try, with, comprehensions and values that flow across blocks (`x = a or b`,
-`a if c else b`) raise Unsupported for now, naming where.
+  post-dominator (or, where a side returns, raises or goes round a loop again, at the first
+  block the sides that go on both reach); conditions joined by `and`, `or` and `not`;
+- for and while loops: natural loops; reaching the header again is `continue`, a way out that
+  jumps past the loop is `break`, and the code between the loop's end and the break's target
+  is its `else`;
+- try / except / else / finally and with: the blocks a handler protects are the body, its
+  except chain the clauses; a finally's copies on the body's ways out are taken out first
+  (finally_copies.py), and so are the pieces Python cuts a way out into (_join);
+- values that flow across blocks (`x = a or b`, `a if c else b`), comprehensions.
+What it does not read (async, match, some shapes of nested handlers and loops) raises
+Unsupported, naming the instruction: it never guesses.
 """
 
 from __future__ import annotations
@@ -969,8 +974,9 @@ def _joined_copied_endings(graph: cfg.Graph) -> cfg.Graph:
     """Python copies the code that ends an except clause and then the function (POP_EXCEPT,
     `return None`) onto each way that reaches it: the clause's end and the end of a try inside
     it. Blocks that do so with the same code under the same handlers do the same thing wherever
-    they are: one block, reached from every way, is where those ways meet in the source. (Values they expect on the
-    stack must still agree: the structurer checks that where it enters the block.)"""
+    they are: one block, reached from every way, is where those ways meet in the source.
+    (Values they expect on the stack must still agree: the structurer checks that where it
+    enters the block.)"""
     first: dict[Any, int] = {}
     replace: dict[int, int] = {}
     for block in graph.blocks:
