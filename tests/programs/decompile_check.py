@@ -862,6 +862,20 @@ def first_item(items, log):
     return x
 
 
+def code_after_try_copied(a, log):
+    # 3.12+ copies the short code after the try (`n = 0`, the return) onto each way out of
+    # its body
+    try:
+        if a:
+            log.append(a)
+        else:
+            log.append(10 // a)
+    except ZeroDivisionError:
+        log.append("zero")
+    n = 0
+    return n
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -935,6 +949,7 @@ CASES = [
     *[(return_from_finally_loop, (items, a, [])) for items in ([], [1, 5, 2], [0, 0]) for a in (0, 3)],
     *[(with_in_clause_in_finally, (a, s, [])) for a in (0, 2) for s in (False, True)],
     *[(first_item, (items, [])) for items in ([], [0, 1], [3])],
+    *[(code_after_try_copied, (a, [])) for a in (0, 2)],
 ]
 
 

@@ -57,7 +57,7 @@ class Structurer:
         if code.co_flags & (_CO_COROUTINE | _CO_ITERABLE_COROUTINE | _CO_ASYNC_GENERATOR):
             raise Unsupported(None, "async functions are not decompiled yet")
         graph, self._finallys = finally_copies.without_copies(_without_send_loops(_without_implicit_handlers(cfg.build(code))))
-        graph = _without_repeated_conditions(_joined_copied_endings(_joined_returns(_joined_exit_calls(graph))))
+        graph = _without_repeated_conditions(_joined_copied_exits(_joined_copied_endings(_joined_returns(_joined_exit_calls(graph)))))
         self.graph, self._suppressed = _with_suppression_targets(_unrepeated_for_loops(_without_block_pops(graph)))
         for block in self.graph.blocks:
             if block.index in self.graph.reachable and block.last.opname == "FOR_ITER" and block.index not in self.graph.loops:
@@ -1011,6 +1011,35 @@ def _without_block_pops(graph: cfg.Graph) -> cfg.Graph:
             if replace[source] not in replace:
                 break
             replace[source] = replace[replace[source]]
+    return cfg.redirected(graph, replace) if replace else graph
+
+
+def _joined_copied_exits(graph: cfg.Graph) -> cfg.Graph:
+    """3.12+ copies the short code after a try (`n = 0; return None`) onto each of the try
+    body's ways out. Copies that end the function with the same code, take nothing from the
+    stack and leave the same try's body (blocks its handler protects reach them) are the one
+    place after the try in the source: every way goes to the first."""
+    protected_by: dict[int, set[int]] = {}
+    for block in graph.blocks:
+        for successor, kind in block.successors:
+            if kind == "exception":
+                protected_by.setdefault(successor, set()).add(block.index)
+    replace: dict[int, int] = {}
+    for body in protected_by.values():
+        first: dict[Any, int] = {}
+        exits = sorted({s for b in body for s, k in graph.blocks[b].successors if k != "exception" and s not in body})
+        for index in exits:
+            block = graph.blocks[index]
+            real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
+            if index in replace or not real or real[-1].opname not in ("RETURN_VALUE", "RETURN_CONST") or any(cfg.is_jump(i) for i in real):
+                continue
+            if any(k != "exception" for _, k in block.successors) or cfg.takes_from_stack(block.instructions):
+                continue
+            key = (tuple((i.opname, repr(i.argval)) for i in real), tuple(sorted(s for s, k in block.successors)))
+            if key in first:
+                replace[index] = first[key]
+            else:
+                first[key] = index
     return cfg.redirected(graph, replace) if replace else graph
 
 
