@@ -264,11 +264,11 @@ class Structurer:
             if following == cfg.through_jumps(self.graph, suppressed):
                 return True
             rest, holder = [i for i in self.graph.blocks[following].instructions if i.opname not in cfg.NO_EFFECT], following
-        if not rest or not same or [(i.opname, repr(i.argval)) for i in rest[:-1]] != [(i.opname, repr(i.argval)) for i in same[:-1]]:
+        if not rest or not same or _code(rest[:-1]) != _code(same[:-1]):
             return False
         # 3.12+ copies a short ending (`return x`) to both ways: the same code is the same place
         if rest[-1].opname in cfg.TERMINATORS:
-            return (rest[-1].opname, repr(rest[-1].argval)) == (same[-1].opname, repr(same[-1].argval))
+            return _code(rest[-1:]) == _code(same[-1:])
         # ... and so is the same code then a jump to one place (3.13 ends an except clause
         # around the with in two copies, one jumping back with JUMP_BACKWARD, one _NO_INTERRUPT)
         if rest[-1].opname not in cfg.UNCONDITIONAL or same[-1].opname not in cfg.UNCONDITIONAL:
@@ -936,19 +936,9 @@ def _with_suppression_targets(graph: cfg.Graph) -> tuple[cfg.Graph, dict[int, in
 def _joined_exit_calls(graph: cfg.Graph) -> cfg.Graph:
     """A return, break or continue out of nested withs calls each one's __exit__ in turn, in
     blocks cut apart by the withs' ranges: joined, they read as the one way out they are."""
-    changed = False
-    for block in graph.blocks:
-        while _exit_call_block(block) and len([s for s, k in block.successors if k != "exception"]) == 1 and block.successors[0][1] == "fall":
-            following = graph.blocks[block.successors[0][0]]
-            if following.predecessors != [block.index] or following.index in graph.loops:
-                break
-            # the next with's __exit__, or the end of an except clause around the withs on the
-            # way to a return (cut apart by the clause's ranges, but one way out)
-            if not (_exit_call_block(following) or _cannot_raise(following.instructions)):
-                break
-            _join(graph, block, following)
-            changed = True
-    return cfg.redirected(graph, {}) if changed else graph
+    # the next with's __exit__, or the end of an except clause around the withs on the way to
+    # a return (cut apart by the clause's ranges, but one way out)
+    return _joined_falls(graph, _exit_call_block, lambda following: _exit_call_block(following) or _cannot_raise(following.instructions))
 
 
 def _joined_returns(graph: cfg.Graph) -> cfg.Graph:
@@ -956,14 +946,21 @@ def _joined_returns(graph: cfg.Graph) -> cfg.Graph:
     (an except clause's, or a finally's copy taken out between) and perhaps ending an except
     clause on the way: it cannot raise, so it is the end of that block, where the values it
     takes (from below the loop's iterator, the clause's exception state) are all known."""
+    def returns(following: cfg.Block) -> bool:
+        real = [i for i in following.instructions if i.opname not in cfg.NO_EFFECT]
+        return bool(real) and real[-1].opname in ("RETURN_VALUE", "RETURN_CONST") and _cannot_raise(following.instructions) and cfg.takes_from_stack(following.instructions)
+
+    return _joined_falls(graph, lambda block: block.index in graph.reachable, returns)
+
+
+def _joined_falls(graph: cfg.Graph, starts: Callable[[cfg.Block], bool], joins: Callable[[cfg.Block], bool]) -> cfg.Graph:
+    """Each block `starts` accepts, joined (_join) with the blocks it falls into one after
+    another while each is reached only from it, starts no loop, and `joins` accepts it."""
     changed = False
     for block in graph.blocks:
-        while block.index in graph.reachable and [k for _, k in block.successors if k != "exception"] == ["fall"]:
+        while starts(block) and [k for _, k in block.successors if k != "exception"] == ["fall"]:
             following = graph.blocks[next(s for s, k in block.successors if k == "fall")]
-            real = [i for i in following.instructions if i.opname not in cfg.NO_EFFECT]
-            if following.predecessors != [block.index] or following.index in graph.loops or not real or real[-1].opname not in ("RETURN_VALUE", "RETURN_CONST"):
-                break
-            if not _cannot_raise(following.instructions) or not cfg.takes_from_stack(following.instructions):
+            if following.predecessors != [block.index] or following.index in graph.loops or not joins(following):
                 break
             _join(graph, block, following)
             changed = True
@@ -977,23 +974,39 @@ def _joined_copied_endings(graph: cfg.Graph) -> cfg.Graph:
     they are: one block, reached from every way, is where those ways meet in the source.
     (Values they expect on the stack must still agree: the structurer checks that where it
     enters the block.)"""
-    first: dict[Any, int] = {}
-    replace: dict[int, int] = {}
+    endings = []
     for block in graph.blocks:
         if block.index not in graph.reachable or block.last.opname not in ("RETURN_VALUE", "RETURN_CONST") or any(k != "exception" for _, k in block.successors):
             continue
         real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
-        if real[0].opname != "POP_EXCEPT" or cfg.takes_from_stack(real[1:]):
-            # other returns are copied too, but there the source has copies as well
-            # (`return a if b else c`); a value computed before is returned where it was
-            continue
-        code = tuple((i.opname, repr(i.argval)) for i in real)
-        key = (code, tuple(sorted(s for s, k in block.successors)))
-        if key in first:
-            replace[block.index] = first[key]
-        else:
-            first[key] = block.index
+        # other returns are copied too, but there the source has copies as well
+        # (`return a if b else c`); a value computed before is returned where it was
+        if real[0].opname == "POP_EXCEPT" and not cfg.takes_from_stack(real[1:]):
+            endings.append(block.index)
+    replace: dict[int, int] = {}
+    _send_to_first_same(graph, endings, replace)
     return cfg.redirected(graph, replace) if replace else graph
+
+
+def _send_to_first_same(graph: cfg.Graph, indexes: list[int], replace: dict[int, int]) -> None:
+    """Each block of `indexes` (not already in `replace`) with the same code under the same
+    handlers as an earlier one goes, in `replace`, to the first of them."""
+    first: dict[Any, int] = {}
+    for index in indexes:
+        if index in replace:
+            continue
+        block = graph.blocks[index]
+        key = (_code(block.instructions), tuple(sorted(s for s, k in block.successors)))
+        if key in first:
+            replace[index] = first[key]
+        else:
+            first[key] = index
+
+
+def _code(instructions: list[dis.Instruction]) -> tuple[tuple[str, str], ...]:
+    """What instructions do, wherever they are: names and arguments, without those that do
+    nothing."""
+    return tuple((i.opname, repr(i.argval)) for i in instructions if i.opname not in cfg.NO_EFFECT)
 
 
 def _without_block_pops(graph: cfg.Graph) -> cfg.Graph:
@@ -1024,22 +1037,15 @@ def _joined_copied_exits(graph: cfg.Graph) -> cfg.Graph:
         for successor, kind in block.successors:
             if kind == "exception":
                 protected_by.setdefault(successor, set()).add(block.index)
+    def ends_alone(index: int) -> bool:  # returns, taking nothing from the stack
+        block = graph.blocks[index]
+        real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
+        return bool(real) and real[-1].opname in ("RETURN_VALUE", "RETURN_CONST") and not any(cfg.is_jump(i) for i in real) and all(k == "exception" for _, k in block.successors) and not cfg.takes_from_stack(block.instructions)
+
     replace: dict[int, int] = {}
     for body in protected_by.values():
-        first: dict[Any, int] = {}
         exits = sorted({s for b in body for s, k in graph.blocks[b].successors if k != "exception" and s not in body})
-        for index in exits:
-            block = graph.blocks[index]
-            real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
-            if index in replace or not real or real[-1].opname not in ("RETURN_VALUE", "RETURN_CONST") or any(cfg.is_jump(i) for i in real):
-                continue
-            if any(k != "exception" for _, k in block.successors) or cfg.takes_from_stack(block.instructions):
-                continue
-            key = (tuple((i.opname, repr(i.argval)) for i in real), tuple(sorted(s for s, k in block.successors)))
-            if key in first:
-                replace[index] = first[key]
-            else:
-                first[key] = index
+        _send_to_first_same(graph, [e for e in exits if e not in replace and ends_alone(e)], replace)
     return cfg.redirected(graph, replace) if replace else graph
 
 
@@ -1133,7 +1139,7 @@ def _test_shape(block: cfg.Block, graph: cfg.Graph) -> tuple[tuple[Any, ...], tu
         return None
     when_true, when_false = (jump, fall) if taken_when else (fall, jump)
     when_true, when_false = (_same_ending(graph, cfg.through_jumps(graph, side)) for side in (when_true, when_false))
-    body = tuple((i.opname, repr(i.argval)) for i in block.instructions[:-1] if i.opname not in cfg.NO_EFFECT)
+    body = _code(block.instructions[:-1])
     exceptions = tuple(sorted(s for s, k in block.successors if k == "exception"))
     return body, (kind, when_true, when_false, exceptions)
 
@@ -1146,7 +1152,7 @@ def _same_ending(graph: cfg.Graph, index: int) -> Any:
     block = graph.blocks[index]
     real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
     if len(real) <= 2 and real and real[-1].opname in ("RETURN_VALUE", "RETURN_CONST") and all(i.opname in ("LOAD_CONST", "RETURN_VALUE", "RETURN_CONST") for i in real):
-        return tuple((i.opname, repr(i.argval)) for i in real)
+        return _code(real)
     return index
 
 
@@ -1211,12 +1217,17 @@ _CANNOT_RAISE = frozenset({"NOP", "CACHE", "EXTENDED_ARG", "SWAP", "COPY", "POP_
 def _cannot_raise(instructions: list[dis.Instruction]) -> bool:
     """Only stack moves, the end of an except clause (and its `e = None; del e`), constants
     and returns."""
-    real = [i for i in instructions if i.opname not in cfg.NO_EFFECT]
+    real = _without_name_cleanup([i for i in instructions if i.opname not in cfg.NO_EFFECT])
+    return bool(real) and all(i.opname in _CANNOT_RAISE for i in real)
+
+
+def _without_name_cleanup(real: list[dis.Instruction]) -> list[dis.Instruction]:
+    """The instructions without the `e = None; del e` by which `except E as e` unbinds e just
+    after its POP_EXCEPT."""
     for at in range(1, len(real)):
         if real[at - 1].opname == "POP_EXCEPT" and name_cleanup(real[at:at + 3]):
-            real[at:at + 3] = []
-            break
-    return bool(real) and all(i.opname in _CANNOT_RAISE for i in real)
+            return real[:at] + real[at + 3:]
+    return real
 
 
 def _safe_return(graph: cfg.Graph, index: int, loads: int, inside: Callable[[int], bool] = lambda index: True) -> bool:
@@ -1227,12 +1238,7 @@ def _safe_return(graph: cfg.Graph, index: int, loads: int, inside: Callable[[int
     allowed, loads = loads, 0
     for _ in range(len(graph.blocks)):
         block = graph.blocks[index]
-        real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
-        for at in range(len(real)):  # `except E as e` unbinds e as its clause ends
-            if at > 0 and real[at - 1].opname == "POP_EXCEPT" and name_cleanup(real[at:at + 3]):
-                real[at:at + 3] = []
-                break
-        names = [i.opname for i in real]
+        names = [i.opname for i in _without_name_cleanup([i for i in block.instructions if i.opname not in cfg.NO_EFFECT])]
         read = sum(n in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST") for n in names)
         if read and not inside(index):
             return False
