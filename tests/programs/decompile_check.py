@@ -862,6 +862,109 @@ def first_item(items, log):
     return x
 
 
+def while_one_continue(items, log):
+    # `while 1:` keeps a NOP for its line: `continue` jumps to the NOP, the end of the body
+    # past it (read as two loops, one inside the other)
+    while 1:
+        if not items:
+            break
+        elif items[-1] > 2:
+            items.pop()
+            continue
+        log.append(items.pop())
+    return log
+
+
+def while_true_try(items, log):
+    # the `try:` NOP starts the loop, outside the try's range: it stays the loop's start
+    while True:
+        try:
+            value = items.pop()
+        except IndexError as error:
+            raise KeyError(str(error)) from None
+        if value is None:
+            return log
+        log.append(value)
+
+
+def spin_unless(a):
+    # `while True: pass` is one block that jumps to itself (called only where it is not run)
+    if not a:
+        while True:
+            pass
+    return a
+
+
+def walrus_in_generator(data, c):
+    # `(d := e)` in a generator expression binds d in this function (a cell the generator sets)
+    return sum((d := x - c) * d for x in data), [y for v in data if (y := v * 2) > 3]
+
+
+def walrus_in_tests(items, log):
+    while (x := len(items)) > 1:
+        log.append(items.pop())
+    if n := len(log):
+        log.append(n)
+    z = log[0:0] = [x]
+    return x, n, z
+
+
+def dotted_imports():
+    # `import a.b.c as d` takes b from a.b.c, then c from that
+    import xml.dom.minidom as m
+    import os.path as p
+    import xml.etree.ElementTree
+    return m.__name__, p.__name__, xml.etree.ElementTree.__name__
+
+
+def nested_except_in_finally(a, log):
+    # 3.13: the inner clause's end is outside the outer handler's range, then jumps on
+    try:
+        try:
+            log.append(10 // a)
+        except ZeroDivisionError:
+            log.append("inner")
+    except ZeroDivisionError:
+        pass
+    finally:
+        a = 7 - a
+    return a
+
+
+def empty_try_in_finally(a, log):
+    # 3.12+: `try: pass` is NOPs outside every range, between the try's other blocks
+    try:
+        try:
+            log.append(10 // a)
+        except ZeroDivisionError:
+            pass
+        try:
+            pass
+        except ZeroDivisionError:
+            pass
+        else:
+            log.append("else")
+    finally:
+        a = 7 - a
+    return a
+
+
+def empty_if_in_try_in_finally(a, log):
+    # 3.13: the if's empty side is a NOP block, the other a jump: two ways out to one place
+    try:
+        if a:
+            try:
+                pass
+            except ZeroDivisionError:
+                pass
+        log.append(10 // a)
+    except ZeroDivisionError:
+        log.append("caught")
+    finally:
+        a = 7 - a
+    return a
+
+
 def code_after_try_copied(a, log):
     # 3.12+ copies the short code after the try (`n = 0`, the return) onto each way out of
     # its body
@@ -950,6 +1053,15 @@ CASES = [
     *[(with_in_clause_in_finally, (a, s, [])) for a in (0, 2) for s in (False, True)],
     *[(first_item, (items, [])) for items in ([], [0, 1], [3])],
     *[(code_after_try_copied, (a, [])) for a in (0, 2)],
+    *[(while_one_continue, (items, [])) for items in ([], [1, 5, 2], [3])],
+    *[(while_true_try, (items, [])) for items in ([], [1, None, 2], [3])],
+    (spin_unless, (1,)),
+    *[(walrus_in_generator, (data, 2)) for data in ([], [1, 5, 2])],
+    *[(walrus_in_tests, (items, [])) for items in ([], [1, 5, 2], [3])],
+    (dotted_imports, ()),
+    *[(nested_except_in_finally, (a, [])) for a in (0, 2)],
+    *[(empty_try_in_finally, (a, [])) for a in (0, 2)],
+    *[(empty_if_in_try_in_finally, (a, [])) for a in (0, 2)],
 ]
 
 

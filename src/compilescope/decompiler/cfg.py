@@ -321,6 +321,11 @@ def _natural_loop(blocks: list[Block], header: int, tail: int) -> set[int]:
 NO_EFFECT = frozenset({"NOP", "RESUME", "EXTENDED_ARG", "CACHE"})
 
 
+def handlers(block: Block) -> tuple[int, ...]:
+    """The handlers whose ranges hold the block, in order."""
+    return tuple(sorted(s for s, k in block.successors if k == "exception"))
+
+
 def is_cleanup(block: Block) -> bool:
     """A handler Python puts around a handler's code: it restores the exception state (3.11+
     `COPY 3; POP_EXCEPT; RERAISE`) or unbinds `except E as e`'s name, then re-raises."""
@@ -348,12 +353,26 @@ def split(graph: Graph, block: Block, cut: int) -> int:
     return rest.index
 
 
-def through_jumps(graph: Graph, index: int) -> int:
+def only_nops_into(graph: Graph, index: int, blocks: set[int]) -> bool:
+    """Whether block `index` does nothing but go on into one of `blocks` (3.12+ leaves NOPs
+    out of every exception range: `try: pass` inside a try's body is a block of them outside
+    its range, which is no way out of it)."""
+    block = graph.blocks[index]
+    ways = [s for s, k in block.successors if k != "exception"]
+    return all(i.opname in NO_EFFECT for i in block.instructions) and len(ways) == 1 and ways[0] in blocks
+
+
+def through_jumps(graph: Graph, index: int, nops: bool = False) -> int:
     """Where control really goes from block `index`: past blocks that only jump (3.12+ puts a
-    loop's back edge in a block of its own)."""
+    loop's back edge in a block of its own), and with `nops` past those that do nothing (NOPs
+    kept for a line)."""
     for _ in range(len(graph.blocks)):
         block = graph.blocks[index]
         real = [i for i in block.instructions if i.opname not in NO_EFFECT]
+        ways = [s for s, k in block.successors if k != "exception"]
+        if nops and not real and len(ways) == 1:
+            index = ways[0]
+            continue
         if len(real) != 1 or real[0].opname not in UNCONDITIONAL:
             return index
         index = next(s for s, k in block.successors if k == "jump")

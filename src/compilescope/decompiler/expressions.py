@@ -235,6 +235,7 @@ _BINARY_310 = {
 _COMPARE = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq}
 _UNARY = {"UNARY_NEGATIVE": ast.USub, "UNARY_NOT": ast.Not, "UNARY_INVERT": ast.Invert, "UNARY_POSITIVE": ast.UAdd}
 # Instructions with no effect on the values of straight-line code.
+_NAME_STORES = ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")
 _IGNORED = frozenset({"NOP", "RESUME", "CACHE", "PRECALL", "EXTENDED_ARG", "TO_BOOL", "COPY_FREE_VARS", "MAKE_CELL"})
 if sys.version_info < (3, 11):  # 3.10's block stack: the graph has what they mean (exception edges)
     _IGNORED = _IGNORED | {"SETUP_FINALLY", "POP_BLOCK"}
@@ -340,6 +341,7 @@ class BlockReader:
         self._parallel_left = 0
         self._upcoming: list[dis.Instruction] = []  # the rest of the block, for the parallel store
         self._previous = ""  # the instruction before this one (a SWAP before a parallel store)
+        self._walrus = False  # the top was copied for an assignment expression: the store names it
         self._skip_name_cleanup = False  # just after POP_EXCEPT: `e = None; del e` may follow
         self._parallel_swapped = False
 
@@ -396,7 +398,7 @@ class BlockReader:
         if not isinstance(value, ast.expr) or not all(_plain(v) for v in [*waiting, value]) or len(waiting) != len(self.stack):
             return False
         following = [i for i in self._upcoming[: len(waiting) * 2] if i.opname not in _IGNORED][: len(waiting)]
-        return len(following) == len(waiting) and all(i.opname in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF") for i in following)
+        return len(following) == len(waiting) and all(i.opname in _NAME_STORES for i in following)
 
     def emit(self, statement: ast.stmt, instruction: dis.Instruction | None = None) -> None:
         if not isinstance(statement, ast.FunctionDef) and any(isinstance(n, _Function) for n in ast.walk(statement)):
@@ -443,6 +445,17 @@ class BlockReader:
         unsettled = [not self._settled(v) for v in window]
         if (unsettled[-1] and any(unsettled[:-1])) or (unsettled[0] and any(unsettled[1:])):
             self.spill(len(self.stack), instruction=instruction)
+
+    def _named_expression_follows(self) -> bool:
+        """Whether the copy of the top about to be made is an assignment expression's: the next
+        instruction stores it in a name and what follows uses the value kept, neither storing it
+        again (`a = b = v`) nor dropping it (a statement of its own)."""
+        following = [i for i in self._upcoming[:4] if i.opname not in _IGNORED][:2]
+        if not following or following[0].opname not in (*_NAME_STORES, "STORE_FAST_LOAD_FAST"):
+            return False
+        if following[0].opname == "STORE_FAST_LOAD_FAST":
+            return True
+        return len(following) == 1 or not (following[1].opname.startswith("STORE_") or following[1].opname in ("POP_TOP", "RETURN_VALUE"))
 
     def _copy(self, depth: int, instruction: dis.Instruction) -> None:
         if len(self.stack) < depth:
@@ -503,7 +516,7 @@ class BlockReader:
             return True
         source = value.source
         if source.fromlist is None:  # import a.b as c: IMPORT_FROM b of a.b
-            if not source.module.endswith("." + value.name):
+            if source.module.partition(".")[2] != value.name:
                 raise Unsupported(instruction, "an attribute of a module taken while importing it")
             self.emit(ast.Import(names=[ast.alias(name=source.module, asname=stored)]), instruction)
             return True
@@ -549,7 +562,11 @@ class BlockReader:
             value = ast.BinOp(left=value.target, op=value.op, right=value.value)
         if not isinstance(value, ast.expr):
             raise Unsupported(instruction, "stored something that is not a value")
-        self.emit(ast.Assign(targets=[target], value=value, lineno=0), instruction)
+        targets = [target]
+        while isinstance(value, ast.NamedExpr):  # `n = t = v` stores n first, as `t = (n := v)` does
+            targets.insert(0, value.target)
+            value = value.value
+        self.emit(ast.Assign(targets=targets, value=value, lineno=0), instruction)
 
     def _fill(self, slot: _Slot, target: ast.expr, instruction: dis.Instruction) -> None:
         """A store into one of UNPACK_SEQUENCE's slots; the last one makes the assignment (or
@@ -590,7 +607,7 @@ class BlockReader:
         op = ins.opname
         if op in _IGNORED:
             return
-        if self._parallel and op not in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF", "STORE_FAST_STORE_FAST"):
+        if self._parallel and op not in (*_NAME_STORES, "STORE_FAST_STORE_FAST"):
             raise Unsupported(ins, "a parallel assignment interrupted before all its names were stored")
         if op == "LOAD_CONST":
             if isinstance(ins.argval, CodeType):
@@ -612,7 +629,14 @@ class BlockReader:
             self.stack += [_load(ins.argval[0]), _load(ins.argval[1])]
         elif op == "PUSH_NULL":
             self.stack.append(NULL)
-        elif op in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"):
+        elif op in _NAME_STORES and self._walrus:
+            self._walrus = False
+            self.stack.append(ast.NamedExpr(target=ast.Name(id=ins.argval, ctx=ast.Store()), value=self.pop_value(ins)))
+        elif op == "STORE_FAST_LOAD_FAST" and self._walrus:
+            self._walrus = False
+            stored, loaded = ins.argval
+            self.stack += [ast.NamedExpr(target=ast.Name(id=stored, ctx=ast.Store()), value=self.pop_value(ins)), _load(loaded)]
+        elif op in _NAME_STORES:
             self._store_name(ins, ins.argval, self.pop(ins))
         elif op == "STORE_FAST_STORE_FAST":
             first, second = ins.argval
@@ -638,6 +662,8 @@ class BlockReader:
             if sum(not self._settled(v) for v in self.stack[-depth:]) > 1:
                 self.spill(len(self.stack), instruction=ins)
             self.stack.insert(len(self.stack) - depth, self.stack.pop())
+        elif op in ("COPY", "DUP_TOP") and (ins.argval or 1) == 1 and self._named_expression_follows():
+            self._walrus = True  # the store that follows names the value where it stays: `(x := v)`
         elif op == "COPY":
             self._copy(ins.argval, ins)
         elif op == "DUP_TOP":
@@ -869,9 +895,13 @@ class BlockReader:
             self.stack.append(_Import(str(ins.argval), int(level.value), names))
         elif op == "IMPORT_FROM":
             source = self.stack[-1] if self.stack else None
-            if not isinstance(source, _Import):
+            if isinstance(source, _ImportedName) and source.source.fromlist is None:
+                # import a.b.c as d: b of a.b.c, then c of that (the module below is dropped)
+                self.stack.append(_ImportedName(source.source, f"{source.name}.{ins.argval}"))
+            elif not isinstance(source, _Import):
                 raise Unsupported(ins, "IMPORT_FROM without the module below it")
-            self.stack.append(_ImportedName(source, str(ins.argval)))
+            else:
+                self.stack.append(_ImportedName(source, str(ins.argval)))
         elif op == "GET_ITER":
             self.stack.append(LoopIterator(self.pop_value(ins)))
         elif op == "END_FOR":  # 3.12 pops the iterator and what FOR_ITER left; 3.13 only the latter
@@ -908,6 +938,8 @@ class BlockReader:
                 pass  # leaving a for loop (break, return): its iterator goes
             elif value is GENERATOR or isinstance(value, _Import) or value in (CAUGHT, WITH_DONE, TRACEBACK, EXCEPTION_TYPE):
                 pass  # a generator's start; a module whose names were imported; `except E:`; a with's end
+            elif isinstance(value, _ImportedName) and value.source.fromlist is None:
+                pass  # the module between, in `import a.b.c as d`
             elif isinstance(value, WithEnter):  # `with m:` without `as`
                 self.statements.append(WithTarget(None))
             elif value is not NULL:

@@ -106,7 +106,7 @@ def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
     real = [n for n, i in enumerate(block.instructions) if i.opname not in _IGNORED]
     protected = _protected(graph, handler)
     handler_code = {b for b in graph.reachable if graph.dominates(handler, b)}
-    exits = [(p, n, s) for p in sorted(protected - handler_code) for n, (s, k) in enumerate(graph.blocks[p].successors) if k != "exception" and s not in protected]
+    exits = [(p, n, s) for p in sorted(protected - handler_code) for n, (s, k) in enumerate(graph.blocks[p].successors) if k != "exception" and s not in protected and not cfg.only_nops_into(graph, s, protected)]
     if not exits or not real:
         return None
     # (the finally's code starts in the next block where a try inside it starts at once)
@@ -142,7 +142,7 @@ def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
         block = graph.blocks[new_target[target]]
         # (only code that takes nothing from the stack: what is below it may differ)
         if ending is not None and not cfg.takes_from_stack(block.instructions) and _ending(graph, block.instructions[0]) == ending:
-            new_target[target] = same.setdefault((tuple(ending), _handlers_of(graph, new_target[target])), new_target[target])
+            new_target[target] = same.setdefault((tuple(ending), cfg.handlers(graph.blocks[new_target[target]])), new_target[target])
     for source, position, target in exits:
         successor, kind = graph.blocks[source].successors[position]
         graph.blocks[source].successors[position] = (new_target[target], kind)
@@ -285,10 +285,6 @@ def _next_real(graph: cfg.Graph, index: int, at: int) -> tuple[dis.Instruction |
             return None, (index, at)
         index, at = following, 0
     return None, (index, at)
-
-
-def _handlers_of(graph: cfg.Graph, index: int) -> tuple[int, ...]:
-    return tuple(sorted(s for s, k in graph.blocks[index].successors if k == "exception"))
 
 
 def _after(place: tuple[int, int]) -> tuple[int, int]:

@@ -56,7 +56,7 @@ class Structurer:
         self.code = code
         if code.co_flags & (_CO_COROUTINE | _CO_ITERABLE_COROUTINE | _CO_ASYNC_GENERATOR):
             raise Unsupported(None, "async functions are not decompiled yet")
-        graph, self._finallys = finally_copies.without_copies(_without_send_loops(_without_implicit_handlers(cfg.build(code))))
+        graph, self._finallys = finally_copies.without_copies(_without_send_loops(_without_empty_loop_starts(_without_implicit_handlers(cfg.build(code)))))
         graph = _without_repeated_conditions(_joined_copied_exits(_joined_copied_endings(_joined_returns(_joined_exit_calls(graph)))))
         self.graph, self._suppressed = _with_suppression_targets(_unrepeated_for_loops(_without_block_pops(graph)))
         for block in self.graph.blocks:
@@ -291,6 +291,7 @@ class Structurer:
         # __exit__ suppressed the exception) is not a way out of the body
         with_code = {b for h in self._handlers if self._is_with_handler(h) for b in self._handler_code(h)}
         exits = {s for b in protected - with_code for s, k in self.graph.blocks[b].successors if k != "exception" and s not in protected}
+        exits = {e for e in exits if not cfg.only_nops_into(self.graph, e, protected)}
         exits = {e for e in exits if cfg.through_jumps(self.graph, e) not in special}  # continue, break
         # 3.11+ copies a short `return x` to each way out: returning a local inside the try
         # instead of just after it cannot raise, so those copies stay where they are. After a
@@ -307,6 +308,11 @@ class Structurer:
             # a with that ends where its loop goes on: its end is where the body falls out
             ends = [e for e in leaving if self._exit_then(e, suppressed)]
             exits = set(ends[:1]) if len(ends) == 1 else exits
+        if len(exits) > 1 and not self._is_with_handler(handler) and len({cfg.through_jumps(self.graph, e, nops=True) for e in exits}) == 1:
+            # ways out that only jump (or do nothing) on to one place (3.13: the end of an inner
+            # except clause, which the outer handler no longer protects, then a jump past the
+            # finally's copy; the NOP of an `if`'s empty side)
+            exits = {cfg.through_jumps(self.graph, next(iter(exits)), nops=True)}
         if len(exits) > 1:
             raise Unsupported(self.graph.blocks[start].instructions[0], "a try body left for several places")
         after = exits.pop() if exits else None
@@ -525,12 +531,12 @@ class Structurer:
         # entering: `start` is the header of `loop`, run as the loop's first block (not `continue`)
         visited: set[int] = set()
         while node not in (stop, EXIT):
+            if loop is not None and node == loop.header and not entering:
+                statements.append(ast.Continue())  # (`while True: pass` is one block, jumping to itself)
+                break
             if node in visited:  # every way around is a loop, found above: never go in circles
                 raise Unsupported(self.graph.blocks[node].instructions[0], "control flow that comes back here outside a loop")
             visited.add(node)
-            if loop is not None and node == loop.header and not entering:
-                statements.append(ast.Continue())
-                break
             entering = False
             if loop is not None and node == loop.after:
                 statements.append(ast.Break())
@@ -825,6 +831,22 @@ def _without_implicit_handlers(graph: cfg.Graph) -> cfg.Graph:
                 break  # a range that still starts or ends here: the user's try or with
             _join(graph, block, following)
     return cfg.redirected(graph, {})
+
+
+def _without_empty_loop_starts(graph: cfg.Graph) -> cfg.Graph:
+    """Without loop headers that do nothing (`while 1:`'s NOP, kept for its line): `continue`
+    jumps to the NOP, the end of the body past it, which reads as two loops, one inside the
+    other. Every way into the NOP goes to the block it falls into instead (the entry stays
+    where the function starts)."""
+    replace = {}
+    for header in graph.loops:
+        block = graph.blocks[header]
+        ways = [s for s, k in block.successors if k != "exception"]
+        if not all(i.opname in cfg.NO_EFFECT for i in block.instructions) or len(ways) != 1 or ways[0] == header:
+            continue
+        if cfg.handlers(block) == cfg.handlers(graph.blocks[ways[0]]):  # not a `try:`'s NOP, before its range
+            replace[header] = ways[0]
+    return cfg.redirected(graph, replace) if replace else graph
 
 
 def _join(graph: cfg.Graph, block: cfg.Block, following: cfg.Block) -> None:
@@ -1458,6 +1480,9 @@ def comprehension(code: CodeType, iterable: ast.expr) -> ast.expr:
     3.11; generator expressions on every version), called with the first `for`'s iterable."""
     kind = code.co_name
     body = nested_function(code).body
+    named = {n.target.id for n in ast.walk(ast.Module(body=body, type_ignores=[])) if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)}
+    while body and isinstance(body[0], ast.Nonlocal) and set(body[0].names) <= named:
+        body = body[1:]  # `(d := e)` in a comprehension binds d in the function around it: its own `nonlocal`
     if body and _returns_none(body[-1]):
         body = body[:-1]
     result = None
