@@ -965,6 +965,34 @@ def empty_if_in_try_in_finally(a, log):
     return a
 
 
+def break_falls_in_clause(a, items, log):
+    # 3.12+: the break pops the iterator and falls into the clause's end
+    try:
+        log.append(10 // a)
+    except ZeroDivisionError:
+        for x in items:
+            if x:
+                break
+    return a
+
+
+def break_in_clause_in_finally(a, items, log):
+    # 3.13 copies the clause's end onto the break and the loop's end, jumping back to the
+    # finally's copy in two kinds of jump: one place (else the loop's end read as `return a`
+    # before the finally)
+    try:
+        log.append(10 // a)
+    except (IndexError, ZeroDivisionError) as error:
+        log.append(type(error).__name__)
+        for x in items:
+            if x:
+                continue
+            break
+    finally:
+        a = 7 - a
+    return a
+
+
 def code_after_try_copied(a, log):
     # 3.12+ copies the short code after the try (`n = 0`, the return) onto each way out of
     # its body
@@ -1062,6 +1090,8 @@ CASES = [
     *[(nested_except_in_finally, (a, [])) for a in (0, 2)],
     *[(empty_try_in_finally, (a, [])) for a in (0, 2)],
     *[(empty_if_in_try_in_finally, (a, [])) for a in (0, 2)],
+    *[(break_falls_in_clause, (a, items, [])) for a in (0, 2) for items in ([], [0, 1])],
+    *[(break_in_clause_in_finally, (a, items, [])) for a in (0, 2) for items in ([], [1, 0], [1])],
 ]
 
 

@@ -613,6 +613,10 @@ class Structurer:
                 node = EXIT
                 continue
             node = next((s for s, k in block.successors if k == "fall"), EXIT)
+            if loop is not None and loop.kind == "for" and node == loop.after and reader.stack == base[:-1]:
+                statements += reader.statements  # a break that falls where it goes: its iterator is gone
+                self._entry.setdefault(node, [])
+                continue
             iterates = node in self.graph.loops and self.graph.blocks[node].last.opname == "FOR_ITER"
             if len(reader.stack) > len(base) and iterates and isinstance(reader.stack[-1], ast.expr):
                 # FOR_ITER over a value that already is an iterator (a comprehension's `.0`):
@@ -651,6 +655,10 @@ class Structurer:
             last = self.graph.blocks[index].last
             if last.opname in cfg.TERMINATORS or self._only_ends(index, body | after_loop, body):
                 continue  # a return or raise inside the loop (`return a or b`: in a few blocks)
+            falls = [s for s, k in self.graph.blocks[index].successors if k == "fall"]
+            if last.opname == "POP_TOP" and len(falls) == 1 and falls[0] not in body:
+                afters.add(falls[0])  # a break that pops the iterator and falls into where it goes (3.12+)
+                continue
             if not (cfg.is_jump(last) and last.opname in cfg.UNCONDITIONAL):
                 raise Unsupported(last, "a way out of a loop that is not a break, return or raise")
             afters.add(next(s for s, k in self.graph.blocks[index].successors if k == "jump"))
@@ -998,7 +1006,11 @@ def _joined_copied_endings(graph: cfg.Graph) -> cfg.Graph:
     enters the block.)"""
     endings = []
     for block in graph.blocks:
-        if block.index not in graph.reachable or block.last.opname not in ("RETURN_VALUE", "RETURN_CONST") or any(k != "exception" for _, k in block.successors):
+        ways = [k for _, k in block.successors if k != "exception"]
+        returns = block.last.opname in ("RETURN_VALUE", "RETURN_CONST") and not ways
+        # (3.12+ copies a clause's end that jumps on too: onto a for loop's break and its end)
+        jumps = block.last.opname in cfg.UNCONDITIONAL and ways == ["jump"]
+        if block.index not in graph.reachable or not (returns or jumps):
             continue
         real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
         # other returns are copied too, but there the source has copies as well
@@ -1018,7 +1030,9 @@ def _send_to_first_same(graph: cfg.Graph, indexes: list[int], replace: dict[int,
         if index in replace:
             continue
         block = graph.blocks[index]
-        key = (_code(block.instructions), tuple(sorted(s for s, k in block.successors)))
+        # (3.13 jumps back with JUMP_BACKWARD on one copy, JUMP_BACKWARD_NO_INTERRUPT on another)
+        code = tuple(("JUMP", argument) if name in cfg.UNCONDITIONAL else (name, argument) for name, argument in _code(block.instructions))
+        key = (code, tuple(sorted(s for s, k in block.successors)))
         if key in first:
             replace[index] = first[key]
         else:
