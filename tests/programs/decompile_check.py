@@ -993,6 +993,36 @@ def break_in_clause_in_finally(a, items, log):
     return a
 
 
+def finally_rebinds_returned(a, log):
+    # 3.10 shares one return between the two; the way past both is `return log` after the
+    # finally, which rebinds log (read inside the try, it returned the old list)
+    try:
+        try:
+            if a > 1:
+                return a
+            if a:
+                return a
+        finally:
+            log = [a]
+    except ZeroDivisionError:
+        pass
+    return log
+
+
+def while_return_in_try_finally(a, log):
+    # both ways out of the loop return: the one past the finally (which rebinds a) is the
+    # code after the loop, not a return inside it (3.10 read it so and returned the old a)
+    try:
+        n = 0
+        while n < 3:
+            n += 1
+            if a > 5:
+                return a if log is not None else 0
+    finally:
+        a = 7 - a
+    return a
+
+
 def code_after_try_copied(a, log):
     # 3.12+ copies the short code after the try (`n = 0`, the return) onto each way out of
     # its body
@@ -1092,6 +1122,8 @@ CASES = [
     *[(empty_if_in_try_in_finally, (a, [])) for a in (0, 2)],
     *[(break_falls_in_clause, (a, items, [])) for a in (0, 2) for items in ([], [0, 1])],
     *[(break_in_clause_in_finally, (a, items, [])) for a in (0, 2) for items in ([], [1, 0], [1])],
+    *[(finally_rebinds_returned, (a, [])) for a in (0, 1, 2)],
+    *[(while_return_in_try_finally, (a, [])) for a in (0, 9)],
 ]
 
 

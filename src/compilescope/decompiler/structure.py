@@ -65,6 +65,7 @@ class Structurer:
         self._handlers = self._user_handlers()
         self._chains = self._except_chain_blocks()
         self._open_trys: set[int] = set()
+        self._finally_bodies: list[int] = []  # the finally handlers whose try bodies are being written
         self._handler_blocks: dict[int, set[int]] = {}
         self._current = 0  # the block being read (its values may go on to its only successor)
         self._skip: dict[int, int] = {}  # block -> instructions at its start already written (a finally's copy)
@@ -185,15 +186,27 @@ class Structurer:
             raise Unsupported(self.graph.blocks[handler].instructions[0], "a finally whose copies on the ways out of its try are not all found")
         outside = list(self._entry.get(start, []))  # below the handler's values, as in _try
         self._open_trys.add(handler)
+        self._finally_bodies.append(handler)
         try:
             body = self.region(start, after if after is not None else _NOWHERE, loop, base)
         finally:
             self._open_trys.discard(handler)
+            self._finally_bodies.pop()
         entry = [PREVIOUS, CAUGHT] if sys.version_info >= (3, 11) else list(HANDLER_ENTRY_310)
         self._skip[handler] = read.skip
         finalbody = self.region(handler, read.end, None, base, first=[*outside, *entry])
         statement = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=finalbody or [ast.Pass()])
         return [statement], (after if after is not None else EXIT)
+
+    def _check_inside_finallys(self, node: int) -> None:
+        """Code written inside a try/finally's body is code its finally protects: code past it
+        (after the finally ran) reached while writing the body would be read before the finally
+        instead. Only a return of what needs no reading (a constant, the value on the stack,
+        perhaps through the __exit__ of a with around the try) is the same either way; the rest
+        is refused, never written in the wrong place."""
+        outside = [h for h in self._finally_bodies if h not in self._protectors(node)]
+        if outside and not (_safe_return(self.graph, node, loads=0) or self._leaves_after_exit(node, set()) or cfg.through_jumps(self.graph, node, nops=True) != node):
+            raise Unsupported(self.graph.blocks[node].instructions[0], "code after a finally reached inside its try")
 
     def _is_with_handler(self, handler: int) -> bool:
         names = [i.opname for i in self.graph.blocks[handler].instructions if i.opname not in cfg.NO_EFFECT]
@@ -541,6 +554,7 @@ class Structurer:
             if loop is not None and node == loop.after:
                 statements.append(ast.Break())
                 break
+            self._check_inside_finallys(node)
             starting = self._protectors(node) - self._open_trys
             if starting:
                 # the outermost try not yet open starts here: it holds the others
@@ -582,9 +596,11 @@ class Structurer:
                     sides = [condition.when_true, condition.when_false]
                     found = EXIT if loop.header in [cfg.through_jumps(self.graph, side) for side in sides] else self._first_common(sides, loop)
                     merge = found if found != EXIT else _NOWHERE
-                if stop not in (_NOWHERE, EXIT) and merge != stop and (merge in (_NOWHERE, EXIT) or self._reaches(stop, merge)):
+                sides = [condition.when_true, condition.when_false]
+                if stop not in (_NOWHERE, EXIT) and merge != stop and (merge in (_NOWHERE, EXIT) or self._reaches(stop, merge) or self._leaves_before(sides, stop, merge, loop)):
                     # the sides meet only past the end of this region (a try or with body whose
-                    # other ways out leave): each side ends where the region does
+                    # other ways out leave), or one leaves it before they meet (3.10 shares
+                    # one return between returns): each side ends where the region does
                     merge = stop
                 then_body = self.region(condition.when_true, merge, loop, base)
                 else_body = self.region(condition.when_false, merge, loop, base)
@@ -714,7 +730,12 @@ class Structurer:
                 after_loop = body | self._forward(next(iter(natural)), header)
                 ending |= {e for e in exits - ending - natural if self._only_ends(e, after_loop, set())}
             rest = exits - ending
-            if len(rest) == 1:
+            # a way out past an enclosing finally (not protected by it) cannot be inside the
+            # loop, in its try: it is the code after the loop, where the others return or raise
+            past = {e for e in exits if any(h not in self._protectors(e) for h in self._finally_bodies)}
+            if len(past) == 1 and all(e in ending or self._only_ends(e, body | past, set()) for e in exits - past):
+                after = past.pop()
+            elif len(rest) == 1:
                 after = rest.pop()
             elif len(rest) > 1 and _common_post_dominator(rest, self.post_dominators) in rest:
                 after = _common_post_dominator(rest, self.post_dominators)  # a break to the loop's end
@@ -779,6 +800,29 @@ class Structurer:
             # they go on: that is the first block that leads on to more
             firsts = [c for c in firsts if self._forward(c) & common != {c}]
         return firsts[0] if len(firsts) == 1 else EXIT
+
+    def _leaves_before(self, sides: list[int], stop: int, merge: int, loop: _Loop | None) -> bool:
+        """Whether a side of a branch reaches the end of the region (`stop`) before the sides
+        meet (a `continue` or `break` to the loop's ends is no leaving)."""
+        if loop is not None and stop in (loop.header, loop.after):
+            return False
+        return any(self._reaches_before(side, stop, merge) for side in sides)
+
+    def _reaches_before(self, start: int, target: int, avoid: int) -> bool:
+        """Whether control goes from block `start` on to block `target` without passing block
+        `avoid` (within one turn of the loops being written)."""
+        seen, todo = {start}, [start]
+        while todo:
+            index = todo.pop()
+            if index == target:
+                return True
+            if index == avoid or (index != start and index in self._open_loops):
+                continue
+            for successor, kind in self.graph.blocks[index].successors:
+                if kind != "exception" and successor not in seen:
+                    seen.add(successor)
+                    todo.append(successor)
+        return False
 
     def _reaches(self, start: int, target: int) -> bool:
         """Whether control goes from block `start` on to block `target`, within one turn of the

@@ -49,6 +49,7 @@ def tidy(statements: list[ast.stmt], code: CodeType, temps: Temporaries) -> list
     _walk_bodies(statements, _while_conditions)
     _walk_bodies(statements, _asserts)
     _walk_bodies(statements, lambda body: _return_in_try(body, temps))
+    _walk_bodies(statements, lambda body: _returned_temps(body, temps))
     for _ in range(50):  # each round puts back at least one temporary; stop when none moves
         loads = Counter(n.id for n in _all_nodes(statements) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
         stores = Counter(n.id for n in _all_nodes(statements) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
@@ -167,6 +168,19 @@ def _return_in_try(body: list[ast.stmt], temps: Temporaries) -> None:
             statement.body[-1] = ast.Return(value=last.value)  # type: ignore[attr-defined]
             del body[index + 1]
             return
+
+
+def _returned_temps(body: list[ast.stmt], temps: Temporaries) -> None:
+    """`T = v` then `return T` -> `return v`: the return reads the value just stored, and
+    nothing else can (3.10 passes a returned value to the return it shares in a temporary, one
+    store on each way, so the temporary is stored more than once and not inlined below)."""
+    index = 0
+    while index < len(body) - 1:
+        target = _assigned_temp(body[index], temps)
+        following = body[index + 1]
+        if target is not None and isinstance(following, ast.Return) and isinstance(following.value, ast.Name) and following.value.id == target:
+            body[index:index + 2] = [ast.Return(value=body[index].value)]  # type: ignore[attr-defined]
+        index += 1
 
 
 # ---- while loops -----------------------------------------------------------------------------------
