@@ -1023,6 +1023,29 @@ def while_return_in_try_finally(a, log):
     return a
 
 
+def finally_in_with_rebinds(a, log):
+    # 3.12+ copies `return log` after the with's __exit__ call on the body's way out: it reads
+    # log after the finally (which rebinds it), not inside the try
+    with Recorder(log, a):
+        try:
+            log.append(10 // a)
+        finally:
+            log = [a]
+    return log
+
+
+def except_finally_in_with(a, log):
+    # the same past an except clause: the return after the with reads a after the finally
+    with Recorder(log, a > 1):
+        try:
+            log.append(10 // a)
+        except ZeroDivisionError:
+            log.append("zero")
+        finally:
+            a = 7 - a
+    return a
+
+
 def code_after_try_copied(a, log):
     # 3.12+ copies the short code after the try (`n = 0`, the return) onto each way out of
     # its body
@@ -1124,6 +1147,8 @@ CASES = [
     *[(break_in_clause_in_finally, (a, items, [])) for a in (0, 2) for items in ([], [1, 0], [1])],
     *[(finally_rebinds_returned, (a, [])) for a in (0, 1, 2)],
     *[(while_return_in_try_finally, (a, [])) for a in (0, 9)],
+    *[(finally_in_with_rebinds, (a, [])) for a in (0, 2)],
+    *[(except_finally_in_with, (a, [])) for a in (0, 2)],
 ]
 
 

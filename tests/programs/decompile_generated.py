@@ -137,8 +137,9 @@ class _Writer:
             if rng.random() < 0.3:
                 lines += [f"{pad}else:", *self.block(inner, names, loop, indent + 1, in_finally)]
         if kind in ("try_finally", "try_full"):
-            # the finally rebinds `a`: a return of it moved across the finally reads the old one
-            lines += [f"{pad}finally:", f"{pad}    log.append('finally')", f"{pad}    a = 7 - a", *self.block(inner, names, False, indent + 1, True)]
+            # the finally rebinds `a` and `log` (a new list): a return of either moved across
+            # the finally reads the old one
+            lines += [f"{pad}finally:", f"{pad}    log.append('finally')", f"{pad}    a = 7 - a", f"{pad}    log = [*log, 'f']", *self.block(inner, names, False, indent + 1, True)]
         return lines
 
 

@@ -205,25 +205,30 @@ class Structurer:
         perhaps through the __exit__ of a with around the try) is the same either way; the rest
         is refused, never written in the wrong place."""
         outside = [h for h in self._finally_bodies if h not in self._protectors(node)]
-        if outside and not (_safe_return(self.graph, node, loads=0) or self._leaves_after_exit(node, set()) or cfg.through_jumps(self.graph, node, nops=True) != node):
+        if outside and not (_safe_return(self.graph, node, loads=0) or self._leaves_after_exit(node, set(), reads=False) or cfg.through_jumps(self.graph, node, nops=True) != node):
             raise Unsupported(self.graph.blocks[node].instructions[0], "code after a finally reached inside its try")
 
     def _is_with_handler(self, handler: int) -> bool:
         names = [i.opname for i in self.graph.blocks[handler].instructions if i.opname not in cfg.NO_EFFECT]
         return names[:2] == ["PUSH_EXC_INFO", "WITH_EXCEPT_START"] or names[:1] == ["WITH_EXCEPT_START"]
 
-    def _leaves_after_exit(self, index: int, special: set[int], depth: int = 0) -> bool:
+    def _leaves_after_exit(self, index: int, special: set[int], depth: int = 0, reads: bool = True) -> bool:
         """A block that only calls a with's __exit__ on the way to `continue`/`break` or
         `return` (through more such blocks, one per enclosing with): the with's way of leaving
-        its body there, which the body is written with."""
+        its body there, which the body is written with. Without `reads`, not one that reads a
+        local after __exit__ ran (3.12+ copies `return x` after the with there): where a
+        finally runs first, that is code after the finally too."""
         block = self.graph.blocks[index]
         successors = {s for s, k in block.successors if k != "exception"}
         if depth > 20 or not _exit_call_block(block):
             return False
+        calls = [at for at, i in enumerate(block.instructions) if i.opname in ("CALL", "CALL_FUNCTION")]
+        if not reads and any(i.opname == "LOAD_FAST" for i in block.instructions[calls[-1]:]):
+            return False
         if block.last.opname in cfg.TERMINATORS:
             return True
         # (then perhaps ending an except clause around the with on the way to the return)
-        return bool(successors) and all(s in special or self._leaves_after_exit(s, special, depth + 1) or _safe_return(self.graph, s, loads=0) for s in successors)
+        return bool(successors) and all(s in special or self._leaves_after_exit(s, special, depth + 1, reads) or _safe_return(self.graph, s, loads=0) for s in successors)
 
     def _with(self, start: int, handler: int, loop: _Loop | None, base: list[Any], after: int | None) -> tuple[list[ast.stmt], int]:
         """`with m as x:` (3.11+): BEFORE_WITH left __exit__ and __enter__()'s result for the
@@ -314,7 +319,9 @@ class Structurer:
         finallys = {h for h in self._protectors(start) if h in self._finallys}
         exits = {e for e in exits if not _safe_return(self.graph, e, loads=0 if finally_handler else 1, inside=lambda b: finallys <= self._protectors(b))}
         # a `continue`/`break`/`return` out of a with runs __exit__ in a block of its own
-        leaving = {e for e in exits if self._leaves_after_exit(e, special)}
+        # (a local read after __exit__ is read after this finally, or an enclosing one it is
+        # past, too: not the body's)
+        leaving = {e for e in exits if self._leaves_after_exit(e, special, reads=not finally_handler and all(h in self._protectors(e) for h in self._finally_bodies))}
         exits -= leaving
         suppressed = self._suppressed.get(handler)
         if not exits and suppressed is not None:
@@ -762,13 +769,14 @@ class Structurer:
             self._entry[after] = [*held, *self._entry.get(after, [])]
         return [ast.While(test=ast.Constant(value=True), body=statements or [ast.Pass()], orelse=[])], (after if after is not None else EXIT)
 
-    def _forward(self, start: int, header: int | None = None) -> set[int]:
+    def _forward(self, start: int, header: int | None = None, avoid: int | None = None) -> set[int]:
         """The blocks control can go on to from block `start` (itself included), in this turn
-        of the loops being written (and of the loop at `header`): not on past their headers."""
+        of the loops being written (and of the loop at `header`): not on past their headers,
+        nor past block `avoid`."""
         seen, todo = {start}, [start]
         while todo:
             index = todo.pop()
-            if index != start and (index in self._open_loops or index == header):
+            if index != start and (index in self._open_loops or index == header) or index == avoid:
                 continue
             for successor, kind in self.graph.blocks[index].successors:
                 if kind != "exception" and successor not in seen:
@@ -806,23 +814,7 @@ class Structurer:
         meet (a `continue` or `break` to the loop's ends is no leaving)."""
         if loop is not None and stop in (loop.header, loop.after):
             return False
-        return any(self._reaches_before(side, stop, merge) for side in sides)
-
-    def _reaches_before(self, start: int, target: int, avoid: int) -> bool:
-        """Whether control goes from block `start` on to block `target` without passing block
-        `avoid` (within one turn of the loops being written)."""
-        seen, todo = {start}, [start]
-        while todo:
-            index = todo.pop()
-            if index == target:
-                return True
-            if index == avoid or (index != start and index in self._open_loops):
-                continue
-            for successor, kind in self.graph.blocks[index].successors:
-                if kind != "exception" and successor not in seen:
-                    seen.add(successor)
-                    todo.append(successor)
-        return False
+        return any(stop in self._forward(side, avoid=merge) for side in sides)
 
     def _reaches(self, start: int, target: int) -> bool:
         """Whether control goes from block `start` on to block `target`, within one turn of the
