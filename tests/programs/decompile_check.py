@@ -1046,6 +1046,20 @@ def except_finally_in_with(a, log):
     return a
 
 
+def chained_comparisons(a, b, items, log):
+    # each link keeps its right operand for the next comparison, in a block of its own
+    if 0 <= a < 10 and b:
+        log.append("in range")
+    if not (a < b <= 5) or a is b is None:
+        log.append("not")
+    while 0 < a < len(items) > 1:
+        a -= 1
+    log.append([x for x in items if 1 < x in items])
+    value = a < b in items if b else 0 <= a == b
+    assert -100 < a < 100, a
+    return value, 0 < len(log) < 3, a < b < items.count(a) < 5
+
+
 def code_after_try_copied(a, log):
     # 3.12+ copies the short code after the try (`n = 0`, the return) onto each way out of
     # its body
@@ -1149,6 +1163,7 @@ CASES = [
     *[(while_return_in_try_finally, (a, [])) for a in (0, 9)],
     *[(finally_in_with_rebinds, (a, [])) for a in (0, 2)],
     *[(except_finally_in_with, (a, [])) for a in (0, 2)],
+    *[(chained_comparisons, (a, b, items, [])) for a, b, items in ((0, 0, []), (3, 1, [1, 2, 3]), (2, 4, [4, 2]), (-1, 5, [5]))],
 ]
 
 

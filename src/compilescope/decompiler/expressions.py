@@ -233,6 +233,29 @@ _BINARY_310 = {
     "AND": "&", "OR": "|", "XOR": "^",
 }
 _COMPARE = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq}
+
+
+def _comparison(instruction: dis.Instruction) -> ast.cmpop:
+    """The operator of COMPARE_OP (3.13: `bool(<)` where the result is tested), IS_OP or
+    CONTAINS_OP (their argument: negated), or a chain's link standing for one of them."""
+    kind = instruction.opcode if instruction.opname == "CHAIN_COMPARE" else None
+    name = dis.opname[kind] if kind is not None else instruction.opname
+    if name == "IS_OP":
+        return ast.IsNot() if instruction.argval else ast.Is()
+    if name == "CONTAINS_OP":
+        return ast.NotIn() if instruction.argval else ast.In()
+    symbol = str(instruction.argval)
+    if symbol.startswith("bool(") and symbol.endswith(")"):
+        symbol = symbol[5:-1]
+    return _COMPARE[symbol]()
+
+
+@dataclass
+class ChainLeft:
+    """A comparison chain so far (`a < b`), whose last operand the next comparison compares
+    (`< c`): the structurer joins a chain's blocks with a CHAIN_COMPARE where each link was."""
+
+    compare: ast.Compare
 _UNARY = {"UNARY_NEGATIVE": ast.USub, "UNARY_NOT": ast.Not, "UNARY_INVERT": ast.Invert, "UNARY_POSITIVE": ast.UAdd}
 # Instructions with no effect on the values of straight-line code.
 _NAME_STORES = ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")
@@ -424,7 +447,7 @@ class BlockReader:
             return all(self._settled(v, written) for v in value.elts)
         if isinstance(value, ast.Slice):
             return all(part is None or self._settled(part, written) for part in (value.lower, value.upper, value.step))
-        return not isinstance(value, (ast.AST, _InPlace))
+        return not isinstance(value, (ast.AST, _InPlace, ChainLeft))
 
     def spill(self, height: int, written: frozenset[str] = frozenset(), instruction: dis.Instruction | None = None) -> None:
         """Store every unsettled value of the bottom `height` stack entries in a temporary."""
@@ -735,19 +758,16 @@ class BlockReader:
             self.stack.append(ast.UnaryOp(op=_UNARY[op](), operand=self.pop_value(ins)))
         elif op == "CALL_INTRINSIC_1" and ins.argrepr == "INTRINSIC_UNARY_POSITIVE":
             self.stack.append(ast.UnaryOp(op=ast.UAdd(), operand=self.pop_value(ins)))
-        elif op == "COMPARE_OP":
-            symbol = str(ins.argval)
-            if symbol.startswith("bool(") and symbol.endswith(")"):
-                symbol = symbol[5:-1]
+        elif op in ("COMPARE_OP", "IS_OP", "CONTAINS_OP", "CHAIN_COMPARE"):
             right = self.pop_value(ins)
-            left = self.pop_value(ins)
-            self.stack.append(ast.Compare(left=left, ops=[_COMPARE[symbol]()], comparators=[right]))
-        elif op in ("IS_OP", "CONTAINS_OP"):
-            right = self.pop_value(ins)
-            left = self.pop_value(ins)
-            negated = bool(ins.argval)
-            comparison = (ast.IsNot if negated else ast.Is) if op == "IS_OP" else (ast.NotIn if negated else ast.In)
-            self.stack.append(ast.Compare(left=left, ops=[comparison()], comparators=[right]))
+            left = self.pop(ins)
+            if isinstance(left, ChainLeft):  # the next comparison of a chain: `a < b < c`
+                compare = ast.Compare(left=left.compare.left, ops=[*left.compare.ops, _comparison(ins)], comparators=[*left.compare.comparators, right])
+            elif isinstance(left, ast.expr):
+                compare = ast.Compare(left=left, ops=[_comparison(ins)], comparators=[right])
+            else:
+                raise Unsupported(ins, f"expected a value on the stack, found {type(left).__name__}")
+            self.stack.append(ChainLeft(compare) if op == "CHAIN_COMPARE" else compare)
         elif op in ("BUILD_TUPLE", "BUILD_LIST", "BUILD_SET"):
             values = self.pop_values(ins, ins.argval)
             kind = {"BUILD_TUPLE": ast.Tuple, "BUILD_LIST": ast.List, "BUILD_SET": ast.Set}[op]

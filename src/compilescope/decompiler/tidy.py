@@ -82,6 +82,11 @@ def _values_across_blocks(body: list[ast.stmt], temps: Temporaries) -> None:
             if joined is not None:
                 body[index : index + 2] = [ast.Assign(targets=[ast.Name(id=target, ctx=ast.Store())], value=joined, lineno=0)]
                 continue
+        hoisted = _common_copies(statement, temps)
+        if hoisted:  # values below a conditional expression, passed on the same on both sides
+            body[index:index] = hoisted
+            index += len(hoisted)
+            statement = body[index]
         joined_if = conditional_assignment(statement, temps.owns)
         if joined_if is not None:
             body[index] = joined_if
@@ -100,6 +105,26 @@ def conditional_assignment(statement: ast.stmt, owns: Callable[[str], bool]) -> 
         return None
     value = ast.IfExp(test=statement.test, body=yes.value, orelse=no.value)  # type: ignore[attr-defined]
     return ast.Assign(targets=[ast.Name(id=names[0], ctx=ast.Store())], value=value, lineno=0)
+
+
+def _common_copies(statement: ast.stmt, temps: Temporaries) -> list[ast.stmt]:
+    """`if c: T1 = S1; T = a else: T1 = S1; T = b` (a value computed before the conditional
+    expression `a if c else b`, which each side passes on in the same temporary): the copies
+    both sides start with, taken out of the if to go before it, leaving one assignment on each
+    side. A copy of one temporary into another has no effect, and the test reads neither."""
+    if not (isinstance(statement, ast.If) and len(statement.body) == len(statement.orelse) > 1):
+        return []
+    count = len(statement.body) - 1
+    copies = statement.body[:count]
+    for yes, no in zip(copies, statement.orelse[:count]):
+        target = _assigned_temp(yes, temps)
+        if target is None or ast.dump(yes) != ast.dump(no) or not (isinstance(yes.value, ast.Name) and temps.owns(yes.value.id)):  # type: ignore[attr-defined]
+            return []
+    written = {c.targets[0].id for c in copies}  # type: ignore[attr-defined]
+    if any(isinstance(n, ast.NamedExpr) or isinstance(n, ast.Name) and n.id in written for n in ast.walk(statement.test)):
+        return []
+    statement.body, statement.orelse = statement.body[count:], statement.orelse[count:]
+    return copies
 
 
 def _split_parallel(statement: ast.stmt, temps: Temporaries) -> list[ast.stmt] | None:
@@ -375,6 +400,8 @@ def _expression_position(statement: ast.stmt, use: ast.Name) -> bool:
         roots = [r for r in (statement.exc, statement.cause) if r is not None]
     elif isinstance(statement, ast.Delete):
         roots = list(statement.targets)
+    elif isinstance(statement, ast.With):  # the first item's manager (entering it runs code)
+        roots = [statement.items[0].context_expr]
     for root in roots:
         if any(node is use for node in _straight_nodes(root)):
             return True
@@ -434,6 +461,8 @@ def _children_in_order(node: ast.AST) -> list[ast.AST]:
         return [part for pair in zip(node.keys, node.values) for part in pair if part is not None]
     if isinstance(node, (ast.If, ast.While)):
         return [node.test]
+    if isinstance(node, ast.With):
+        return [node.items[0].context_expr]
     if isinstance(node, ast.For):
         return [node.iter]
     return [child for child in ast.iter_child_nodes(node) if not isinstance(child, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop))]
