@@ -1060,6 +1060,18 @@ def chained_comparisons(a, b, items, log):
     return value, 0 < len(log) < 3, a < b < items.count(a) < 5
 
 
+def tuple_and_chained_assignments(p, i, log):
+    # 3.11+ stores `a, b = f(), g()` straight off the stack, last first; `x = self.y = v`
+    # copies v for each target
+    head, tail = p[:i], p[i:]
+    a, b, c = len(p), i + 1, log.pop()
+    box = Box()
+    box.first = first = {}
+    first[a] = box.second = [b, c]
+    box.size += 1
+    return head, tail, box.first, box.second, box.size
+
+
 def code_after_try_copied(a, log):
     # 3.12+ copies the short code after the try (`n = 0`, the return) onto each way out of
     # its body
@@ -1164,6 +1176,7 @@ CASES = [
     *[(finally_in_with_rebinds, (a, [])) for a in (0, 2)],
     *[(except_finally_in_with, (a, [])) for a in (0, 2)],
     *[(chained_comparisons, (a, b, items, [])) for a, b, items in ((0, 0, []), (3, 1, [1, 2, 3]), (2, 4, [4, 2]), (-1, 5, [5]))],
+    *[(tuple_and_chained_assignments, (p, i, [1, 2])) for p, i in (("abc", 1), ("", 0))],
 ]
 
 

@@ -235,6 +235,34 @@ _BINARY_310 = {
 _COMPARE = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq}
 
 
+def _names_stored_next(upcoming: list[dis.Instruction], names: list[str], count: int) -> tuple[list[str], int] | None:
+    """`names` and those the next instructions store, `count` different names in all, each
+    stored by a store of a plain name (3.13: two by one instruction); with how many store
+    instructions that took. None where the next instructions are not those stores."""
+    names, stores = list(names), 0
+    for following in upcoming:
+        if len(names) >= count:
+            break
+        if following.opname in _NAME_STORES:
+            names.append(following.argval)
+        elif following.opname == "STORE_FAST_STORE_FAST":
+            names += list(following.argval)
+        else:
+            return None
+        stores += 1
+    return (names, stores) if len(names) == count == len(set(names)) else None
+
+
+def _position_after(instructions: list[dis.Instruction], index: int, count: int) -> int:
+    """The index just past the `count` instructions after `index` that are not ignored."""
+    position = index + 1
+    while count and position < len(instructions):
+        if instructions[position].opname not in _IGNORED:
+            count -= 1
+        position += 1
+    return position
+
+
 def _comparison(instruction: dis.Instruction) -> ast.cmpop:
     """The operator of COMPARE_OP (3.13: `bool(<)` where the result is tested), IS_OP or
     CONTAINS_OP (their argument: negated), or a chain's link standing for one of them."""
@@ -365,6 +393,7 @@ class BlockReader:
         self._upcoming: list[dis.Instruction] = []  # the rest of the block, for the parallel store
         self._previous = ""  # the instruction before this one (a SWAP before a parallel store)
         self._walrus = False  # the top was copied for an assignment expression: the store names it
+        self._consumed = 0  # instructions after this one that it has read as well (skipped)
         self._skip_name_cleanup = False  # just after POP_EXCEPT: `e = None; del e` may follow
         self._parallel_swapped = False
 
@@ -396,6 +425,8 @@ class BlockReader:
         constants and the next instructions store each of them, it is one parallel assignment
         (`a, b = b, a`, which 3.11+ stores one name at a time)."""
         target = ast.Name(id=name, ctx=ast.Store())
+        if not self._parallel and self._stored_in_turn(instruction, [name], value):
+            return
         waiting = [v for v in self.stack if isinstance(v, ast.expr)]
         if not self._parallel and (not waiting or not self._parallel_follows(value, waiting)):
             self.assign(instruction, target, value)
@@ -416,6 +447,27 @@ class BlockReader:
                 # SWAPs that would store them in order): reversed, they are as written
                 targets, values = targets[::-1], values[::-1]
             self.emit(ast.Assign(targets=[ast.Tuple(elts=list(targets), ctx=ast.Store())], value=ast.Tuple(elts=list(values), ctx=ast.Load()), lineno=0), instruction)
+
+    def _stored_in_turn(self, instruction: dis.Instruction, names: list[str], value: Any) -> bool:
+        """`a, b = f(), g()`, which 3.11+ stores straight off the stack, last first, with no
+        swap: the values waiting below this one are stored by the next instructions, one name
+        each. Written as the tuple assignment it is (all values are computed before any store
+        either way; the names differ, so the order of the stores does not show). False (nothing
+        done) where the values are all plain: see _parallel_follows."""
+        below = 0
+        while below < len(self.stack) and isinstance(self.stack[-1 - below], ast.expr):
+            below += 1
+        if not below or not isinstance(value, ast.expr) or all(_plain(v) for v in [value, *self.stack[len(self.stack) - below:]]):
+            return False
+        # (this instruction's own names first: 3.13 stores two in one)
+        found = _names_stored_next([i for i in self._upcoming if i.opname not in _IGNORED], names, below + 1)
+        if found is None:
+            return False
+        names, stores = found
+        values = [*[self.pop_value(instruction) for _ in range(below)][::-1], value]
+        self._emit_tuple_assignment(instruction, names[::-1], values)
+        self._consumed = stores
+        return True
 
     def _parallel_follows(self, value: Any, waiting: list[ast.expr]) -> bool:
         if not isinstance(value, ast.expr) or not all(_plain(v) for v in [*waiting, value]) or len(waiting) != len(self.stack):
@@ -468,6 +520,31 @@ class BlockReader:
         unsettled = [not self._settled(v) for v in window]
         if (unsettled[-1] and any(unsettled[:-1])) or (unsettled[0] and any(unsettled[1:])):
             self.spill(len(self.stack), instruction=instruction)
+
+    def _tuple_assignment(self, instruction: dis.Instruction) -> bool:
+        """`a, b = x, y` (and three): the values, then a swap that reverses them (3.10:
+        ROT_THREE, ROT_TWO) and a store to each name, first to last. Written as it was; False
+        (nothing done) for any other swap."""
+        count = {"ROT_TWO": 2, "ROT_THREE": 3}.get(instruction.opname) or instruction.argval
+        upcoming = [i for i in self._upcoming if i.opname not in _IGNORED]
+        swaps = 1
+        if instruction.opname == "ROT_THREE":
+            if not upcoming or upcoming[0].opname != "ROT_TWO":
+                return False
+            upcoming, swaps = upcoming[1:], 2
+        if count not in (2, 3) or len(self.stack) < count or not all(isinstance(v, ast.expr) for v in self.stack[-count:]):
+            return False
+        found = _names_stored_next(upcoming, [], count)
+        if found is None:
+            return False
+        names, stores = found
+        self._emit_tuple_assignment(instruction, names, [self.pop_value(instruction) for _ in range(count)][::-1])
+        self._consumed = swaps - 1 + stores
+        return True
+
+    def _emit_tuple_assignment(self, instruction: dis.Instruction, names: list[str], values: list[ast.expr]) -> None:
+        targets = [ast.Name(id=name, ctx=ast.Store()) for name in names]
+        self.emit(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=ast.Tuple(elts=[_stored(v, instruction) for v in values], ctx=ast.Load()), lineno=0), instruction)
 
     def _named_expression_follows(self) -> bool:
         """Whether the copy of the top about to be made is an assignment expression's: the next
@@ -624,6 +701,10 @@ class BlockReader:
                 self._previous = instruction.opname
                 if instruction.opname != "POP_EXCEPT":
                     self._skip_name_cleanup = False
+            if self._consumed:  # (counted without the ignored instructions between them)
+                skip = _position_after(instructions, index, self._consumed) - index - 1
+                self._consumed = 0
+                self._previous = instructions[index + skip].opname
         self._upcoming = []
 
     def step(self, ins: dis.Instruction) -> None:  # noqa: C901  (one table of opcodes)
@@ -670,8 +751,11 @@ class BlockReader:
                 self.emit(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=ast.Tuple(elts=[other, value], ctx=ast.Load()), lineno=0), ins)
             else:
                 self.stack.append(other)
-                self._store_name(ins, first, value)
-                self._store_name(ins, second, self.pop(ins))
+                if not self._stored_in_turn(ins, [first, second], value):
+                    self._store_name(ins, first, value)
+                    self._store_name(ins, second, self.pop(ins))
+        elif op in ("SWAP", "ROT_TWO", "ROT_THREE") and self._tuple_assignment(ins):
+            pass
         elif op in ("SWAP", "ROT_TWO"):
             depth = 2 if op == "ROT_TWO" else ins.argval
             if len(self.stack) < depth:

@@ -56,7 +56,7 @@ def tidy(statements: list[ast.stmt], code: CodeType, temps: Temporaries) -> list
         changed = [False]
 
         def round_(body: list[ast.stmt]) -> None:
-            changed[0] |= _inline(body, names, loads, stores)
+            changed[0] |= _chained_assignment(body, names, loads, stores) | _inline(body, names, loads, stores)
 
         _walk_bodies(statements, round_)
         if not changed[0]:
@@ -291,6 +291,27 @@ def _inline(body: list[ast.stmt], names: _Names, loads: Counter, stores: Counter
     return changed
 
 
+def _chained_assignment(body: list[ast.stmt], names: _Names, loads: Counter, stores: Counter) -> bool:
+    """`T = v; x = T; self.y = T` (every read of T) -> `x = self.y = v`: a chained assignment
+    stores its value target by target, left to right, as these do."""
+    changed = False
+    for index in range(len(body)):
+        target = _assigned_temp(body[index], names.temps)
+        if target is None or stores[target] != 1 or loads[target] < 2:
+            continue
+        copies = body[index + 1:index + 1 + loads[target]]
+        if len(copies) != loads[target] or not all(isinstance(c, ast.Assign) and len(c.targets) == 1 and isinstance(c.value, ast.Name) and c.value.id == target for c in copies):
+            continue
+        if any(isinstance(n, ast.Name) and n.id == target for c in copies for n in ast.walk(c.targets[0])):  # type: ignore[attr-defined]
+            continue
+        value = body[index].value  # type: ignore[attr-defined]
+        body[index:index + 1 + len(copies)] = [ast.Assign(targets=[c.targets[0] for c in copies], value=value, lineno=0)]  # type: ignore[attr-defined]
+        loads[target] = stores[target] = 0
+        changed = True
+        break
+    return changed
+
+
 def _store_through(body: list[ast.stmt], index: int, target: str, names: _Names) -> bool:
     """`T = E; n = T; ...T...` -> `n = E; ...n...`: the bytecode kept a copy of what it stored in
     the local `n`; reading `n` gives the same object as long as `n` is not rebound before the
@@ -392,6 +413,8 @@ def _expression_position(statement: ast.stmt, use: ast.Name) -> bool:
         roots = [statement.value] if statement.value is not None else []  # type: ignore[list-item]
         if isinstance(statement, ast.Assign):
             roots += statement.targets
+        if isinstance(statement, ast.AugAssign) and not isinstance(statement.target, ast.Name):
+            roots.append(statement.target)  # `T.x += v`: T is evaluated first, once
     elif isinstance(statement, (ast.If, ast.While)):
         roots = [statement.test]
     elif isinstance(statement, ast.For):
