@@ -106,6 +106,20 @@ def test_straight_line_functions_round_trip(version: str) -> None:
     conditions = functions["conditions"]["source"]
     for written in ("if a and b and c:", "if not a or c:", "if a is None:", "if b is not None and b > 1:"):
         assert written in conditions
+    # chains, assignment expressions, tuple and chained assignments, dotted imports: as
+    # written, with no temporaries (each link, copy or swap of the bytecode once was one)
+    chains = functions["chained_comparisons"]["source"]
+    for written in ("if 0 <= a < 10 and b:", "a is b is None:", "while 0 < a < len(items) > 1:", "[x for x in items if 1 < x in items]", "assert -100 < a < 100, a", "a < b < items.count(a) < 5"):
+        assert written in chains, chains
+    walrus = functions["walrus_in_generator"]["source"] + functions["walrus_in_tests"]["source"]
+    for written in ("sum(((d := (x - c)) * d for x in data))", "while (x := len(items)) > 1:", "z = log[0:0] = [x]"):
+        assert written in walrus, walrus
+    assignments = functions["tuple_and_chained_assignments"]["source"]
+    for written in ("head, tail = (p[:i], p[i:])", "a, b, c = (len(p), i + 1, log.pop())", "box.first = first = {}", "first[a] = box.second = [b, c]"):
+        assert written in assignments.replace("(head, tail)", "head, tail").replace("(a, b, c) =", "a, b, c ="), assignments
+    assert "import xml.dom.minidom as m" in functions["dotted_imports"]["source"]
+    for name in ("chained_comparisons", "walrus_in_generator", "walrus_in_tests", "tuple_and_chained_assignments", "while_one_continue"):
+        assert "__" not in functions[name]["source"], functions[name]["source"]
 
 
 SWEEP = ROOT / "tests" / "programs" / "decompile_sweep.py"

@@ -662,11 +662,7 @@ class BlockReader:
             value = ast.BinOp(left=value.target, op=value.op, right=value.value)
         if not isinstance(value, ast.expr):
             raise Unsupported(instruction, "stored something that is not a value")
-        targets = [target]
-        while isinstance(value, ast.NamedExpr):  # `n = t = v` stores n first, as `t = (n := v)` does
-            targets.insert(0, value.target)
-            value = value.value
-        self.emit(ast.Assign(targets=targets, value=value, lineno=0), instruction)
+        self.emit(ast.Assign(targets=[target], value=value, lineno=0), instruction)
 
     def _fill(self, slot: _Slot, target: ast.expr, instruction: dis.Instruction) -> None:
         """A store into one of UNPACK_SEQUENCE's slots; the last one makes the assignment (or

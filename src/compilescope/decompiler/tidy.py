@@ -50,6 +50,32 @@ def tidy(statements: list[ast.stmt], code: CodeType, temps: Temporaries) -> list
     _walk_bodies(statements, _asserts)
     _walk_bodies(statements, lambda body: _return_in_try(body, temps))
     _walk_bodies(statements, lambda body: _returned_temps(body, temps))
+    for _ in range(10):
+        _put_back(statements, names)
+        # `a or b or c` (3.12+) joins from the inside out: the outer `or` is one assignment
+        # only once the inner one's temporaries are back in it
+        before = ast.dump(ast.Module(body=statements, type_ignores=[]))
+        _walk_bodies(statements, lambda body: _values_across_blocks(body, temps))
+        if ast.dump(ast.Module(body=statements, type_ignores=[])) == before:
+            break
+    _walk_bodies(statements, _named_assignments)
+    return statements
+
+
+def _named_assignments(body: list[ast.stmt]) -> None:
+    """`t = (n := v)` -> `n = t = v`: both store n first (the assignment expression is the
+    value the copy for t is taken from)."""
+    for statement in body:
+        if isinstance(statement, ast.Assign):
+            names = []
+            while isinstance(statement.value, ast.NamedExpr):
+                names.insert(0, statement.value.target)  # the innermost is stored first
+                statement.value = statement.value.value
+            statement.targets[:0] = names
+
+
+def _put_back(statements: list[ast.stmt], names: _Names) -> None:
+    """Temporaries back where they are read, round after round until none moves."""
     for _ in range(50):  # each round puts back at least one temporary; stop when none moves
         loads = Counter(n.id for n in _all_nodes(statements) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
         stores = Counter(n.id for n in _all_nodes(statements) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
@@ -61,7 +87,6 @@ def tidy(statements: list[ast.stmt], code: CodeType, temps: Temporaries) -> list
         _walk_bodies(statements, round_)
         if not changed[0]:
             break
-    return statements
 
 
 # ---- x = a or b, a if c else b -------------------------------------------------------------------
@@ -158,7 +183,8 @@ def _short_circuit(first: ast.expr, target: str, following: ast.stmt, temps: Tem
         return None
     kind = ast.Or if negated else ast.And
     values = [*first.values] if isinstance(first, ast.BoolOp) and isinstance(first.op, kind) else [first]
-    return ast.BoolOp(op=kind(), values=[*values, second])
+    rest = [*second.values] if isinstance(second, ast.BoolOp) and isinstance(second.op, kind) else [second]  # a or (b or c): the same
+    return ast.BoolOp(op=kind(), values=[*values, *rest])
 
 
 # ---- assert ------------------------------------------------------------------------------------------
