@@ -1072,6 +1072,39 @@ def tuple_and_chained_assignments(p, i, log):
     return head, tail, box.first, box.second, box.size
 
 
+def local_classes(a, log):
+    # class bodies: their own code, run once; annotations, methods, super() (a __class__
+    # cell the body returns), a decorator, a metaclass keyword, a name of this function
+    class Point(Box):
+        """A point."""
+
+        scale: int = 2
+        label: str
+
+        def norm(self, v):
+            return abs(v) * self.scale
+
+        def __repr__(self):
+            return f"Point({self.scale})"
+
+    @functools.total_ordering
+    class Child(Point, metaclass=type):
+        offset = a
+
+        def norm(self, v):
+            return super().norm(v) + a
+
+        def __lt__(self, other):
+            return self.offset < other.offset
+
+    class Empty:
+        pass
+
+    child = Child()
+    log.append(sorted(Point.__annotations__))
+    return child.norm(-3), repr(child), Child.__qualname__, Point.__doc__, Empty.__name__, child < Child()
+
+
 def code_after_try_copied(a, log):
     # 3.12+ copies the short code after the try (`n = 0`, the return) onto each way out of
     # its body
@@ -1177,6 +1210,7 @@ CASES = [
     *[(except_finally_in_with, (a, [])) for a in (0, 2)],
     *[(chained_comparisons, (a, b, items, [])) for a, b, items in ((0, 0, []), (3, 1, [1, 2, 3]), (2, 4, [4, 2]), (-1, 5, [5]))],
     *[(tuple_and_chained_assignments, (p, i, [1, 2])) for p, i in (("abc", 1), ("", 0))],
+    *[(local_classes, (a, [])) for a in (1, 5)],
 ]
 
 

@@ -165,6 +165,20 @@ class _Code:
     code: CodeType
 
 
+class _BuildClass(ast.expr):
+    """LOAD_BUILD_CLASS: the builtin a `class` statement calls with the body's function, the
+    name and the bases, until the class is stored (`class C(B): ...`)."""
+
+    _fields = ()
+
+
+class _Locals:
+    """LOAD_LOCALS (3.12+, in a class body): the namespace the next load looks in first."""
+
+
+LOCALS = _Locals()
+
+
 class _Function(ast.expr):
     """A function made by MAKE_FUNCTION from a nested `def`, until it is stored (`def f`),
     decorated and stored, or used some other way (refused: a def is a statement)."""
@@ -348,9 +362,13 @@ def _stored(value: ast.expr, instruction: dis.Instruction | None) -> ast.expr:
 
 
 def _holds_function(value: Any) -> bool:
-    while isinstance(value, ast.Call) and len(value.args) == 1:
+    while isinstance(value, ast.Call) and len(value.args) == 1 and not _made_class(value):
         value = value.args[0]
-    return isinstance(value, _Function)
+    return isinstance(value, _Function) or _made_class(value)
+
+
+def _made_class(value: Any) -> bool:
+    return isinstance(value, ast.Call) and isinstance(value.func, _BuildClass)
 
 
 def _writable(value: Any) -> bool:
@@ -649,6 +667,11 @@ class BlockReader:
                 raise Unsupported(instruction, "a nested function stored in something that is not a name")
             self.emit(self._definition(inner, decorators, target.id, instruction), instruction)
             return
+        if _made_class(inner):
+            if not isinstance(target, ast.Name):
+                raise Unsupported(instruction, "a class stored in something that is not a name")
+            self.emit(self._class_definition(inner, decorators, target.id, instruction), instruction)
+            return
         if value is NEXT_ITEM:
             self.loop_target = target
             return
@@ -725,6 +748,16 @@ class BlockReader:
                     self.stack += [NULL, _load(ins.argval)]
             else:
                 self.stack.append(_load(ins.argval))
+        elif op == "LOAD_BUILD_CLASS":
+            self.stack.append(_BuildClass())
+        elif op == "LOAD_LOCALS":
+            self.stack.append(LOCALS)
+        elif op == "LOAD_FROM_DICT_OR_DEREF":  # 3.12+: a class body reads a name of the function around it
+            if self.pop(ins) is not LOCALS:
+                raise Unsupported(ins, "LOAD_FROM_DICT_OR_DEREF without the class body's namespace")
+            self.stack.append(_load(ins.argval))
+        elif op == "SETUP_ANNOTATIONS":  # a class body's `__annotations__`: its `x: T` store into it
+            pass
         elif op == "LOAD_FAST_LOAD_FAST":
             self.stack += [_load(ins.argval[0]), _load(ins.argval[1])]
         elif op == "PUSH_NULL":
@@ -1183,6 +1216,18 @@ class BlockReader:
         definition.returns = annotations.pop("return", None)
         if annotations:
             raise Unsupported(ins, f"annotations of names that are not parameters of {name}: {sorted(annotations)}")
+        return definition
+
+    def _class_definition(self, made: ast.Call, decorators: list[ast.expr], name: str, ins: dis.Instruction) -> ast.stmt:
+        """`class name(bases, keywords): body` from the call of __build_class__ that made it."""
+        from compilescope.decompiler.structure import class_body
+
+        body, written = (made.args + [None])[:2]
+        if not isinstance(body, _Function) or not (isinstance(written, ast.Constant) and written.value == name == body.code.co_name):
+            raise Unsupported(ins, f"a class made another way than `class {name}:`")
+        definition = ast.ClassDef(name=name, bases=made.args[2:], keywords=made.keywords, body=class_body(body.code), decorator_list=decorators)
+        if sys.version_info >= (3, 12):
+            definition.type_params = []
         return definition
 
     def _call_with_unpacking(self, ins: dis.Instruction) -> None:

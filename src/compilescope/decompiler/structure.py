@@ -23,7 +23,7 @@ import dis
 import sys
 from dataclasses import dataclass
 from types import CodeType
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from compilescope.decompiler import cfg, finally_copies
 from compilescope.decompiler.tidy import conditional_assignment, negate, tidy
@@ -1554,6 +1554,57 @@ def nested_function(code: CodeType) -> ast.FunctionDef:
     if temps.constants:
         raise Unsupported(None, f"{code.co_name} holds constants no literal writes")
     return function
+
+
+def class_body(code: CodeType) -> list[ast.stmt]:
+    """The statements of a class body (its own code object, run once to fill the namespace),
+    without what Python adds: `__module__ = __name__`, `__qualname__ = ...`, 3.13's
+    `__firstlineno__` and `__static_attributes__`, the `__class__` cell it returns for methods
+    that use `super()`. `__annotations__['x'] = T` after `x = v` is `x: T = v`."""
+    function, temps = function_def(code)
+    if temps.constants:
+        raise Unsupported(None, f"class {code.co_name} holds constants no literal writes")
+    body = [st for st in function.body if not (isinstance(st, ast.Pass) and len(function.body) == 1)]
+    added = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__", "__classcell__"}
+    if body and isinstance(body[-1], ast.Return) and isinstance(body[-1].value, ast.Name):
+        returned = body[-1].value.id  # the __class__ cell, perhaps through a temporary
+        copied = [st for st in body if isinstance(st, ast.Assign) and [ast.dump(t) for t in st.targets] == [ast.dump(ast.Name(id=returned, ctx=ast.Store()))] and isinstance(st.value, ast.Name) and st.value.id == "__class__"]
+        if returned == "__class__" or (returned.startswith("__") and len(copied) == 1):
+            body = [st for st in body[:-1] if not any(st is c for c in copied)]
+    body = [st for st in body if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and st.targets[0].id in added)]
+    first = body[0] if body else None
+    if isinstance(first, ast.Assign) and [ast.dump(t) for t in first.targets] == [ast.dump(ast.Name(id="__doc__", ctx=ast.Store()))] and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        body[0] = ast.Expr(value=first.value)  # the docstring
+    if any(isinstance(n, ast.Return) for st in body for n in _own_nodes(st)):
+        raise Unsupported(None, f"class {code.co_name}: a return in its body")
+    return _annotated(body) or [ast.Pass()]
+
+
+def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
+    """The nodes of a statement, not those of the functions and classes it defines."""
+    todo: list[ast.AST] = [statement]
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Lambda)):
+            todo += list(ast.iter_child_nodes(node))
+
+
+def _annotated(body: list[ast.stmt]) -> list[ast.stmt]:
+    """`x = v; __annotations__['x'] = T` -> `x: T = v`; alone, `x: T`."""
+    out: list[ast.stmt] = []
+    for statement in body:
+        target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == "__annotations__" and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+            name = target.slice.value
+            value = None
+            previous = out[-1] if out else None
+            if isinstance(previous, ast.Assign) and len(previous.targets) == 1 and isinstance(previous.targets[0], ast.Name) and previous.targets[0].id == name:
+                value = out.pop().value  # type: ignore[union-attr]
+            out.append(ast.AnnAssign(target=ast.Name(id=name, ctx=ast.Store()), annotation=statement.value, value=value, simple=1))  # type: ignore[attr-defined]
+            continue
+        out.append(statement)
+    return out
 
 
 def _inlined_comprehension(made: ast.stmt | None, loop: list[ast.stmt]) -> list[ast.stmt]:
