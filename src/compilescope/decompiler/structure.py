@@ -930,7 +930,7 @@ def _chained_comparisons(graph: cfg.Graph) -> cfg.Graph:
             jumper = graph.blocks[successor]
             if kind == "fall" and jumper.predecessors == [block.index] and [i.opname for i in jumper.instructions if i.opname not in cfg.NO_EFFECT] in (["JUMP_FORWARD"], ["JUMP"]):
                 replace[successor] = next(s for s, k in jumper.successors if k == "jump")
-    return cfg.redirected(graph, replace)
+    return cfg.redirected(graph, replace) if joined else graph
 
 
 def _chain_link(graph: cfg.Graph, block: cfg.Block) -> tuple[cfg.Block, int, int] | None:

@@ -54,9 +54,13 @@ def tidy(statements: list[ast.stmt], code: CodeType, temps: Temporaries) -> list
         _put_back(statements, names)
         # `a or b or c` (3.12+) joins from the inside out: the outer `or` is one assignment
         # only once the inner one's temporaries are back in it
-        before = ast.dump(ast.Module(body=statements, type_ignores=[]))
-        _walk_bodies(statements, lambda body: _values_across_blocks(body, temps))
-        if ast.dump(ast.Module(body=statements, type_ignores=[])) == before:
+        joined = [False]
+
+        def join(body: list[ast.stmt]) -> None:
+            joined[0] |= _values_across_blocks(body, temps)
+
+        _walk_bodies(statements, join)
+        if not joined[0]:
             break
     _walk_bodies(statements, _named_assignments)
     return statements
@@ -90,10 +94,10 @@ def _put_back(statements: list[ast.stmt], names: _Names) -> None:
 
 
 # ---- x = a or b, a if c else b -------------------------------------------------------------------
-def _values_across_blocks(body: list[ast.stmt], temps: Temporaries) -> None:
+def _values_across_blocks(body: list[ast.stmt], temps: Temporaries) -> bool:
     """`D = X; if not D: D = Y` -> `D = X or Y` (and `and`); `if C: D = A else: D = B` ->
-    `D = A if C else B`, for a depth temporary D."""
-    index = 0
+    `D = A if C else B`, for a depth temporary D. Returns whether any was joined."""
+    index, changed = 0, False
     while index < len(body):
         statement = body[index]
         split = _split_parallel(statement, temps)
@@ -106,6 +110,7 @@ def _values_across_blocks(body: list[ast.stmt], temps: Temporaries) -> None:
             joined = _short_circuit(statement.value, target, following, temps)  # type: ignore[attr-defined]
             if joined is not None:
                 body[index : index + 2] = [ast.Assign(targets=[ast.Name(id=target, ctx=ast.Store())], value=joined, lineno=0)]
+                changed = True
                 continue
         hoisted = _common_copies(statement, temps)
         if hoisted:  # values below a conditional expression, passed on the same on both sides
@@ -115,8 +120,10 @@ def _values_across_blocks(body: list[ast.stmt], temps: Temporaries) -> None:
         joined_if = conditional_assignment(statement, temps.owns)
         if joined_if is not None:
             body[index] = joined_if
+            changed = True
             continue
         index += 1
+    return changed
 
 
 def conditional_assignment(statement: ast.stmt, owns: Callable[[str], bool]) -> ast.Assign | None:
