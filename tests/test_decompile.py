@@ -5,10 +5,12 @@ tests/programs/decompile_check.py decompiles each function of its corpus (operat
 keywords, methods, attributes, subscripts and slices, augmented assignment, literals, unpacking,
 f-strings, every kind of parameter; if/elif/else, `and`/`or`/`not` conditions and values,
 `is None`, nested ifs, early returns, raise, assert; for and while loops with continue, break,
-else and nesting; generators; imports; nested functions, lambdas, decorators, closures;
-comprehensions of every kind; try/except), compiles the source again and calls both with the same
-(copied) arguments, for every combination of the inputs listed there. A result is "pass", "unsupported: <the instruction>" (shown as bytecode to
-the user, never guessed) or "differs": a silent miscompile, which must never happen.
+else and nesting; generators; imports; nested functions, lambdas, decorators, closures, classes;
+comprehensions of every kind; chained comparisons, assignment expressions, tuple and chained
+assignments; try/except/finally and with, nested in each other and in loops), compiles the source
+again and calls both with the same (copied) arguments, for every combination of the inputs listed
+there. A result is "pass", "unsupported: <the instruction>" (shown as bytecode to the user, never
+guessed) or "differs": a silent miscompile, which must never happen.
 """
 
 from __future__ import annotations
@@ -38,10 +40,11 @@ NOT_YET: dict[str, set[str]] = {
 # order, each called with 6 inputs; 300 large ones (g) and 300 small ones (s), which check each
 # shape on its own. None may differ. (Until 2026-11-29 the inputs lacked the `log` argument, so
 # every call raised TypeError in both and nothing was compared; decompile_check now refuses
-# inputs that do not fit.) Measured on 2026-11-29 (g, s decompiled and equal):
-# 3.10 261, 296; 3.11 262, 299; 3.12 259, 298; 3.13 246, 294 of 300.
+# inputs that do not fit. Since 2026-11-30 each finally rebinds `log` as well as `a`, so a
+# return of either read before the finally differs.) Measured on 2026-11-30 (g, s decompiled
+# and equal): 3.10 263, 296; 3.11 264, 299; 3.12 262, 299; 3.13 260, 299 of 300.
 GENERATED = 300
-GENERATED_FLOOR = {"3.10": (0.85, 0.95), "3.11": (0.85, 0.97), "3.12": (0.84, 0.97), "3.13": (0.80, 0.95)}
+GENERATED_FLOOR = {"3.10": (0.86, 0.97), "3.11": (0.86, 0.98), "3.12": (0.86, 0.98), "3.13": (0.85, 0.98)}
 
 
 @pytest.mark.parametrize("version", ["3.10", "3.11", "3.12", "3.13"])
@@ -132,10 +135,10 @@ TORCH_NN = [
     "torch.nn.modules.dropout", "torch.nn.modules.pooling", "torch.nn.modules.rnn", "torch.nn.modules.transformer",
     "torch.nn.functional",
 ]
-# What is decompiled today (not yet: async, match, class bodies): a floor, so that a change that
-# reads less fails here. Measured 2026-11-29: stdlib 254/260, 258/265, 260/268, 260/272 on
-# 3.10-3.13; torch.nn 580/581 (3.11), 577/581 (3.12).
-FLOOR = {"stdlib": 0.95, "stdlib 3.10": 0.95, "torch.nn": 0.98}
+# What is decompiled today (not yet: async, match): a floor, so that a change that reads less
+# fails here. Measured 2026-11-30: stdlib 258/260, 264/265, 265/268, 266/272 on 3.10-3.13;
+# torch.nn 581/581 (3.11), 578/581 (3.12).
+FLOOR = {"stdlib": 0.97, "stdlib 3.10": 0.97, "torch.nn": 0.99}
 
 
 def _sweep(python: str, modules: list[str], tmp_path: Path) -> dict:
