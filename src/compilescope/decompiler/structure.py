@@ -10,9 +10,14 @@ Found from the graph, never from instruction patterns:
 - try / except / else / finally and with: the blocks a handler protects are the body, its
   except chain the clauses; a finally's copies on the body's ways out are taken out first
   (finally_copies.py), and so are the pieces Python cuts a way out into (_join);
-- values that flow across blocks (`x = a or b`, `a if c else b`), comprehensions.
-What it does not read (async, match, some shapes of nested handlers and loops) raises
-Unsupported, naming the instruction: it never guesses.
+- values that flow across blocks (`x = a or b`, `a if c else b`), comprehensions, class bodies
+  (their own code objects, like nested functions);
+- chained comparisons: a link is recognised by its instructions (the compare keeps its right
+  operand: SWAP 2, COPY 2; 3.10 DUP_TOP, ROT_THREE), and joined only where the graph agrees:
+  its false way drops the operand and then does what the chain's own false way does.
+Code past a finally is never written inside its try. What it does not read (async, match, some
+shapes of nested handlers and loops) raises Unsupported, naming the instruction: it never
+guesses.
 """
 
 from __future__ import annotations
