@@ -1105,6 +1105,28 @@ def local_classes(a, log):
     return child.norm(-3), repr(child), Child.__qualname__, Point.__doc__, Empty.__name__, child < Child()
 
 
+def loops_in_with(a, items, log):
+    # a return or break out of a for loop inside a with: the iterator is dropped first, then
+    # __exit__ runs (3.10 copies the with's end onto the break)
+    with Recorder(log, False):
+        for x in items:
+            log.append(x)
+            if x == a:
+                break
+    with Recorder(log, False):
+        for x in items:
+            if x > a:
+                return x
+    with Recorder(log, False):
+        for x in items:
+            log.append(-x)
+            break
+    with Recorder(log, False):
+        for x in items:
+            return x * 10
+    return log
+
+
 def code_after_try_copied(a, log):
     # 3.12+ copies the short code after the try (`n = 0`, the return) onto each way out of
     # its body
@@ -1211,6 +1233,7 @@ CASES = [
     *[(chained_comparisons, (a, b, items, [])) for a, b, items in ((0, 0, []), (3, 1, [1, 2, 3]), (2, 4, [4, 2]), (-1, 5, [5]))],
     *[(tuple_and_chained_assignments, (p, i, [1, 2])) for p, i in (("abc", 1), ("", 0))],
     *[(local_classes, (a, [])) for a in (1, 5)],
+    *[(loops_in_with, (a, items, [])) for a, items in ((1, []), (2, [1, 2, 3]), (5, [1, 2]), (9, [3]))],
 ]
 
 

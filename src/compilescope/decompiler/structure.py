@@ -310,7 +310,7 @@ class Structurer:
             raise Unsupported(self.graph.blocks[start].instructions[0], "a try entered in the middle")
         special = {EXIT} | ({loop.header, loop.after} if loop is not None else set())
         if loop is not None and loop.kind == "for":  # a break where the loop has no else
-            special |= {s for s, k in self.graph.blocks[loop.header].successors if k == "jump"}
+            special |= self._loop_ends(loop)
         # a with's own handler code is not written: where it goes (on after the with, when
         # __exit__ suppressed the exception) is not a way out of the body
         with_code = {b for h in self._handlers if self._is_with_handler(h) for b in self._handler_code(h)}
@@ -649,10 +649,19 @@ class Structurer:
                 node = EXIT
                 continue
             node = next((s for s, k in block.successors if k == "fall"), EXIT)
-            if loop is not None and loop.kind == "for" and node == loop.after and reader.stack == base[:-1]:
+            if loop is not None and loop.kind == "for" and reader.stack == base[:-1] and (node == loop.after or node in self._loop_ends(loop)):
                 statements += reader.statements  # a break that falls where it goes: its iterator is gone
+                if node != loop.after:  # where the loop ends (3.10, 3.11: no else, the iterator popped)
+                    statements.append(ast.Break())
+                    break
                 self._entry.setdefault(node, [])
                 continue
+            if loop is not None and loop.kind == "for" and node not in loop.body and node != loop.after and self._iterator_dropped(reader.stack, base):
+                # a return out of the loop (through a with's __exit__): the iterator is gone,
+                # the value goes on to code outside the loop, read with what is below it
+                statements += reader.statements
+                statements += self.region(node, stop, None, base[:-1], first=reader.stack[len(base) - 1:])
+                break
             iterates = node in self.graph.loops and self.graph.blocks[node].last.opname == "FOR_ITER"
             if len(reader.stack) > len(base) and iterates and isinstance(reader.stack[-1], ast.expr):
                 # FOR_ITER over a value that already is an iterator (a comprehension's `.0`):
@@ -796,6 +805,17 @@ class Structurer:
                     seen.add(successor)
                     todo.append(successor)
         return seen
+
+    def _loop_ends(self, loop: _Loop) -> set[int]:
+        """Where a for loop goes when its iterator is exhausted."""
+        return {s for s, k in self.graph.blocks[loop.header].successors if k == "jump"}
+
+    @staticmethod
+    def _iterator_dropped(stack: list[Any], base: list[Any]) -> bool:
+        """Whether the for loop's iterator (the last of `base`) is gone from the stack, what was
+        below it still there and values above (a return's value)."""
+        below = len(base) - 1
+        return len(stack) > below and all(stack[i] is base[i] for i in range(below)) and isinstance(base[-1], LoopIterator) and not any(v is base[-1] for v in stack)
 
     def _only_ends(self, start: int, avoid: set[int], body: set[int]) -> bool:
         """Whether block `start` is one place's own way to return or raise: one way in (or
@@ -1161,6 +1181,7 @@ def _joined_copied_endings(graph: cfg.Graph) -> cfg.Graph:
     (Values they expect on the stack must still agree: the structurer checks that where it
     enters the block.)"""
     endings = []
+    with_endings: dict[int, list[int]] = {}
     for block in graph.blocks:
         ways = [k for _, k in block.successors if k != "exception"]
         returns = block.last.opname in ("RETURN_VALUE", "RETURN_CONST") and not ways
@@ -1173,9 +1194,26 @@ def _joined_copied_endings(graph: cfg.Graph) -> cfg.Graph:
         # (`return a if b else c`); a value computed before is returned where it was
         if real[0].opname == "POP_EXCEPT" and not cfg.takes_from_stack(real[1:]):
             endings.append(block.index)
+        elif returns and _exit_call_block(block) and real[0].opname == "LOAD_CONST" and not cfg.takes_from_stack(real[real.index(next(i for i in real if i.opname in ("CALL", "CALL_FUNCTION"))) + 2:]):
+            # 3.10 copies a with's end (__exit__, then the code after the with up to its
+            # return) onto a break out of a loop in it: one place, as with the clause's end
+            # (the same with's: another with's end is another place)
+            entered = _entered_with(graph, block.index)
+            if entered is not None:
+                with_endings.setdefault(entered, []).append(block.index)
     replace: dict[int, int] = {}
-    _send_to_first_same(graph, endings, replace)
+    for group in [endings, *with_endings.values()]:
+        _send_to_first_same(graph, group, replace)
     return cfg.redirected(graph, replace) if replace else graph
+
+
+def _entered_with(graph: cfg.Graph, index: int) -> int | None:
+    """The nearest block above block `index` (a dominator) that enters a with."""
+    while index in graph.dominators and graph.dominators[index] != index:
+        index = graph.dominators[index]
+        if graph.blocks[index].last.opname in ("SETUP_WITH", "BEFORE_WITH"):
+            return index
+    return None
 
 
 def _send_to_first_same(graph: cfg.Graph, indexes: list[int], replace: dict[int, int]) -> None:
