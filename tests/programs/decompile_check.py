@@ -1127,6 +1127,22 @@ def loops_in_with(a, items, log):
     return log
 
 
+def while_return_in_clause_in_finally(a, log):
+    # the return's value goes below the clause's exception state (SWAP), the clause ends
+    # (POP_EXCEPT), the finally's copy is taken out, then the return: one way out
+    try:
+        log.append(10 // a)
+    except ZeroDivisionError:
+        n = 0
+        while n < 3:
+            n += 1
+            if log:
+                return a
+    finally:
+        a = 7 - a
+    return a
+
+
 def code_after_try_copied(a, log):
     # 3.12+ copies the short code after the try (`n = 0`, the return) onto each way out of
     # its body
@@ -1234,6 +1250,7 @@ CASES = [
     *[(tuple_and_chained_assignments, (p, i, [1, 2])) for p, i in (("abc", 1), ("", 0))],
     *[(local_classes, (a, [])) for a in (1, 5)],
     *[(loops_in_with, (a, items, [])) for a, items in ((1, []), (2, [1, 2, 3]), (5, [1, 2]), (9, [3]))],
+    *[(while_return_in_clause_in_finally, (a, log)) for a, log in ((0, []), (0, [1]), (2, []))],
 ]
 
 

@@ -1154,7 +1154,13 @@ def _joined_returns(graph: cfg.Graph) -> cfg.Graph:
     takes (from below the loop's iterator, the clause's exception state) are all known."""
     def returns(following: cfg.Block) -> bool:
         real = [i for i in following.instructions if i.opname not in cfg.NO_EFFECT]
-        return bool(real) and real[-1].opname in ("RETURN_VALUE", "RETURN_CONST") and _cannot_raise(following.instructions) and cfg.takes_from_stack(following.instructions)
+        if not (real and _cannot_raise(following.instructions) and cfg.takes_from_stack(following.instructions)):
+            return False
+        if real[-1].opname in ("RETURN_VALUE", "RETURN_CONST"):
+            return True
+        # (the end of an except clause, cut from the return by a finally's copy taken out)
+        ways = [(s, k) for s, k in following.successors if k != "exception"]
+        return len(ways) == 1 and ways[0][1] == "fall" and graph.blocks[ways[0][0]].predecessors == [following.index] and returns(graph.blocks[ways[0][0]])
 
     return _joined_falls(graph, lambda block: block.index in graph.reachable, returns)
 
