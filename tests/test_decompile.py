@@ -29,7 +29,7 @@ from conftest import ROOT, python_version
 CHECK = ROOT / "tests" / "programs" / "decompile_check.py"
 # What is refused so far, per Python: listed so that any change, better or worse, shows here.
 NOT_YET: dict[str, set[str]] = {
-    "3.10": {"while_return_in_clause_in_finally"},
+    "3.10": set(),
     "3.11": set(),
     "3.12": set(),
     "3.13": set(),

@@ -656,11 +656,13 @@ class Structurer:
                     break
                 self._entry.setdefault(node, [])
                 continue
-            if loop is not None and loop.kind == "for" and node not in loop.body and node != loop.after and self._iterator_dropped(reader.stack, base):
-                # a return out of the loop (through a with's __exit__): the iterator is gone,
-                # the value goes on to code outside the loop, read with what is below it
+            kept = _kept_below(reader.stack, base)
+            if loop is not None and node not in loop.body and node != loop.after and kept is not None:
+                # a return out of the loop (through a with's __exit__, or ending an except
+                # clause): what stayed below the loop (its iterator, the clause's exception
+                # state) is gone, the value goes on to code outside it, read with what is left
                 statements += reader.statements
-                statements += self.region(node, stop, None, base[:-1], first=reader.stack[len(base) - 1:])
+                statements += self.region(node, stop, None, base[:kept], first=reader.stack[kept:])
                 break
             iterates = node in self.graph.loops and self.graph.blocks[node].last.opname == "FOR_ITER"
             if len(reader.stack) > len(base) and iterates and isinstance(reader.stack[-1], ast.expr):
@@ -810,13 +812,6 @@ class Structurer:
         """Where a for loop goes when its iterator is exhausted."""
         return {s for s, k in self.graph.blocks[loop.header].successors if k == "jump"}
 
-    @staticmethod
-    def _iterator_dropped(stack: list[Any], base: list[Any]) -> bool:
-        """Whether the for loop's iterator (the last of `base`) is gone from the stack, what was
-        below it still there and values above (a return's value)."""
-        below = len(base) - 1
-        return len(stack) > below and all(stack[i] is base[i] for i in range(below)) and isinstance(base[-1], LoopIterator) and not any(v is base[-1] for v in stack)
-
     def _only_ends(self, start: int, avoid: set[int], body: set[int]) -> bool:
         """Whether block `start` is one place's own way to return or raise: one way in (or
         several, all from a for loop's `body`: the tests of one `and`), and every way on from
@@ -857,6 +852,19 @@ class Structurer:
     def _note_target(self, reader: BlockReader, loop: _Loop | None) -> None:
         if reader.loop_target is not None and loop is not None:
             self._targets[loop.header] = reader.loop_target
+
+
+def _kept_below(stack: list[Any], base: list[Any]) -> int | None:
+    """How many of the values below a loop (`base`: enclosing iterators, an except clause's
+    exception state) are still on the stack, where the rest are gone from it and values lie
+    above them (a return's value); None where all are there, or a value above is not one."""
+    kept = 0
+    while kept < min(len(stack), len(base)) and stack[kept] is base[kept]:
+        kept += 1
+    rest = stack[kept:]
+    if kept == len(base) or not rest or any(v is b for v in rest for b in base) or not all(isinstance(v, ast.expr) for v in rest):
+        return None
+    return kept
 
 
 def _name(value: Any) -> Any:
