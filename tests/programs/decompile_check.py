@@ -1143,6 +1143,17 @@ def while_return_in_clause_in_finally(a, log):
     return a
 
 
+def with_if_in_finally(a, b, log):
+    # 3.10 copies the with's end (__exit__) onto each side of the if that ends its body
+    try:
+        log.append(10 // a)
+    finally:
+        with Recorder(log, b):
+            if a:
+                log.append(1)
+    return log
+
+
 def code_after_try_copied(a, log):
     # 3.12+ copies the short code after the try (`n = 0`, the return) onto each way out of
     # its body
@@ -1251,6 +1262,7 @@ CASES = [
     *[(local_classes, (a, [])) for a in (1, 5)],
     *[(loops_in_with, (a, items, [])) for a, items in ((1, []), (2, [1, 2, 3]), (5, [1, 2]), (9, [3]))],
     *[(while_return_in_clause_in_finally, (a, log)) for a, log in ((0, []), (0, [1]), (2, []))],
+    *[(with_if_in_finally, (a, b, [])) for a in (0, 2) for b in (False, True)],
 ]
 
 

@@ -1201,17 +1201,20 @@ def _joined_copied_endings(graph: cfg.Graph) -> cfg.Graph:
         returns = block.last.opname in ("RETURN_VALUE", "RETURN_CONST") and not ways
         # (3.12+ copies a clause's end that jumps on too: onto a for loop's break and its end)
         jumps = block.last.opname in cfg.UNCONDITIONAL and ways == ["jump"]
-        if block.index not in graph.reachable or not (returns or jumps):
+        if block.index not in graph.reachable or not (returns or jumps or ways == ["fall"]):
             continue
         real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
+        if not real:
+            continue
         # other returns are copied too, but there the source has copies as well
         # (`return a if b else c`); a value computed before is returned where it was
-        if real[0].opname == "POP_EXCEPT" and not cfg.takes_from_stack(real[1:]):
+        if real[0].opname == "POP_EXCEPT" and not cfg.takes_from_stack(real[1:]) and (returns or jumps):
             endings.append(block.index)
-        elif returns and _exit_call_block(block) and real[0].opname == "LOAD_CONST" and not cfg.takes_from_stack(real[real.index(next(i for i in real if i.opname in ("CALL", "CALL_FUNCTION"))) + 2:]):
+        elif (returns or ways == ["fall"]) and _exit_call_block(block) and real[0].opname == "LOAD_CONST" and not cfg.takes_from_stack(real[real.index(next(i for i in real if i.opname in ("CALL", "CALL_FUNCTION"))) + 2:]):
             # 3.10 copies a with's end (__exit__, then the code after the with up to its
-            # return) onto a break out of a loop in it: one place, as with the clause's end
-            # (the same with's: another with's end is another place)
+            # return or on to where it goes) onto a break out of a loop in it, and onto each
+            # side of an if that ends it: one place, as with the clause's end (the same
+            # with's: another with's end is another place)
             entered = _entered_with(graph, block.index)
             if entered is not None:
                 with_endings.setdefault(entered, []).append(block.index)
