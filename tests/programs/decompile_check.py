@@ -1154,6 +1154,20 @@ def with_if_in_finally(a, b, log):
     return log
 
 
+def while_in_finally(a, log):
+    # a while loop in a finally: the exception state stays below the loop, and is there where
+    # the loop's test sends control past it
+    try:
+        log.append(10 // a)
+    finally:
+        if a:
+            n = 0
+            while n < a:
+                n += 1
+            log.append(n)
+    return log
+
+
 def code_after_try_copied(a, log):
     # 3.12+ copies the short code after the try (`n = 0`, the return) onto each way out of
     # its body
@@ -1263,6 +1277,7 @@ CASES = [
     *[(loops_in_with, (a, items, [])) for a, items in ((1, []), (2, [1, 2, 3]), (5, [1, 2]), (9, [3]))],
     *[(while_return_in_clause_in_finally, (a, log)) for a, log in ((0, []), (0, [1]), (2, []))],
     *[(with_if_in_finally, (a, b, [])) for a in (0, 2) for b in (False, True)],
+    *[(while_in_finally, (a, [])) for a in (0, 3)],
 ]
 
 

@@ -72,6 +72,7 @@ class Structurer:
         self._chains = self._except_chain_blocks()
         self._open_trys: set[int] = set()
         self._finally_bodies: list[int] = []  # the finally handlers whose try bodies are being written
+        self._held_below: list[tuple[int | None, list[Any]]] = []  # while loops being written: (after, values below)
         self._handler_blocks: dict[int, set[int]] = {}
         self._current = 0  # the block being read (its values may go on to its only successor)
         self._skip: dict[int, int] = {}  # block -> instructions at its start already written (a finally's copy)
@@ -460,6 +461,10 @@ class Structurer:
         return reader
 
     def _enter(self, index: int, values: list[Any], instruction: dis.Instruction | None) -> None:
+        for after, held in reversed(self._held_below):
+            if index == after:  # out of a while loop: what stayed below it is there after it
+                values = [*held, *values]
+                break
         known = self._entry.setdefault(index, values)
         if len(known) != len(values) or any(_name(a) != _name(b) for a, b in zip(known, values)):
             raise Unsupported(instruction, "a block reached with different values on the stack")
@@ -783,14 +788,17 @@ class Structurer:
                 after = target
         loop = _Loop(header, body, after, kind="while")
         self._open_loops.append(header)
+        self._held_below.append((after, held))
         try:
             statements = self.region(header, _NOWHERE, loop, base, entering=True)
         finally:
             self._open_loops.pop()
+            self._held_below.pop()
         while statements and isinstance(statements[-1], ast.Continue):
             statements.pop()
-        if after is not None and held:  # what stayed below the loop is there after it too
-            self._entry[after] = [*held, *self._entry.get(after, [])]
+        entry = self._entry.get(after, []) if after is not None else []
+        if after is not None and held and not (len(entry) >= len(held) and all(a is b for a, b in zip(entry, held))):
+            self._entry[after] = [*held, *entry]  # what stayed below the loop is there after it too
         return [ast.While(test=ast.Constant(value=True), body=statements or [ast.Pass()], orelse=[])], (after if after is not None else EXIT)
 
     def _forward(self, start: int, header: int | None = None, avoid: int | None = None) -> set[int]:
