@@ -1168,6 +1168,20 @@ def while_in_finally(a, log):
     return log
 
 
+def while_true_left_by_return(a, items, log):
+    # every way out of the loop returns or raises: 3.12+ copies `return log` onto the break
+    while True:
+        try:
+            log.append(items.pop())
+        except IndexError as error:
+            log.append(str(error))
+        if len(log) > 2:
+            break
+        elif a:
+            raise ValueError("x")
+    return log
+
+
 def code_after_try_copied(a, log):
     # 3.12+ copies the short code after the try (`n = 0`, the return) onto each way out of
     # its body
@@ -1278,6 +1292,7 @@ CASES = [
     *[(while_return_in_clause_in_finally, (a, log)) for a, log in ((0, []), (0, [1]), (2, []))],
     *[(with_if_in_finally, (a, b, [])) for a in (0, 2) for b in (False, True)],
     *[(while_in_finally, (a, [])) for a in (0, 3)],
+    *[(while_true_left_by_return, (a, items, [])) for a, items in ((0, []), (1, [1]), (0, [1, 2]))],
 ]
 
 

@@ -777,6 +777,8 @@ class Structurer:
                 after = _common_post_dominator(rest, self.post_dominators)  # a break to the loop's end
             elif not rest and len(natural) == 1:
                 after = natural.pop()
+            elif not rest and not natural:
+                pass  # every way out returns or raises (3.12+ copies `return x` onto a break)
             else:
                 # breaks that all jump to one place, which the loop's other ways out reach too
                 # where they do not raise or return (an `else:` that may raise): after the loop
