@@ -1182,6 +1182,22 @@ def while_true_left_by_return(a, items, log):
     return log
 
 
+def raise_caught_in_branch(a, b, items, log):
+    # one side of the if raises inside a try whose clause goes on: the sides meet after it
+    if a:
+        log.append(a)
+    else:
+        try:
+            raise ValueError(b)
+        except ValueError:
+            log.append("caught")
+    try:
+        a = sum([v * 2 for v in items if v > 1])
+    except TypeError:
+        pass
+    return a
+
+
 def code_after_try_copied(a, log):
     # 3.12+ copies the short code after the try (`n = 0`, the return) onto each way out of
     # its body
@@ -1293,6 +1309,7 @@ CASES = [
     *[(with_if_in_finally, (a, b, [])) for a in (0, 2) for b in (False, True)],
     *[(while_in_finally, (a, [])) for a in (0, 3)],
     *[(while_true_left_by_return, (a, items, [])) for a, items in ((0, []), (1, [1]), (0, [1, 2]))],
+    *[(raise_caught_in_branch, (a, 2, items, [])) for a, items in ((0, [1, 2]), (1, ["x"]))],
 ]
 
 

@@ -614,6 +614,8 @@ class Structurer:
                 merge = self.post_dominators.get(node, EXIT)
                 if merge == EXIT and loop is None:  # one side may return or raise: where the others meet
                     merge = self._first_common([condition.when_true, condition.when_false], loop)
+                    if merge == EXIT:  # a side that raises inside a try whose clause goes on
+                        merge = self._first_common([condition.when_true, condition.when_false], loop, handled=self._handlers - self._protectors(node))
                 if loop is not None and (merge not in loop.body or merge == loop.header):
                     # a side that goes round again later (`if a: ...; if b: continue`) meets the
                     # other where both go on in this turn of the loop; else (one side is the
@@ -803,7 +805,7 @@ class Structurer:
             self._entry[after] = [*held, *entry]  # what stayed below the loop is there after it too
         return [ast.While(test=ast.Constant(value=True), body=statements or [ast.Pass()], orelse=[])], (after if after is not None else EXIT)
 
-    def _forward(self, start: int, header: int | None = None, avoid: int | None = None) -> set[int]:
+    def _forward(self, start: int, header: int | None = None, avoid: int | None = None, handled: Any = ()) -> set[int]:
         """The blocks control can go on to from block `start` (itself included), in this turn
         of the loops being written (and of the loop at `header`): not on past their headers,
         nor past block `avoid`."""
@@ -813,7 +815,7 @@ class Structurer:
             if index != start and (index in self._open_loops or index == header) or index == avoid:
                 continue
             for successor, kind in self.graph.blocks[index].successors:
-                if kind != "exception" and successor not in seen:
+                if (kind != "exception" or successor in handled) and successor not in seen:
                     seen.add(successor)
                     todo.append(successor)
         return seen
@@ -832,11 +834,12 @@ class Structurer:
         predecessors = self.graph.blocks[start].predecessors
         return (len(predecessors) == 1 or all(p in body for p in predecessors)) and not (reached & avoid) and all(self.graph.blocks[b].last.opname in cfg.TERMINATORS for b in reached if not [s for s, k in self.graph.blocks[b].successors if k != "exception"])
 
-    def _first_common(self, starts: list[int], loop: _Loop | None) -> int:
+    def _first_common(self, starts: list[int], loop: _Loop | None, handled: Any = ()) -> int:
         """The block where the sides of a branch (or a try's ways on) meet again when some of
         their ways return or raise instead (so no block post-dominates them): the one block
-        they all reach that comes before every other they all reach; EXIT if there is none."""
-        common = set.intersection(*(self._forward(start) for start in starts))
+        they all reach that comes before every other they all reach; EXIT if there is none.
+        A raise goes on into the handlers of `handled` (of trys inside the sides)."""
+        common = set.intersection(*(self._forward(start, handled=handled) for start in starts))
         if loop is not None:
             common = (common & loop.body) - {loop.header}
         # first: no way into it from another common block, but for a loop's own back edges
