@@ -353,13 +353,18 @@ def split(graph: Graph, block: Block, cut: int) -> int:
     return rest.index
 
 
+def passes_through(block: Block) -> int | None:
+    """The one block this block goes on to, where it does nothing itself (NOPs kept for a
+    line); None for any other block."""
+    ways = [s for s, k in block.successors if k != "exception"]
+    return ways[0] if len(ways) == 1 and all(i.opname in NO_EFFECT for i in block.instructions) else None
+
+
 def only_nops_into(graph: Graph, index: int, blocks: set[int]) -> bool:
     """Whether block `index` does nothing but go on into one of `blocks` (3.12+ leaves NOPs
     out of every exception range: `try: pass` inside a try's body is a block of them outside
     its range, which is no way out of it)."""
-    block = graph.blocks[index]
-    ways = [s for s, k in block.successors if k != "exception"]
-    return all(i.opname in NO_EFFECT for i in block.instructions) and len(ways) == 1 and ways[0] in blocks
+    return passes_through(graph.blocks[index]) in blocks
 
 
 def through_jumps(graph: Graph, index: int, nops: bool = False) -> int:
@@ -368,11 +373,11 @@ def through_jumps(graph: Graph, index: int, nops: bool = False) -> int:
     kept for a line)."""
     for _ in range(len(graph.blocks)):
         block = graph.blocks[index]
-        real = [i for i in block.instructions if i.opname not in NO_EFFECT]
-        ways = [s for s, k in block.successors if k != "exception"]
-        if nops and not real and len(ways) == 1:
-            index = ways[0]
+        on = passes_through(block) if nops else None
+        if on is not None:
+            index = on
             continue
+        real = [i for i in block.instructions if i.opname not in NO_EFFECT]
         if len(real) != 1 or real[0].opname not in UNCONDITIONAL:
             return index
         index = next(s for s, k in block.successors if k == "jump")

@@ -247,6 +247,13 @@ _BINARY_310 = {
     "AND": "&", "OR": "|", "XOR": "^",
 }
 _COMPARE = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq}
+_UNARY = {"UNARY_NEGATIVE": ast.USub, "UNARY_NOT": ast.Not, "UNARY_INVERT": ast.Invert, "UNARY_POSITIVE": ast.UAdd}
+# Stores to a plain name.
+_NAME_STORES = ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")
+# Instructions with no effect on the values of straight-line code.
+_IGNORED = frozenset({"NOP", "RESUME", "CACHE", "PRECALL", "EXTENDED_ARG", "TO_BOOL", "COPY_FREE_VARS", "MAKE_CELL"})
+if sys.version_info < (3, 11):  # 3.10's block stack: the graph has what they mean (exception edges)
+    _IGNORED = _IGNORED | {"SETUP_FINALLY", "POP_BLOCK"}
 
 
 def _names_stored_next(upcoming: list[dis.Instruction], names: list[str], count: int) -> tuple[list[str], int] | None:
@@ -298,12 +305,6 @@ class ChainLeft:
     (`< c`): the structurer joins a chain's blocks with a CHAIN_COMPARE where each link was."""
 
     compare: ast.Compare
-_UNARY = {"UNARY_NEGATIVE": ast.USub, "UNARY_NOT": ast.Not, "UNARY_INVERT": ast.Invert, "UNARY_POSITIVE": ast.UAdd}
-# Instructions with no effect on the values of straight-line code.
-_NAME_STORES = ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")
-_IGNORED = frozenset({"NOP", "RESUME", "CACHE", "PRECALL", "EXTENDED_ARG", "TO_BOOL", "COPY_FREE_VARS", "MAKE_CELL"})
-if sys.version_info < (3, 11):  # 3.10's block stack: the graph has what they mean (exception edges)
-    _IGNORED = _IGNORED | {"SETUP_FINALLY", "POP_BLOCK"}
 
 
 class Temporaries:

@@ -28,7 +28,7 @@ import dis
 import sys
 from dataclasses import dataclass
 from types import CodeType
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Collection, Iterator
 
 from compilescope.decompiler import cfg, finally_copies
 from compilescope.decompiler.tidy import conditional_assignment, negate, tidy
@@ -663,8 +663,8 @@ class Structurer:
                     break
                 self._entry.setdefault(node, [])
                 continue
-            kept = _kept_below(reader.stack, base)
-            if loop is not None and node not in loop.body and node != loop.after and kept is not None:
+            kept = _kept_below(reader.stack, base) if loop is not None and node not in loop.body and node != loop.after else None
+            if kept is not None:
                 # a return out of the loop (through a with's __exit__, or ending an except
                 # clause): what stayed below the loop (its iterator, the clause's exception
                 # state) is gone, the value goes on to code outside it, read with what is left
@@ -805,7 +805,7 @@ class Structurer:
             self._entry[after] = [*held, *entry]  # what stayed below the loop is there after it too
         return [ast.While(test=ast.Constant(value=True), body=statements or [ast.Pass()], orelse=[])], (after if after is not None else EXIT)
 
-    def _forward(self, start: int, header: int | None = None, avoid: int | None = None, handled: Any = ()) -> set[int]:
+    def _forward(self, start: int, header: int | None = None, avoid: int | None = None, handled: Collection[int] = ()) -> set[int]:
         """The blocks control can go on to from block `start` (itself included), in this turn
         of the loops being written (and of the loop at `header`): not on past their headers,
         nor past block `avoid`."""
@@ -834,7 +834,7 @@ class Structurer:
         predecessors = self.graph.blocks[start].predecessors
         return (len(predecessors) == 1 or all(p in body for p in predecessors)) and not (reached & avoid) and all(self.graph.blocks[b].last.opname in cfg.TERMINATORS for b in reached if not [s for s, k in self.graph.blocks[b].successors if k != "exception"])
 
-    def _first_common(self, starts: list[int], loop: _Loop | None, handled: Any = ()) -> int:
+    def _first_common(self, starts: list[int], loop: _Loop | None, handled: Collection[int] = ()) -> int:
         """The block where the sides of a branch (or a try's ways on) meet again when some of
         their ways return or raise instead (so no block post-dominates them): the one block
         they all reach that comes before every other they all reach; EXIT if there is none.
@@ -939,11 +939,9 @@ def _without_empty_loop_starts(graph: cfg.Graph) -> cfg.Graph:
     replace = {}
     for header in graph.loops:
         block = graph.blocks[header]
-        ways = [s for s, k in block.successors if k != "exception"]
-        if not all(i.opname in cfg.NO_EFFECT for i in block.instructions) or len(ways) != 1 or ways[0] == header:
-            continue
-        if cfg.handlers(block) == cfg.handlers(graph.blocks[ways[0]]):  # not a `try:`'s NOP, before its range
-            replace[header] = ways[0]
+        on = cfg.passes_through(block)
+        if on is not None and on != header and cfg.handlers(block) == cfg.handlers(graph.blocks[on]):  # not a `try:`'s NOP, before its range
+            replace[header] = on
     return cfg.redirected(graph, replace) if replace else graph
 
 
@@ -962,11 +960,12 @@ def _chained_comparisons(graph: cfg.Graph) -> cfg.Graph:
         for block in graph.blocks:
             link = _chain_link(graph, block)
             if link is not None:
-                following, at, pops = link
+                following, keep, at, pops = link
                 _join(graph, block, following)
-                # the jump and what went with it are gone; the comparison is now a link
+                # the keeping of the operand, the jump and what went with it are gone; the
+                # comparison is now a link
                 compare = block.instructions[at]
-                block.instructions[at - 2:at + 1 + pops] = [compare._replace(opname="CHAIN_COMPARE")]
+                block.instructions[keep:at + 1 + pops] = [compare._replace(opname="CHAIN_COMPARE")]
                 joined.append(block)
                 changed = True
     # the jump over the false way's block (gone now) to what comes next: straight there
@@ -979,10 +978,11 @@ def _chained_comparisons(graph: cfg.Graph) -> cfg.Graph:
     return cfg.redirected(graph, replace) if joined else graph
 
 
-def _chain_link(graph: cfg.Graph, block: cfg.Block) -> tuple[cfg.Block, int, int] | None:
-    """(the block the link's chain goes on in, the comparison's index in `block`, how many
-    instructions after it belong to the link: a kept copy, TO_BOOL, the jump, and the next
-    block's POP_TOP of the copy) when `block` ends with a link that can be joined."""
+def _chain_link(graph: cfg.Graph, block: cfg.Block) -> tuple[cfg.Block, int, int, int] | None:
+    """(the block the link's chain goes on in, the index in `block` of the instructions that
+    keep the right operand (SWAP 2, COPY 2) and of the comparison, how many instructions after
+    it belong to the link: a kept copy, TO_BOOL, the jump, and the next block's POP_TOP of the
+    copy) when `block` ends with a link that can be joined."""
     if block.index not in graph.reachable or block.last.opname not in _FALSE_JUMPS:
         return None
     real = [at for at, i in enumerate(block.instructions) if i.opname not in cfg.NO_EFFECT]
@@ -1042,7 +1042,7 @@ def _chain_link(graph: cfg.Graph, block: cfg.Block) -> tuple[cfg.Block, int, int
     # instructions removed after the comparison: the link's own, to the end of the block, and
     # the next block's POP_TOP (counted in the joined block, where it follows them)
     own = len(block.instructions) - at - 1
-    return following, at, own + (following.instructions.index(next(i for i in following.instructions if i.opname == "POP_TOP")) + 1 if pops else 0)
+    return following, real[-4 - skipped], at, own + (following.instructions.index(next(i for i in following.instructions if i.opname == "POP_TOP")) + 1 if pops else 0)
 
 
 def _going_on(graph: cfg.Graph, block: cfg.Block, rest: list[dis.Instruction]) -> Any:
@@ -1641,16 +1641,23 @@ def class_body(code: CodeType) -> list[ast.stmt]:
     added = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__", "__classcell__"}
     if body and isinstance(body[-1], ast.Return) and isinstance(body[-1].value, ast.Name):
         returned = body[-1].value.id  # the __class__ cell, perhaps through a temporary
-        copied = [st for st in body if isinstance(st, ast.Assign) and [ast.dump(t) for t in st.targets] == [ast.dump(ast.Name(id=returned, ctx=ast.Store()))] and isinstance(st.value, ast.Name) and st.value.id == "__class__"]
+        copied = [st for st in body if _assigned_name(st) == returned and isinstance(st.value, ast.Name) and st.value.id == "__class__"]  # type: ignore[attr-defined]
         if returned == "__class__" or (returned.startswith("__") and len(copied) == 1):
             body = [st for st in body[:-1] if not any(st is c for c in copied)]
-    body = [st for st in body if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and st.targets[0].id in added)]
+    body = [st for st in body if _assigned_name(st) not in added]
     first = body[0] if body else None
-    if isinstance(first, ast.Assign) and [ast.dump(t) for t in first.targets] == [ast.dump(ast.Name(id="__doc__", ctx=ast.Store()))] and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-        body[0] = ast.Expr(value=first.value)  # the docstring
+    if first is not None and _assigned_name(first) == "__doc__" and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):  # type: ignore[attr-defined]
+        body[0] = ast.Expr(value=first.value)  # type: ignore[attr-defined]  # the docstring
     if any(isinstance(n, ast.Return) for st in body for n in _own_nodes(st)):
         raise Unsupported(None, f"class {code.co_name}: a return in its body")
     return _annotated(body) or [ast.Pass()]
+
+
+def _assigned_name(statement: ast.stmt) -> str | None:
+    """The name `name = value` assigns; None for any other statement."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        return statement.targets[0].id
+    return None
 
 
 def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
@@ -1671,9 +1678,8 @@ def _annotated(body: list[ast.stmt]) -> list[ast.stmt]:
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == "__annotations__" and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
             name = target.slice.value
             value = None
-            previous = out[-1] if out else None
-            if isinstance(previous, ast.Assign) and len(previous.targets) == 1 and isinstance(previous.targets[0], ast.Name) and previous.targets[0].id == name:
-                value = out.pop().value  # type: ignore[union-attr]
+            if out and _assigned_name(out[-1]) == name:
+                value = out.pop().value  # type: ignore[attr-defined]
             out.append(ast.AnnAssign(target=ast.Name(id=name, ctx=ast.Store()), annotation=statement.value, value=value, simple=1))  # type: ignore[attr-defined]
             continue
         out.append(statement)
