@@ -121,7 +121,16 @@ def test_straight_line_functions_round_trip(version: str) -> None:
     for written in ("head, tail = (p[:i], p[i:])", "a, b, c = (len(p), i + 1, log.pop())", "box.first = first = {}", "first[a] = box.second = [b, c]"):
         assert written in assignments.replace("(head, tail)", "head, tail").replace("(a, b, c) =", "a, b, c ="), assignments
     assert "import xml.dom.minidom as m" in functions["dotted_imports"]["source"]
-    for name in ("chained_comparisons", "walrus_in_generator", "walrus_in_tests", "tuple_and_chained_assignments", "while_one_continue"):
+    keywords = functions["keyword_comprehensions"]["source"].replace("(k, v) in", "k, v in")  # 3.10's unparse
+    for written in ("record_call(**{k: v for k, v in options.items()})", "record_call(0, kind=box.size, **{k: v for ", "record_call([box.size, 1], *[v for v in options.values()])"):
+        assert written in keywords, keywords
+    assert "for a, _, _, b in rows:" in functions["unpack_discarded"]["source"].replace("(a, _, _, b)", "a, _, _, b")
+    stars = re.sub(r"\(((?:\*?[\w.]+, )+\*?[\w.]+)\)( =| in)", r"\1\2", functions["star_unpacking"]["source"])  # 3.10's unparse: `(a, *b) = x`
+    for written in ("first, *rest = rows", "*init, last = rows", "[(h, t) for h, *t in rows]", "box.first, *box.rest = (head, len(rest))"):
+        assert written in stars, stars
+    # code after a loop that several breaks reach is written once, after it
+    assert functions["loop_breaks_past_return"]["source"].count("while lines:") == 1, functions["loop_breaks_past_return"]["source"]
+    for name in ("chained_comparisons", "walrus_in_generator", "walrus_in_tests", "tuple_and_chained_assignments", "while_one_continue", "keyword_comprehensions", "unpack_discarded", "star_unpacking"):
         assert "__" not in functions[name]["source"], functions[name]["source"]
 
 

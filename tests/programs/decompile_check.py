@@ -1212,6 +1212,190 @@ def code_after_try_copied(a, log):
     return n
 
 
+def loop_else_break_and_raise(items, log):
+    # a while loop left by a raise that two tests reach (an if before it) and by the last
+    # test's else, which breaks (shlex.read_token's shape)
+    while True:
+        c = items.pop() if items else ""
+        if c == "q":
+            if log:
+                if len(log) > 2:
+                    log.append("long")
+                raise ValueError(c)
+        elif c:
+            log.append(c)
+        else:
+            if log:
+                log.append("end")
+            break
+    return log
+
+
+def loop_break_and_raise_after_if(items, log):
+    # a break jump out of a while loop, and a raise reached from two tests
+    while True:
+        c = items.pop() if items else ""
+        if c == "x":
+            log.append("x")
+        if c == "!":
+            if log:
+                log.append("bang")
+            raise ValueError(c)
+        if not c:
+            break
+    result = len(log)
+    return result
+
+
+def loop_breaks_past_return(chunks, width, log):
+    # a while loop that returns where it starts, and two breaks to the code after it (which
+    # returns too): that code is written once, after the loop (textwrap._wrap_chunks' shape)
+    lines = []
+    while True:
+        if not chunks:
+            return lines
+        cur = chunks.pop()
+        if len(cur) > width:
+            if log:
+                break
+            if width > 1:
+                break
+        lines.append(cur)
+    while lines:
+        log.append(lines.pop())
+    return log
+
+
+def nested_comprehension_in_try(rows, sep):
+    # 3.12+ inlines both comprehensions: the inner one's cleanup handler is inside the outer's
+    try:
+        split = [[c for c in row.split(sep) if c] for row in rows]
+        return split
+    except (TypeError, AttributeError):
+        return None
+
+
+def unpack_discarded(rows):
+    # 3.13 drops the stores the next one overwrites: `_, _` unpacks into POP_TOP, then `_`
+    tags = [tag for tag, _, _, _ in rows if tag]
+    out = []
+    for a, _, _, b in rows:
+        out.append((a, b))
+    x, _, _, _ = rows[0]
+    return tags, out, x, _
+
+
+def retry_in_clause(first, second):
+    # the code after the try (3.10+ copies it onto the end of the except clause) returns a
+    # call; the inner clause's return leaves both clauses
+    try:
+        value = first()
+    except OSError:
+        try:
+            value = second()
+        except OSError:
+            return -1
+    return str(value)
+
+
+def star_unpacking(rows, box):
+    # UNPACK_EX: the starred name takes the rest, in assignments, loops, comprehensions and
+    # nested targets
+    first, *rest = rows
+    *init, last = rows
+    out = [(h, t) for h, *t in rows]
+    for head, *_ in rows:
+        box.first, *box.rest = head, len(rest)
+    (p, *q), r = rows[0], last
+    return first, rest, init, last, out, p, q, r
+
+
+def else_returns_clauses_go_on(names, box, log):
+    # an `else:` that returns, in an if and in a loop, where the except clauses go on
+    # (ast.NodeVisitor.visit_Constant's shape)
+    if names is not None:
+        try:
+            found = getattr(box, names[0])
+        except AttributeError:
+            pass
+        except IndexError:
+            log.append("none")
+        else:
+            return found
+    for name in names or ():
+        try:
+            found = getattr(box, name)
+        except AttributeError as error:
+            log.append(str(error)[:10])
+        except TypeError:
+            continue
+        else:
+            return found
+        log.append(name)
+    return log
+
+
+def clause_continues_or_breaks(items, table, log):
+    # one except clause goes on into the code after the try, the others continue or break:
+    # that code is not theirs (they were once written `pass`, falling into it)
+    for item in items:
+        try:
+            value = 10 // table[item]
+        except ZeroDivisionError:
+            continue
+        except TypeError:
+            break
+        except KeyError:
+            log.append(item)
+        else:
+            return value
+        log.append(-1)
+    return log
+
+
+def else_then_copied_return(box, log):
+    # an `else:` whose if returns, and a clause that ends in 3.12+'s copy of the return after
+    # the try (warnings._formatwarnmsg's shape)
+    try:
+        value = box.size
+    except AttributeError:
+        pass
+    else:
+        if value is not None:
+            return len(log) + value
+    return str(log)
+
+
+def reraise_after_inner_try(divisor, log):
+    # a bare raise after a try inside an except clause: 3.12+ copies it onto the inner
+    # clause's end (subprocess.Popen.wait's shape)
+    try:
+        return 10 // divisor
+    except ZeroDivisionError:
+        try:
+            log.append(log[0])
+        except IndexError:
+            pass
+        raise
+
+
+def os_error():
+    raise OSError("none here")
+
+
+def record_call(*args, **kwargs):
+    return args, sorted(kwargs.items())
+
+
+def keyword_comprehensions(options, box):
+    # 3.12+ runs the comprehensions inside the call's arguments: the values before them (the
+    # dict of keywords, the list) wait on the stack while they run
+    a = record_call(**{k: v for k, v in options.items()})
+    b = record_call(0, kind=box.size, **{k: v for k, v in options.items() if k != "kind"})
+    c = record_call([box.size, 1], *[v for v in options.values()])
+    return a, b, c
+
+
 CASES = [
     (arithmetic, (7, 3)), (bitwise, (12, 10)), (comparisons, (1, 2)), (calls, (3, -8)),
     (methods, ((1, 2, 3),)), (attributes, (Box(),)), (augmented, (5, 4)), (containers, (1, 2)),
@@ -1310,6 +1494,18 @@ CASES = [
     *[(while_in_finally, (a, [])) for a in (0, 3)],
     *[(while_true_left_by_return, (a, items, [])) for a, items in ((0, []), (1, [1]), (0, [1, 2]))],
     *[(raise_caught_in_branch, (a, 2, items, [])) for a, items in ((0, [1, 2]), (1, ["x"]))],
+    *[(loop_else_break_and_raise, (items, log)) for items, log in (([], []), (["a", "q"], []), (["q", "b"], []), (["q", "b"], [1, 2, 3]))],
+    *[(loop_break_and_raise_after_if, (items, log)) for items, log in (([], []), (["x", "a"], []), (["!"], []), (["!"], [1]))],
+    *[(loop_breaks_past_return, (chunks, width, [])) for chunks, width in (([], 2), (["ab", "c"], 2), (["abc", "d"], 2), (["abc"], 1))],
+    *[(nested_comprehension_in_try, (rows, ",")) for rows in ([], ["a,,b", "c"], [1])],
+    *[(unpack_discarded, (rows,)) for rows in ([(1, 2, 3, 4)], [(0, 1, 2, 3), (5, 6, 7, 8)])],
+    *[(retry_in_clause, (first, second)) for first, second in ((int, int), (os_error, int), (os_error, os_error))],
+    *[(keyword_comprehensions, (options, Box())) for options in ({}, {"kind": 1, "z": 2})],
+    *[(star_unpacking, (rows, Box())) for rows in ([(1, 2), (3, 4, 5)], [(6, 7, 8)], [])],
+    *[(else_returns_clauses_go_on, (names, Box(), [])) for names in (None, [], ["x", "size"], ["x", 3])],
+    *[(clause_continues_or_breaks, (items, {"a": 0, "b": "x", "c": 5}, [])) for items in (["a", "z", "c"], ["z", "b", "c"], ["a"], ["z"])],
+    *[(else_then_copied_return, (box, log)) for box, log in ((Box(), [1]), (3, []))],
+    *[(reraise_after_inner_try, (divisor, log)) for divisor, log in ((1, []), (0, []), (0, [1]))],
 ]
 
 

@@ -221,6 +221,18 @@ class _InPlace:
     value: ast.expr
 
 
+def _display_parts(value: Any) -> Any:
+    """A copy of a list, set, tuple or dict display (no `*`, no `**`) and its parts, in the
+    order they are evaluated, as (list, index) places; None for anything else."""
+    if isinstance(value, (ast.List, ast.Set, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in value.elts):
+        copy = type(value)(elts=list(value.elts), **({"ctx": ast.Load()} if not isinstance(value, ast.Set) else {}))
+        return copy, [(copy.elts, at) for at in range(len(copy.elts))]
+    if isinstance(value, ast.Dict) and all(k is not None for k in value.keys):
+        copy = ast.Dict(keys=list(value.keys), values=list(value.values))
+        return copy, [(part, at) for at in range(len(copy.keys)) for part in (copy.keys, copy.values)]
+    return None
+
+
 @dataclass
 class _Unpack:
     """`a, b = value`: UNPACK_SEQUENCE's slots, filled by the stores that follow."""
@@ -228,6 +240,7 @@ class _Unpack:
     value: Any  # what is unpacked: a value, the loop's item, or (nested) a slot of another
     count: int
     targets: list[ast.expr] = field(default_factory=list)
+    star: int | None = None  # UNPACK_EX: the slot that takes the rest (`a, *b = value`)
 
 
 @dataclass
@@ -520,11 +533,29 @@ class BlockReader:
             return all(part is None or self._settled(part, written) for part in (value.lower, value.upper, value.step))
         return not isinstance(value, (ast.AST, _InPlace, ChainLeft))
 
+    def _comprehension_start(self) -> int:
+        """Where a 3.12+ inlined comprehension's entries start on the stack (its saved names),
+        or 0. A display below it (the dict that `f(k=v, **{k: v for ...})` merges it into) stays
+        one while it runs, its parts in temporaries where they must be: a new object, made
+        after it, is the same object."""
+        return next((at for at, value in enumerate(self.stack) if isinstance(value, Saved)), 0)
+
     def spill(self, height: int, written: frozenset[str] = frozenset(), instruction: dis.Instruction | None = None) -> None:
         """Store every unsettled value of the bottom `height` stack entries in a temporary."""
+        inlined = self._comprehension_start()
         for index in range(min(height, len(self.stack))):
             value = self.stack[index]
             if self._settled(value, written):
+                continue
+            display = _display_parts(value) if index < inlined else None
+            if display is not None:  # its parts go in temporaries, where they must
+                copy, parts = display
+                for part, at in parts:
+                    if not self._settled(part[at], written):
+                        name = self.temps.new()
+                        self.statements.append(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=_stored(part[at], instruction), lineno=0))
+                        part[at] = _load(name)
+                self.stack[index] = copy
                 continue
             if not isinstance(value, ast.expr):
                 raise Unsupported(instruction, "a value under construction is still waiting on the stack across this statement")
@@ -589,10 +620,23 @@ class BlockReader:
         it chose them; new ones otherwise), in one assignment, so that values already in such
         names are read first. Returns the next block's view of them."""
         targets, values = [], []
+        inlined = self._comprehension_start()
         chosen = list(names) if names is not None else None
         for index in range(height, len(self.stack)):
             value = self.stack[index]
             if value is NULL or isinstance(value, (Saved, _ExceptionMarker, WithExit, WithEnter, _Delegated)):  # markers, not values: they go on
+                continue
+            display = _display_parts(value) if index < inlined else None
+            if isinstance(value, ast.Constant) and index < inlined:
+                continue
+            if display is not None:  # its parts go in temporaries, in order, where they must
+                copy, parts = display
+                for part, at in parts:
+                    if not self._settled(part[at]):
+                        targets.append(ast.Name(id=self.temps.new(), ctx=ast.Store()))
+                        values.append(_stored(part[at], instruction))
+                        part[at] = _load(targets[-1].id)
+                self.stack[index] = copy
                 continue
             if not isinstance(value, ast.expr):
                 raise Unsupported(instruction, "a value under construction flows into the next block")
@@ -688,6 +732,15 @@ class BlockReader:
             raise Unsupported(instruction, "stored something that is not a value")
         self.emit(ast.Assign(targets=[target], value=value, lineno=0), instruction)
 
+    def _overwritten_name(self, instruction: dis.Instruction) -> ast.Name:
+        """The name an unpacking's POP_TOP stands for: 3.13 drops a store that the next one
+        overwrites (`for tag, _, _ in rows`: POP_TOP, then `_ = ...`), so it is that name."""
+        following = next((i for i in self._upcoming if i.opname not in _IGNORED and i.opname != "POP_TOP"), None)
+        if following is None or following.opname not in ("STORE_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"):
+            raise Unsupported(instruction, "discarded a value under construction")
+        name = following.argval[0] if isinstance(following.argval, tuple) else following.argval
+        return ast.Name(id=name, ctx=ast.Store())
+
     def _fill(self, slot: _Slot, target: ast.expr, instruction: dis.Instruction) -> None:
         """A store into one of UNPACK_SEQUENCE's slots; the last one makes the assignment (or
         the loop's target, or, nested as in `for i, (x, y) in ...`, the slot it unpacked)."""
@@ -695,6 +748,8 @@ class BlockReader:
         group.targets.append(target)
         if len(group.targets) < group.count:
             return
+        if group.star is not None:
+            group.targets[group.star] = ast.Starred(value=group.targets[group.star], ctx=ast.Store())
         whole = ast.Tuple(elts=group.targets, ctx=ast.Store())
         if isinstance(group.value, _Slot):
             self._fill(group.value, whole, instruction)
@@ -1043,12 +1098,16 @@ class BlockReader:
                 if not self.stack or not isinstance(self.stack[-1], (LoopIterator, _LoopMarker)):
                     raise Unsupported(ins, "END_FOR outside a loop's exit")
                 self.stack.pop()
-        elif op == "UNPACK_SEQUENCE":
+        elif op in ("UNPACK_SEQUENCE", "UNPACK_EX"):
             value = self.pop(ins)
             if value is not NEXT_ITEM and not isinstance(value, (ast.expr, _Slot)):
                 raise Unsupported(ins, "unpacking something that is not a value")
-            group = _Unpack(value, ins.argval)
-            self.stack += [_Slot(group) for _ in range(ins.argval)]
+            if op == "UNPACK_SEQUENCE":
+                group = _Unpack(value, ins.arg or 0)
+            else:  # the names before the starred one, and after it
+                before, after = (ins.arg or 0) & 0xFF, (ins.arg or 0) >> 8
+                group = _Unpack(value, before + 1 + after, star=before)
+            self.stack += [_Slot(group) for _ in range(group.count)]
         elif op in ("FORMAT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE"):
             self._format(ins)
         elif op == "BUILD_STRING":
@@ -1064,7 +1123,9 @@ class BlockReader:
             self.stack.append(ast.JoinedStr(values=values))
         elif op == "POP_TOP":
             value = self.pop(ins)
-            if isinstance(value, ast.Constant) or (isinstance(value, ast.Name) and self.temps.owns(value.id)):
+            if isinstance(value, _Slot):
+                self._fill(value, self._overwritten_name(ins), ins)
+            elif isinstance(value, ast.Constant) or (isinstance(value, ast.Name) and self.temps.owns(value.id)):
                 pass  # dropping a constant or a copy already stored has no effect
             elif isinstance(value, ast.expr):
                 self.emit(ast.Expr(value=value), ins)
@@ -1245,6 +1306,8 @@ class BlockReader:
             raise Unsupported(ins, "calling something that is not a value")
         if isinstance(args, (ast.Tuple, ast.List)):
             positional = list(args.elts)
+        elif isinstance(args, ast.Constant) and isinstance(args.value, tuple):  # `()`, `(1, 2)`
+            positional = [ast.Constant(value=v) for v in args.value]
         else:
             positional = [ast.Starred(value=args, ctx=ast.Load())]
         keywords: list[ast.keyword] = []

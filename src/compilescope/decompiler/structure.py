@@ -363,12 +363,29 @@ class Structurer:
         merge = None
         if after is not None:
             chains = [self._post_dominator_chain(self.post_dominators.get(first, EXIT)) for _, first in clauses]
-            merge = next((n for n in self._post_dominator_chain(after) if all(n in chain for chain in chains)), None)
+            on = self._post_dominator_chain(after)
+            # (not a clause that breaks or continues first: it goes on only by going round)
+            going_round = [chain for chain in chains if _reaches_first(chain, special - {EXIT}, set(on))]
+            if going_round and len(going_round) < len(chains):
+                chains = [chain for chain in chains if chain not in going_round]
+            merge = next((n for n in on if all(n in chain for chain in chains)), None)
             if merge is None:  # a raise or return on some way: where the ways that go on meet
                 on = self._forward(after)
                 going_on = [first for _, first in clauses if self._forward(first) & on]
                 found = self._first_common([after, *going_on], loop)
                 merge = found if found != EXIT else None
+            if merge in (None, after):
+                # an `else:` that returns or raises, never meeting the code where the clauses
+                # go on: that code is after the try (not a copy of a finally around it: the
+                # way a return goes)
+                on = self._clauses_go_on(clauses, special)
+                if on is not None and self._protectors(on) == self._protectors(after) and not (self._forward(after) & self._forward(on)) and self._ends_alone(after):
+                    merge = on
+                # clauses that end in a copy of code the `else:` goes on to (3.12+ copies a
+                # short `return f(x)` after the try onto their ends): that code is after it
+                copied = self._copied_after_clauses(clauses, after)
+                if copied is not None:
+                    merge = copied
         if merge is not None and merge != after:
             orelse = self.region(after, merge, loop, base)
             following = merge
@@ -376,6 +393,7 @@ class Structurer:
             orelse, following = [], after if after is not None else stop
         handlers = []
         tails: list[list[ast.stmt]] = []
+        open_ended: list[int] = []
         for kind, first in clauses:
             entry = self._handler_entry() if sys.version_info < (3, 11) else (list(PREVIOUS_AND_CAUGHT) if kind is not None else [CAUGHT])
             statements = self.region(first, following, loop, base, first=[*outside, *entry])
@@ -390,18 +408,103 @@ class Structurer:
             _drop_handler_ends(statements)
             if tail and not _leaves_plainly(tail):
                 tails.append(tail)
+            elif not tail and not (statements and _leaves(statements)):
+                open_ended.append(len(handlers))  # reaches `following` where it ends
             else:
-                statements += tail  # `return y` of a local: the same inside the clause or after it
+                # `return y` of a local: the same inside the clause or after it (and after the
+                # ends of the clauses around it: a return inside leaves them too)
+                statements += [st for st in tail if not isinstance(st, HandlerEnd)]
             handlers.append(ast.ExceptHandler(type=kind, name=name, body=statements or [ast.Pass()]))
         after_try: list[ast.stmt] = []
         if tails:
             # clauses that go on into more code: only when the body never does, and it is the
             # same code for each, is it written once after the try
-            if following not in (_NOWHERE, EXIT) and after is not None or any(ast.dump(ast.Module(body=t, type_ignores=[])) != ast.dump(ast.Module(body=tails[0], type_ignores=[])) for t in tails):
+            if any(_dump(t) != _dump(tails[0]) for t in tails):
                 raise Unsupported(self.graph.blocks[handler].instructions[0], "except clauses that go on into different code")
-            after_try = tails[0]
+            if following not in (_NOWHERE, EXIT) and after is not None:
+                # a copy of the code after the try (3.10+ copies a short `return g` or `raise`
+                # into each way out): the clauses go on there, as the body does
+                if not _leaves(tails[0]) or _dump(tails[0]) != _dump(self._ending(following, base)):
+                    raise Unsupported(self.graph.blocks[handler].instructions[0], "except clauses that go on into different code")
+            else:
+                after_try = tails[0]
+                # a clause that ends where the try's region does, reaching no code of its own:
+                # the code written after the try is not where it goes. Where the region ends
+                # at its loop's start or end, it goes there: `continue`, `break`.
+                for at in open_ended:
+                    if loop is not None and following in (loop.header, loop.after):
+                        clause = handlers[at]
+                        clause.body = [st for st in clause.body if not isinstance(st, ast.Pass)] + [ast.Continue() if following == loop.header else ast.Break()]
+                    else:
+                        raise Unsupported(self.graph.blocks[handler].instructions[0], "except clauses that go on into different code")
         statement = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[])
         return [statement, *after_try], (following if following != _NOWHERE else EXIT)
+
+    def _pops_caught(self, index: int) -> bool:
+        """Whether block `index` is only an except clause's start (3.11+): the POP_TOP of the
+        exception its type matched, in a block of its own where the clause's range starts."""
+        block = self.graph.blocks[index]
+        real = [i.opname for i in block.instructions if i.opname not in cfg.NO_EFFECT]
+        return real == ["POP_TOP"] and len(block.predecessors) == 1 and any(i.opname == "CHECK_EXC_MATCH" for i in self.graph.blocks[block.predecessors[0]].instructions)
+
+    def _clauses_go_on(self, clauses: list[tuple[ast.expr | None, int]], special: set[int]) -> int | None:
+        """The one block where the except clauses go on after their ends (POP_EXCEPT, then a
+        jump or a fall), the clauses that return, raise, break or continue (to `special`) aside;
+        None where there is not one (an end that goes on within its block, or a try in a
+        clause: its own ends too)."""
+        targets = set()
+        for _, first in clauses:
+            for index in self._forward(first):
+                block = self.graph.blocks[index]
+                real = [i.opname for i in _without_name_cleanup([i for i in block.instructions if i.opname not in cfg.NO_EFFECT])]
+                if "POP_EXCEPT" not in real or real[-1] in cfg.TERMINATORS:
+                    continue  # (a return or raise that ends the clause)
+                if real[-1] != "POP_EXCEPT" and real[-2:] != ["POP_EXCEPT", real[-1]] or real[-1] not in ("POP_EXCEPT", *cfg.UNCONDITIONAL):
+                    return None
+                ways = [s for s, k in block.successors if k != "exception"]
+                if len(ways) != 1:
+                    return None
+                targets.add(cfg.through_jumps(self.graph, ways[0]))
+        targets -= special
+        return targets.pop() if len(targets) == 1 else None
+
+    def _copied_after_clauses(self, clauses: list[tuple[ast.expr | None, int]], after: int) -> int | None:
+        """The block after `after` (one that only returns or raises) of which every except
+        clause's end (POP_EXCEPT, then code that returns or raises) is a copy; None where a
+        clause goes on otherwise, or there is no one such block."""
+        copies = set()
+        for _, first in clauses:
+            for index in self._forward(first):
+                real = _without_name_cleanup([i for i in self.graph.blocks[index].instructions if i.opname not in cfg.NO_EFFECT])
+                ends = [at for at, i in enumerate(real) if i.opname == "POP_EXCEPT"]
+                if not ends:
+                    continue
+                rest = real[ends[-1] + 1:]
+                if not rest or rest[-1].opname not in cfg.TERMINATORS or any(cfg.is_jump(i) for i in rest):
+                    return None  # (a clause that goes on elsewhere, or ends in its own return)
+                copies.add(_code(rest))
+        if len(copies) != 1:
+            return None
+        code = copies.pop()
+        found = [b for b in self._forward(after) - {after} if self.graph.blocks[b].last.opname in cfg.TERMINATORS and _code([i for i in self.graph.blocks[b].instructions if i.opname not in cfg.NO_EFFECT]) == code]
+        return found[0] if len(found) == 1 else None
+
+    def _ends_alone(self, start: int) -> bool:
+        """Whether every way on from block `start` returns or raises."""
+        return all(self.graph.blocks[b].last.opname in cfg.TERMINATORS for b in self._forward(start) if not [s for s, k in self.graph.blocks[b].successors if k != "exception"])
+
+    def _ending(self, index: int, base: list[Any]) -> list[ast.stmt]:
+        """What block `index` does, where it is one block that ends the function with no value
+        left for it on the stack; nothing where it is more than that, or not read."""
+        block = self.graph.blocks[index]
+        if any(isinstance(v, ast.expr) for v in self._entry.get(index, [])) or block.last.opname not in cfg.TERMINATORS or any(cfg.is_jump(i) for i in block.instructions):
+            return []
+        reader = self._reader(index, list(base))
+        try:
+            reader.run(block.instructions)
+        except Unsupported:
+            return []
+        return reader.statements
 
     def _post_dominator_chain(self, node: int) -> list[int]:
         chain = []
@@ -707,9 +810,15 @@ class Structurer:
         after_loop = self._forward(exhausted, header)
         for index in leaving:
             last = self.graph.blocks[index].last
+            falls = [s for s, k in self.graph.blocks[index].successors if k == "fall"]
+            while len(falls) == 1 and falls[0] not in body and self._pops_caught(index):
+                # a break out of an except clause (3.11): the clause's start pops the
+                # exception, then its end, and the break, follow in a block of their own
+                index = falls[0]
+                last = self.graph.blocks[index].last
+                falls = [s for s, k in self.graph.blocks[index].successors if k == "fall"]
             if last.opname in cfg.TERMINATORS or self._only_ends(index, body | after_loop, body):
                 continue  # a return or raise inside the loop (`return a or b`: in a few blocks)
-            falls = [s for s, k in self.graph.blocks[index].successors if k == "fall"]
             if last.opname == "POP_TOP" and len(falls) == 1 and falls[0] not in body:
                 afters.add(falls[0])  # a break that pops the iterator and falls into where it goes (3.12+)
                 continue
@@ -766,7 +875,10 @@ class Structurer:
             natural = {s for s, k in block.successors if k != "exception" and s in exits}
             if len(exits - ending) > 1 and len(natural) == 1:  # `raise E(x if c else y)` in a few blocks
                 after_loop = body | self._forward(next(iter(natural)), header)
-                ending |= {e for e in exits - ending - natural if self._only_ends(e, after_loop, set())}
+                # (not breaks to one place: that is the code after the loop, where it returns)
+                others = exits - ending - natural
+                shared = {b for e in others for o in others - {e} for b in self._forward(e) & self._forward(o)}
+                ending |= {e for e in others if self._only_ends(e, after_loop | shared, set())}
             rest = exits - ending
             # a way out past an enclosing finally (not protected by it) cannot be inside the
             # loop, in its try: it is the code after the loop, where the others return or raise
@@ -783,11 +895,18 @@ class Structurer:
                 pass  # every way out returns or raises (3.12+ copies `return x` onto a break)
             else:
                 # breaks that all jump to one place, which the loop's other ways out reach too
-                # where they do not raise or return (an `else:` that may raise): after the loop
+                # where they do not raise or return on their own (an `else:` that may raise;
+                # `if c: raise E` reached from two tests): after the loop
                 breaks = {e for e in rest if self.graph.blocks[e].last.opname in cfg.UNCONDITIONAL}
                 targets = {cfg.through_jumps(self.graph, next(s for s, k in self.graph.blocks[e].successors if k == "jump")) for e in breaks}
                 target = next(iter(targets)) if len(targets) == 1 else None
-                if target is None or not all(target in self._forward(e, header) for e in rest - breaks):
+                if not breaks:
+                    # no break jumps: the loop's last test falls into the code after it (`else:
+                    # ...; break`), the others return or raise on their own. Any of them could
+                    # be written after the loop; the one whose code comes last was.
+                    ends = [e for e in rest if all(self._only_ends(o, body | self._forward(e), set()) for o in rest - {e})]
+                    target = max(ends, key=lambda e: max(self.graph.blocks[b].start for b in self._forward(e)), default=None)
+                if target is None or not all(target in self._forward(e, header) or self._only_ends(e, body | self._forward(target), set()) for e in rest - breaks - {target}):
                     raise Unsupported(block.instructions[0], "a loop left for several places that never meet")
                 after = target
         loop = _Loop(header, body, after, kind="while")
@@ -905,7 +1024,7 @@ def _without_implicit_handlers(graph: cfg.Graph) -> cfg.Graph:
     for block in graph.blocks:
         # code inside the wrapped range is still protected by what protects the wrapper (the
         # user's try or with around a 3.12+ inlined comprehension)
-        outer = [(s, k) for w, k in block.successors if k == "exception" and w in wrappers for s, k2 in graph.blocks[w].successors if k2 == "exception" and s not in wrappers]
+        outer = [(s, "exception") for w, k in block.successors if k == "exception" and w in wrappers for s in _outside_wrappers(graph, w, wrappers)]
         kept = [(s, k) for s, k in block.successors if not (k == "exception" and s in wrappers)]
         block.successors = kept + [edge for edge in dict.fromkeys(outer) if edge not in kept]
     graph = cfg.redirected(graph, {})
@@ -929,6 +1048,19 @@ def _without_implicit_handlers(graph: cfg.Graph) -> cfg.Graph:
                 break  # a range that still starts or ends here: the user's try or with
             _join(graph, block, following)
     return cfg.redirected(graph, {})
+
+
+def _outside_wrappers(graph: cfg.Graph, wrapper: int, wrappers: set[int]) -> list[int]:
+    """The handlers that protect a wrapper's code, through the wrappers of the comprehensions
+    it is inside (a comprehension in a comprehension in a try)."""
+    found, todo, seen = [], [wrapper], set()
+    while todo:
+        handler = todo.pop(0)
+        for s, k in graph.blocks[handler].successors:
+            if k == "exception" and s not in seen:
+                seen.add(s)
+                (todo if s in wrappers else found).append(s)
+    return found
 
 
 def _without_empty_loop_starts(graph: cfg.Graph) -> cfg.Graph:
@@ -1465,7 +1597,7 @@ def _leaves_plainly(tail: list[ast.stmt]) -> bool:
     """Code after a clause's end that only returns (or breaks, continues) with a local or a
     constant, perhaps passed through a temporary first: the same inside the clause."""
     plain = (ast.Name, ast.Constant)
-    moves = all(isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and isinstance(st.value, plain) for st in tail[:-1])
+    moves = all(isinstance(st, HandlerEnd) or isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and isinstance(st.value, plain) for st in tail[:-1])
     return moves and _returns_local(tail[-1])
 
 
@@ -1547,7 +1679,8 @@ def _joined(first: _Condition, second: _Condition, side: str) -> _Condition | No
 
 def _if(test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt]) -> list[ast.stmt]:
     """`if` as a person writes it: a side that always leaves (return, raise) needs no `else`, and a
-    short one that leaves goes first as a guard (`if not items: return None`), and statements both
+    short one that leaves goes first as a guard (`if not items: return None`; where both raise,
+    the order stays: decompiling the output again gives it again), and statements both
     sides end with (Python 3.11+ copies a `return y` into each) are written once, after."""
     common = 0
     while common < min(len(body), len(orelse)) and ast.dump(body[-1 - common]) == ast.dump(orelse[-1 - common]):
@@ -1555,13 +1688,22 @@ def _if(test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt]) -> list[as
     if common:
         tail = body[len(body) - common:]
         return [*_if(test, body[: len(body) - common], orelse[: len(orelse) - common]), *tail]
-    if orelse and _leaves(orelse) and (len(orelse) < len(body) or (len(orelse) == len(body) and isinstance(orelse[-1], ast.Raise))):
+    if orelse and _leaves(orelse) and (len(orelse) < len(body) or (len(orelse) == len(body) and isinstance(orelse[-1], ast.Raise) and not isinstance(body[-1], ast.Raise))):
         return [ast.If(test=negate(test), body=orelse, orelse=[]), *body]
     if body and _leaves(body):
         return [ast.If(test=test, body=body, orelse=[]), *orelse]
     if not body:
         return [ast.If(test=negate(test), body=orelse, orelse=[])] if orelse else [ast.If(test=test, body=[ast.Pass()], orelse=[])]
     return [ast.If(test=test, body=body, orelse=orelse)]
+
+
+def _reaches_first(chain: list[int], these: set[int], those: set[int]) -> bool:
+    """Whether `chain` meets one of `these` before any of `those`."""
+    return next((n in these for n in chain if n in these or n in those), False)
+
+
+def _dump(statements: list[ast.stmt]) -> str:
+    return ast.dump(ast.Module(body=statements, type_ignores=[]))
 
 
 def _leaves(statements: list[ast.stmt]) -> bool:

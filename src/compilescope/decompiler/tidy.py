@@ -63,7 +63,23 @@ def tidy(statements: list[ast.stmt], code: CodeType, temps: Temporaries) -> list
         if not joined[0]:
             break
     _walk_bodies(statements, _named_assignments)
+    for node in _all_nodes(statements):
+        if isinstance(node, ast.Call):
+            node.args = _spliced(node.args)
     return statements
+
+
+def _spliced(args: list[ast.expr]) -> list[ast.expr]:
+    """`f(*(x, y), **kw)` -> `f(x, y, **kw)`: the positional arguments kept in a temporary while
+    a 3.12+ inlined comprehension ran come back as a tuple display; written in the call, they
+    make the same tuple."""
+    spliced: list[ast.expr] = []
+    for arg in args:
+        if isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Tuple):
+            spliced += arg.value.elts
+        else:
+            spliced.append(arg)
+    return spliced
 
 
 def _named_assignments(body: list[ast.stmt]) -> None:
