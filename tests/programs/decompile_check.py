@@ -8,6 +8,7 @@ import functools
 import inspect
 import json
 import math
+import os
 import sys
 
 from compilescope.decompiler.expressions import Unsupported
@@ -1379,6 +1380,56 @@ def reraise_after_inner_try(divisor, log):
         raise
 
 
+def threaded_and_or(a, b, c, log):
+    # 3.10 threads the jumps of `(a and b) or c`: c reads as reached from two places
+    x = len(log) or (a and b) or c
+    y = (a or b) and (c or a) and (log or None)
+    return x, y
+
+
+def expand_user(path, environ):
+    # posixpath.expanduser, with its environment passed in: clauses that return `path`, and
+    # the same return later on (not a copy of it)
+    path = os.fspath(path)
+    if isinstance(path, bytes):
+        tilde = b'~'
+    else:
+        tilde = '~'
+    if not path.startswith(tilde):
+        return path
+    i = path.find('/', 1)
+    if i < 0:
+        i = len(path)
+    if i == 1:
+        if 'HOME' not in environ:
+            try:
+                import pwd
+            except ImportError:
+                return path
+            try:
+                userhome = pwd.getpwuid(os.getuid()).pw_dir
+            except KeyError:
+                return path
+        else:
+            userhome = environ['HOME']
+    else:
+        try:
+            import pwd
+        except ImportError:
+            return path
+        name = path[1:i]
+        try:
+            pwent = pwd.getpwnam(name)
+        except KeyError:
+            return path
+        userhome = pwent.pw_dir
+    if userhome is None and sys.platform == "vxworks":
+        return path
+    root = '/'
+    userhome = userhome.rstrip(root)
+    return (userhome + path[i:]) or root
+
+
 def os_error():
     raise OSError("none here")
 
@@ -1506,6 +1557,8 @@ CASES = [
     *[(clause_continues_or_breaks, (items, {"a": 0, "b": "x", "c": 5}, [])) for items in (["a", "z", "c"], ["z", "b", "c"], ["a"], ["z"])],
     *[(else_then_copied_return, (box, log)) for box, log in ((Box(), [1]), (3, []))],
     *[(reraise_after_inner_try, (divisor, log)) for divisor, log in ((1, []), (0, []), (0, [1]))],
+    *[(threaded_and_or, (a, b, c, log)) for a in (0, 1) for b in (0, 2) for c in (0, 3) for log in ([], [1])],
+    *[(expand_user, (path, environ)) for path, environ in (("~", {"HOME": "/h/"}), ("~", {}), ("~root/x", {}), ("~no_such_user_zz/x", {}), ("abc", {}), (b"abc", {}))],
 ]
 
 

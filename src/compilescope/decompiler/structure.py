@@ -480,13 +480,13 @@ class Structurer:
                 if not ends:
                     continue
                 rest = real[ends[-1] + 1:]
-                if not rest or rest[-1].opname not in cfg.TERMINATORS or any(cfg.is_jump(i) for i in rest):
+                if not rest or rest[-1].opname not in cfg.TERMINATORS or any(cfg.is_jump(i) for i in rest) or cfg.takes_from_stack(rest):
                     return None  # (a clause that goes on elsewhere, or ends in its own return)
-                copies.add(_code(rest))
+                copies.add(_code_at(rest))
         if len(copies) != 1:
             return None
-        code = copies.pop()
-        found = [b for b in self._forward(after) - {after} if self.graph.blocks[b].last.opname in cfg.TERMINATORS and _code([i for i in self.graph.blocks[b].instructions if i.opname not in cfg.NO_EFFECT]) == code]
+        code = copies.pop()  # (with its lines: a copy keeps the line of the code it copies)
+        found = [b for b in self._forward(after) - {after} if self.graph.blocks[b].last.opname in cfg.TERMINATORS and _code_at([i for i in self.graph.blocks[b].instructions if i.opname not in cfg.NO_EFFECT]) == code]
         return found[0] if len(found) == 1 else None
 
     def _ends_alone(self, start: int) -> bool:
@@ -1399,6 +1399,17 @@ def _code(instructions: list[dis.Instruction]) -> tuple[tuple[str, str], ...]:
     """What instructions do, wherever they are: names and arguments, without those that do
     nothing."""
     return tuple((i.opname, repr(i.argval)) for i in instructions if i.opname not in cfg.NO_EFFECT)
+
+
+def _code_at(instructions: list[dis.Instruction]) -> tuple[tuple[str, str, int | None], ...]:
+    """What instructions do, and on which lines (3.10 marks only where a line starts)."""
+    done, line = [], None
+    for i in instructions:
+        positions = getattr(i, "positions", None)
+        line = positions.lineno if positions is not None else (i.starts_line or line)
+        if i.opname not in cfg.NO_EFFECT:
+            done.append((i.opname, repr(i.argval), line))
+    return tuple(done)
 
 
 def _without_block_pops(graph: cfg.Graph) -> cfg.Graph:

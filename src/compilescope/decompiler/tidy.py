@@ -63,10 +63,83 @@ def tidy(statements: list[ast.stmt], code: CodeType, temps: Temporaries) -> list
         if not joined[0]:
             break
     _walk_bodies(statements, _named_assignments)
+    _walk_bodies(statements, _copies_of_what_follows)
+    for node in _all_nodes(statements):
+        if isinstance(node, (ast.For, ast.While)):
+            _drop_last_continue(node.body)
     for node in _all_nodes(statements):
         if isinstance(node, ast.Call):
             node.args = _spliced(node.args)
+    _ShortCircuits().visit(ast.Module(body=statements, type_ignores=[]))
     return statements
+
+
+class _ShortCircuits(ast.NodeTransformer):
+    """`b or x if t else x` -> `t and b or x`, `x if t else b and x` -> `(t or b) and x`:
+    3.10 threads the jumps of `(t and b) or x`, so that `x` reads as reached from two places;
+    the two give the same value, and evaluate each part as often."""
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
+        self.generic_visit(node)
+        for kind, other, inner, outer in ((ast.Or, node.orelse, node.body, ast.And), (ast.And, node.body, node.orelse, ast.Or)):
+            tail = other.values if isinstance(other, ast.BoolOp) and isinstance(other.op, kind) else [other]
+            if isinstance(inner, ast.BoolOp) and isinstance(inner.op, kind) and len(inner.values) > len(tail) and all(ast.dump(a) == ast.dump(b) for a, b in zip(inner.values[-len(tail):], tail)):
+                rest = inner.values[: -len(tail)]
+                first = rest[0] if len(rest) == 1 else ast.BoolOp(op=kind(), values=rest)
+                joined = _flat(outer, [node.test, first])
+                return _flat(kind, [joined, *tail])
+        return node
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.expr:
+        self.generic_visit(node)
+        return _flat(type(node.op), node.values)
+
+
+def _flat(kind: type, values: list[ast.expr]) -> ast.BoolOp:
+    """`a and (b and c)` -> `a and b and c`: the same jumps."""
+    flat: list[ast.expr] = []
+    for value in values:
+        flat += value.values if isinstance(value, ast.BoolOp) and isinstance(value.op, kind) else [value]
+    return ast.BoolOp(op=kind(), values=flat)
+
+
+def _copies_of_what_follows(body: list[ast.stmt]) -> None:
+    """`if c: ...; return x` then `return x` -> `if c: ...` then `return x`: Python copies a
+    short return onto the ways that reach it (3.10+); where a side of an if ends in a copy of
+    the statement after the if, falling out of the if does the same."""
+    for at in range(len(body) - 1):
+        following = body[at + 1]
+        if isinstance(body[at], ast.If) and isinstance(following, (ast.Return, ast.Raise)):
+            _drop_copies(body[at], ast.dump(following))
+
+
+def _drop_copies(statement: ast.If, copy: str) -> None:
+    for side in (statement.body, statement.orelse):
+        if not side:
+            continue
+        last = side[-1]
+        if ast.dump(last) == copy and len(side) > 1:
+            side.pop()
+        elif isinstance(last, ast.If):
+            _drop_copies(last, copy)
+
+
+def _drop_last_continue(body: list[ast.stmt]) -> None:
+    """A `continue` where a loop's body ends anyway (at the end of an if's side, of a try's
+    clause or else) goes: falling out of there goes round again too."""
+    if not body:
+        return
+    last = body[-1]
+    if isinstance(last, ast.Continue) and len(body) > 1:
+        body.pop()
+    elif isinstance(last, ast.If):
+        for side in (last.body, last.orelse):
+            _drop_last_continue(side)
+            if last.body == []:
+                last.body.append(ast.Pass())
+    elif isinstance(last, ast.Try) and not last.finalbody:
+        for side in ([] if last.orelse else [last.body]) + [last.orelse] + [h.body for h in last.handlers]:
+            _drop_last_continue(side)
 
 
 def _spliced(args: list[ast.expr]) -> list[ast.expr]:
