@@ -1628,14 +1628,16 @@ def run(cases, namespace_of) -> dict:
 
 
 def generated_cases(count: int) -> list:
-    """The written functions of decompile_generated.py (`count` of each kind: g large, s small),
+    """The written functions of decompile_generated.py (`count` of each kind: g large, s small,
+    c except clauses),
     each called with every one of its inputs."""
     import decompile_generated
 
     namespace = {"Recorder": decompile_generated.Recorder, "__name__": "generated"}
     exec(compile(decompile_generated.source(count), "<generated>", "exec", dont_inherit=True), namespace)
     exec(compile(decompile_generated.small_source(count), "<generated>", "exec", dont_inherit=True), namespace)
-    cases = [(namespace[f"{kind}{i}"], args) for kind in "gs" for i in range(count) for args in decompile_generated.INPUTS]
+    exec(compile(decompile_generated.clause_source(count), "<generated>", "exec", dont_inherit=True), namespace)
+    cases = [(namespace[f"{kind}{i}"], args) for kind in "gsc" for i in range(count) for args in decompile_generated.INPUTS]
     # every call must reach the function's code: a call that fails on its arguments fails the
     # same way for any decompiled function, and would check nothing
     assert all(len(args) == function.__code__.co_argcount for function, args in cases), "INPUTS do not fit the generated functions"

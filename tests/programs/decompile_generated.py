@@ -6,6 +6,8 @@ conditional expressions, comprehensions).
     source(count, seed) -> the source of functions g0 ... g{count-1}, a third each with compound
                            statements nested 1, 2 and 3 deep
     small_source(count, seed) -> s0 ... s{count-1}: one or two statements, at most two deep
+    clause_source(count, seed) -> c0 ... c{count-1}: a try in a loop or an if, whose clauses
+                                  and else end in every way a clause can end
     INPUTS -> the arguments each is called with
 
 Every function takes (a, b, items, log) and appends to `log` as it goes, so the order in which
@@ -170,3 +172,55 @@ def small_source(count: int, seed: int = 11) -> str:
             body += writer.statement(0, ["a", "b"], False, 1, False)
         functions.append("\n".join([f"def s{index}(a, b, items, log):", *body, endings[index % 3]]))
     return "\n\n\n".join(functions) + "\n"
+
+
+def clause_source(count: int, seed: int = 17) -> str:
+    """Functions c0 ... c{count-1}: a try with one or two except clauses and perhaps an else,
+    in a for loop, a while loop or an if, followed by code or not; each clause and the else
+    ends in one of: nothing (what follows the try runs), continue, break, return, raise, or one
+    of those under an if. Where a clause goes on is easy to place wrongly: these check it."""
+    rng = random.Random(seed)
+    functions = []
+    for index in range(count):
+        writer = _Writer(rng, 1)
+        container = rng.choice(["for", "while", "if"])
+        lines = [f"def c{index}(a, b, items, log):"]
+        if container == "for":
+            lines.append("    for x in items:")
+            names = ["a", "b", "x"]
+        elif container == "while":
+            lines += ["    n = 0", "    while n < len(items) + 1:", "        n += 1"]
+            names = ["a", "b", "n"]
+        else:
+            lines.append(f"    if {writer.condition(['a', 'b'])}:")
+            names = ["a", "b"]
+        loop = container != "if"
+        pad = "        "
+
+        def ending() -> list[str]:
+            kinds = ["", "return", "raise", "conditional"] + (["continue", "break", "continue"] if loop else [])
+            kind = rng.choice(kinds)
+            if kind == "conditional":
+                inner = rng.choice(["return", "raise"] + (["continue", "break"] if loop else []))
+                return [f"if {writer.condition(names)}:", f"    {_leave(inner, writer, names)}"]
+            return [_leave(kind, writer, names)] if kind else []
+
+        lines += [f"{pad}try:", f"{pad}    log.append(10 // ({rng.choice(names)} - {writer.constant()}))"]
+        if rng.random() < 0.5:
+            lines.append(f"{pad}    log.append(items[{rng.choice(names)}])")
+        lines += [f"{pad}except ZeroDivisionError:", f"{pad}    log.append('zero')", *[f"{pad}    {line}" for line in ending()]]
+        if rng.random() < 0.6:
+            lines += [f"{pad}except (IndexError, ValueError) as error:", f"{pad}    log.append(type(error).__name__)", *[f"{pad}    {line}" for line in ending()]]
+        if rng.random() < 0.7:
+            lines += [f"{pad}else:", f"{pad}    log.append('else')", *[f"{pad}    {line}" for line in ending()]]
+        if rng.random() < 0.7:
+            lines.append(f"{pad}log.append('after')")
+        if rng.random() < 0.5:
+            lines.append("    log.append('end')")
+        lines.append(rng.choice(["    return log", "    return a"]))
+        functions.append("\n".join(lines))
+    return "\n\n\n".join(functions) + "\n"
+
+
+def _leave(kind: str, writer: _Writer, names: list[str]) -> str:
+    return {"return": f"return {writer.value(names)}", "raise": f"raise ValueError({writer.value(names)})", "continue": "continue", "break": "break"}[kind]

@@ -374,12 +374,12 @@ class Structurer:
                 going_on = [first for _, first in clauses if self._forward(first) & on]
                 found = self._first_common([after, *going_on], loop)
                 merge = found if found != EXIT else None
-            if merge in (None, after):
-                # an `else:` that returns or raises, never meeting the code where the clauses
-                # go on: that code is after the try (not a copy of a finally around it: the
-                # way a return goes)
+            if merge in (None, after) or (loop is not None and merge not in loop.body):
+                # an `else:` that returns, raises, breaks or continues, never meeting the code
+                # where the clauses go on: that code is after the try (not a copy of a finally
+                # around it: the way a return goes)
                 on = self._clauses_go_on(clauses, special)
-                if on is not None and self._protectors(on) == self._protectors(after) and not (self._forward(after) & self._forward(on)) and self._ends_alone(after):
+                if on is not None and (merge in (None, after) or on in loop.body) and self._protectors(on) == self._protectors(after) and not (self._forward(after) & self._forward(on)) and self._ends_alone(after):
                     merge = on
                 # clauses that end in a copy of code the `else:` goes on to (3.12+ copies a
                 # short `return f(x)` after the try onto their ends): that code is after it
@@ -439,6 +439,22 @@ class Structurer:
                         raise Unsupported(self.graph.blocks[handler].instructions[0], "except clauses that go on into different code")
         statement = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[])
         return [statement, *after_try], (following if following != _NOWHERE else EXIT)
+
+    def _pops_iterator(self, index: int) -> bool:
+        """Whether block `index` ends in a POP_TOP of a value from before it (a break's pop of
+        the loop's iterator), not of one it computed (a call's result), nor the exception an
+        except clause starts by popping."""
+        block = self.graph.blocks[index]
+        if block.last.opname != "POP_TOP" or self._pops_caught(index):
+            return False
+        depth = lowest = 0
+        for instruction in block.instructions[:-1]:
+            try:
+                depth += dis.stack_effect(instruction.opcode, instruction.arg if instruction.opcode >= dis.HAVE_ARGUMENT else None, jump=False)
+            except ValueError:
+                return False
+            lowest = min(lowest, depth)
+        return depth <= lowest  # (above the lowest point, the top was pushed here)
 
     def _pops_caught(self, index: int) -> bool:
         """Whether block `index` is only an except clause's start (3.11+): the POP_TOP of the
@@ -810,16 +826,18 @@ class Structurer:
         after_loop = self._forward(exhausted, header)
         for index in leaving:
             last = self.graph.blocks[index].last
+            if last.opname in cfg.TERMINATORS or self._only_ends(index, body | after_loop, body):
+                continue  # a return or raise inside the loop (`return a or b`: in a few blocks)
             falls = [s for s, k in self.graph.blocks[index].successors if k == "fall"]
-            while len(falls) == 1 and falls[0] not in body and self._pops_caught(index):
-                # a break out of an except clause (3.11): the clause's start pops the
-                # exception, then its end, and the break, follow in a block of their own
+            while len(falls) == 1 and falls[0] not in body and not cfg.is_jump(last) and last.opname not in cfg.TERMINATORS and not self._pops_iterator(index):
+                # a break out of an except clause (3.11+): the clause's code, then its end and
+                # the break in a block of their own (its range ends before them)
                 index = falls[0]
                 last = self.graph.blocks[index].last
                 falls = [s for s, k in self.graph.blocks[index].successors if k == "fall"]
             if last.opname in cfg.TERMINATORS or self._only_ends(index, body | after_loop, body):
                 continue  # a return or raise inside the loop (`return a or b`: in a few blocks)
-            if last.opname == "POP_TOP" and len(falls) == 1 and falls[0] not in body:
+            if self._pops_iterator(index) and len(falls) == 1 and falls[0] not in body:
                 afters.add(falls[0])  # a break that pops the iterator and falls into where it goes (3.12+)
                 continue
             if not (cfg.is_jump(last) and last.opname in cfg.UNCONDITIONAL):
