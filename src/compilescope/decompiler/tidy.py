@@ -64,13 +64,16 @@ def tidy(statements: list[ast.stmt], code: CodeType, temps: Temporaries) -> list
             break
     _walk_bodies(statements, _named_assignments)
     _walk_bodies(statements, _copies_of_what_follows)
-    for node in _all_nodes(statements):
+    conditional = False
+    for node in _all_nodes(statements):  # (one walk: this is on the decompiler's hot path)
         if isinstance(node, (ast.For, ast.While)):
             _drop_last_continue(node.body)
-    for node in _all_nodes(statements):
-        if isinstance(node, ast.Call):
+        elif isinstance(node, ast.Call):
             node.args = _spliced(node.args)
-    _ShortCircuits().visit(ast.Module(body=statements, type_ignores=[]))
+        elif isinstance(node, (ast.IfExp, ast.BoolOp)):
+            conditional = True
+    if conditional:
+        _ShortCircuits().visit(ast.Module(body=statements, type_ignores=[]))
     return statements
 
 
