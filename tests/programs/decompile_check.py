@@ -1430,6 +1430,31 @@ def expand_user(path, environ):
     return (userhome + path[i:]) or root
 
 
+def c3_merge(sequences):
+    # functools._c3_merge: an inner for loop whose break skips its else (a break of the outer
+    # loop) jumps straight to the start of the outer loop
+    sequences = [list(s) for s in sequences]
+    result = []
+    while True:
+        sequences = [s for s in sequences if s]
+        if not sequences:
+            return result
+        for s1 in sequences:
+            candidate = s1[0]
+            for s2 in sequences:
+                if candidate in s2[1:]:
+                    candidate = None
+                    break
+            else:
+                break
+        if candidate is None:
+            raise RuntimeError("Inconsistent hierarchy")
+        result.append(candidate)
+        for seq in sequences:
+            if seq[0] == candidate:
+                del seq[0]
+
+
 def os_error():
     raise OSError("none here")
 
@@ -1559,6 +1584,7 @@ CASES = [
     *[(reraise_after_inner_try, (divisor, log)) for divisor, log in ((1, []), (0, []), (0, [1]))],
     *[(threaded_and_or, (a, b, c, log)) for a in (0, 1) for b in (0, 2) for c in (0, 3) for log in ([], [1])],
     *[(expand_user, (path, environ)) for path, environ in (("~", {"HOME": "/h/"}), ("~", {}), ("~root/x", {}), ("~no_such_user_zz/x", {}), ("abc", {}), (b"abc", {}))],
+    *[(c3_merge, (sequences,)) for sequences in ([], [["a", "b"], ["b", "c"]], [["a", "b"], ["b", "a"]], [["x", "o"], ["y", "o"], ["x", "y", "o"]])],
 ]
 
 

@@ -968,6 +968,8 @@ class Structurer:
         code after the loop, even where it ends in a return: a for loop's breaks pop its
         iterator in blocks of their own, outside its body; a while loop's jump from its body.)"""
         reached = self._forward(start)
+        if reached & set(self._open_loops):
+            return False  # (it goes round an enclosing loop again: a `continue` of that loop)
         predecessors = self.graph.blocks[start].predecessors
         return (len(predecessors) == 1 or all(p in body for p in predecessors)) and not (reached & avoid) and all(self.graph.blocks[b].last.opname in cfg.TERMINATORS for b in reached if not [s for s, k in self.graph.blocks[b].successors if k != "exception"])
 
