@@ -540,6 +540,22 @@ class BlockReader:
         after it, is the same object."""
         return next((at for at, value in enumerate(self.stack) if isinstance(value, Saved)), 0)
 
+    def _display_held(self, index: int, inlined: int, written: frozenset[str], instruction: dis.Instruction | None) -> list[tuple[ast.Name, ast.expr]] | None:
+        """For a display at stack `index`, below an inlined comprehension (at `inlined`): each
+        unsettled part goes in a new temporary, which the display reads instead; returns
+        (temporary, part) in the order the parts are evaluated. None for any other value."""
+        display = _display_parts(self.stack[index]) if index < inlined else None
+        if display is None:
+            return None
+        copy, parts = display
+        held = []
+        for part, at in parts:
+            if not self._settled(part[at], written):
+                held.append((ast.Name(id=self.temps.new(), ctx=ast.Store()), _stored(part[at], instruction)))
+                part[at] = _load(held[-1][0].id)
+        self.stack[index] = copy
+        return held
+
     def spill(self, height: int, written: frozenset[str] = frozenset(), instruction: dis.Instruction | None = None) -> None:
         """Store every unsettled value of the bottom `height` stack entries in a temporary."""
         inlined = self._comprehension_start()
@@ -547,15 +563,9 @@ class BlockReader:
             value = self.stack[index]
             if self._settled(value, written):
                 continue
-            display = _display_parts(value) if index < inlined else None
-            if display is not None:  # its parts go in temporaries, where they must
-                copy, parts = display
-                for part, at in parts:
-                    if not self._settled(part[at], written):
-                        name = self.temps.new()
-                        self.statements.append(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=_stored(part[at], instruction), lineno=0))
-                        part[at] = _load(name)
-                self.stack[index] = copy
+            held = self._display_held(index, inlined, written, instruction)
+            if held is not None:  # its parts go in temporaries, where they must
+                self.statements += [ast.Assign(targets=[target], value=part, lineno=0) for target, part in held]
                 continue
             if not isinstance(value, ast.expr):
                 raise Unsupported(instruction, "a value under construction is still waiting on the stack across this statement")
@@ -626,17 +636,12 @@ class BlockReader:
             value = self.stack[index]
             if value is NULL or isinstance(value, (Saved, _ExceptionMarker, WithExit, WithEnter, _Delegated)):  # markers, not values: they go on
                 continue
-            display = _display_parts(value) if index < inlined else None
             if isinstance(value, ast.Constant) and index < inlined:
                 continue
-            if display is not None:  # its parts go in temporaries, in order, where they must
-                copy, parts = display
-                for part, at in parts:
-                    if not self._settled(part[at]):
-                        targets.append(ast.Name(id=self.temps.new(), ctx=ast.Store()))
-                        values.append(_stored(part[at], instruction))
-                        part[at] = _load(targets[-1].id)
-                self.stack[index] = copy
+            held = self._display_held(index, inlined, frozenset(), instruction)
+            if held is not None:  # its parts go in temporaries, in order, where they must
+                targets += [target for target, _ in held]
+                values += [part for _, part in held]
                 continue
             if not isinstance(value, ast.expr):
                 raise Unsupported(instruction, "a value under construction flows into the next block")

@@ -475,8 +475,8 @@ class Structurer:
                 real = [i.opname for i in _without_name_cleanup([i for i in block.instructions if i.opname not in cfg.NO_EFFECT])]
                 if "POP_EXCEPT" not in real or real[-1] in cfg.TERMINATORS:
                     continue  # (a return or raise that ends the clause)
-                if real[-1] != "POP_EXCEPT" and real[-2:] != ["POP_EXCEPT", real[-1]] or real[-1] not in ("POP_EXCEPT", *cfg.UNCONDITIONAL):
-                    return None
+                if not (real[-1] == "POP_EXCEPT" or real[-2:-1] == ["POP_EXCEPT"] and real[-1] in cfg.UNCONDITIONAL):
+                    return None  # (the clause's end, then only a jump)
                 ways = [s for s, k in block.successors if k != "exception"]
                 if len(ways) != 1:
                     return None
