@@ -47,7 +47,7 @@ NOT_YET: dict[str, set[str]] = {
 # and equal): 3.10 271, 296, 285; 3.11 280, 300, 285; 3.12 276, 300, 285; 3.13 269, 300, 285
 # of 300.
 GENERATED = 300
-GENERATED_FLOOR = {"3.10": (0.89, 0.97, 0.94), "3.11": (0.92, 0.98, 0.94), "3.12": (0.91, 0.98, 0.94), "3.13": (0.88, 0.98, 0.94)}
+GENERATED_FLOOR = {"3.10": (0.90, 0.98, 0.99), "3.11": (0.93, 0.99, 0.99), "3.12": (0.91, 0.99, 0.99), "3.13": (0.89, 0.99, 0.99)}
 KINDS = {"g": "large", "s": "small", "c": "except clauses"}
 
 
@@ -135,7 +135,19 @@ def test_straight_line_functions_round_trip(version: str) -> None:
     assert "x = len(log) or (a and b) or c" in functions["threaded_and_or"]["source"], functions["threaded_and_or"]["source"]
     # code after a loop that several breaks reach is written once, after it
     assert functions["loop_breaks_past_return"]["source"].count("while lines:") == 1, functions["loop_breaks_past_return"]["source"]
-    for name in ("chained_comparisons", "walrus_in_generator", "walrus_in_tests", "tuple_and_chained_assignments", "while_one_continue", "keyword_comprehensions", "unpack_discarded", "star_unpacking", "expand_user", "threaded_and_or"):
+    # conditions: De Morgan where it leaves fewer `not`s, no parentheses an `and` chain does not
+    # need, `a or (b and c)` joined inside out, a conditional expression as a test
+    assert "t in registry and t not in own and match not in own and not t.startswith(match):" in functions["dispatch_match"]["source"], functions["dispatch_match"]["source"]
+    assert "[o for o in order if o not in known or (o in known and o in names)]" in functions["or_of_and"]["source"], functions["or_of_and"]["source"]
+    tests = functions["conditional_tests"]["source"].replace("(key, value) in", "key, value in")
+    for written in ("[f for f in fields if (f[0] if f[1] is None else f[1])]", "{key: value.upper() if isinstance(value, str) else value for key, value in options.items()}", "    if a if c else b:\n"):
+        assert written in tests, tests
+    assert "str((m and a) or (b and c))" in functions["and_or_idiom"]["source"], functions["and_or_idiom"]["source"]
+    assert "str(m[0] or m[1]) for m in members" in functions["element_or"]["source"], functions["element_or"]["source"]
+    # a break inside a finally is the loop's (its handler drops the exception first)
+    assert "        finally:\n            if x == 5:\n                break\n" in functions["finally_leaves"]["source"], functions["finally_leaves"]["source"]
+    for name in ("chained_comparisons", "walrus_in_generator", "walrus_in_tests", "tuple_and_chained_assignments", "while_one_continue", "keyword_comprehensions", "unpack_discarded", "star_unpacking", "expand_user", "threaded_and_or",
+                 "dispatch_match", "or_of_and", "conditional_tests", "element_or", "and_or_idiom", "positional_args", "members", "bind_arguments", "sparse_structs", "clause_loop_breaks", "cached_enabled"):
         assert "__" not in functions[name]["source"], functions[name]["source"]
 
 
@@ -154,11 +166,11 @@ TORCH_NN = [
     "torch.nn.modules.dropout", "torch.nn.modules.pooling", "torch.nn.modules.rnn", "torch.nn.modules.transformer",
     "torch.nn.functional",
 ]
-# What is decompiled today (not yet: async, match, a few shapes): a floor, so that a change that
-# reads less fails here. Measured 2026-11-30: stdlib (44 modules) 2623/2645, 2721/2743,
-# 2703/2722, 2653/2674 on 3.10-3.13 (the first 13: every function); torch.nn 581/581 on 3.11
-# and 3.12.
-FLOOR = {"stdlib": 0.99, "stdlib 3.10": 0.99, "torch.nn": 0.99}
+# What is decompiled today (not yet: async, match with class patterns, a few shapes): a floor, so
+# that a change that reads less fails here. Measured 2026-11-30: stdlib (44 modules) 2644/2645,
+# 2740/2743, 2719/2722, 2669/2674 on 3.10-3.13 (the first 13: every function); torch.nn 581/581
+# on 3.11 and 3.12.
+FLOOR = {"stdlib": 0.995, "stdlib 3.10": 0.995, "torch.nn": 0.99}
 
 
 def _sweep(python: str, modules: list[str], tmp_path: Path) -> dict:

@@ -133,6 +133,37 @@ def check(code) -> list[str]:
         for node in body:
             if node in graph.reachable and not graph.dominates(header, node):
                 problems.append(f"loop header {header} does not dominate its block {node}")
+    if not cfg.reducible(graph):  # Python's own graphs: every cycle is a loop entered at its header
+        problems.append("a cycle that is no loop")
+    problems += _depth_problems(code, graph, instructions)
+    return problems
+
+
+def _depth_problems(code, graph, instructions) -> list[str]:
+    """The stack depths (cfg.stack_depths): one for each instruction a path reaches, never
+    negative, and the same along every edge into a block (each way in finds the stack as deep)."""
+    import dis
+
+    depths = cfg.stack_depths(code)
+    problems = []
+    reached = {i.offset for index in graph.reachable for i in graph.blocks[index].instructions}
+    missing = sorted(reached - set(depths))
+    if missing:
+        problems.append(f"no stack depth at offsets {missing[:5]}")
+    if any(d < 0 for d in depths.values()):
+        problems.append("a negative stack depth")
+    for block in graph.blocks:
+        last = block.last
+        if block.index not in graph.reachable or last.offset not in depths:
+            continue
+        argument = last.arg if last.opcode >= dis.HAVE_ARGUMENT else None
+        for successor, kind in block.successors:
+            if kind == "exception":
+                continue
+            effect = dis.stack_effect(last.opcode, argument, jump=kind == "jump") if cfg.is_jump(last) or kind == "jump" else dis.stack_effect(last.opcode, argument, jump=False)
+            found = depths.get(graph.blocks[successor].instructions[0].offset)
+            if found is not None and found != depths[last.offset] + effect:
+                problems.append(f"block {block.index} reaches block {successor} {depths[last.offset] + effect} deep, which is {found} deep")
     return problems
 
 

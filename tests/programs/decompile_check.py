@@ -6,6 +6,7 @@ Prints JSON: per function, "pass", "differs: ..." or "unsupported: ...", and the
 import copy
 import functools
 import inspect
+import io
 import json
 import math
 import os
@@ -1455,6 +1456,305 @@ def c3_merge(sequences):
                 del seq[0]
 
 
+def dispatch_match(mro, registry, own):
+    # functools._find_impl: an if inside a for loop whose one side raises or breaks, in blocks
+    # of their own (it never goes round again): the loop's way out is the break under it
+    match = None
+    for t in mro:
+        if match is not None:
+            if (t in registry and t not in own
+                    and match not in own
+                    and not t.startswith(match)):
+                raise RuntimeError("Ambiguous dispatch: {} or {}".format(match, t))
+            break
+        if t in registry:
+            match = t
+    return registry.get(match)
+
+
+def data_type_of(chains, log):
+    # enum's _find_data_type: `candidate or base`, then a break, under an if in a for loop
+    # (3.10, 3.11 keep the value on the stack across the jump)
+    data_types = []
+    for chain in chains:
+        candidate = None
+        for base in chain:
+            log.append(base)
+            if base == "object":
+                continue
+            elif base.startswith("enum"):
+                if base != "enum":
+                    data_types.append(base[4:])
+                    break
+            elif base.startswith("new"):
+                if base.endswith("!"):
+                    continue
+                data_types.append(candidate or base)
+                break
+            else:
+                candidate = candidate or base
+    if len(data_types) > 1:
+        raise TypeError("too many: %r" % data_types)
+    elif data_types:
+        return data_types.pop()
+    else:
+        return None
+
+
+def positional_args(params, arguments):
+    # inspect.BoundArguments.args: a clause that breaks beside an else that goes round (3.12+
+    # copies the return after the loop onto the break, after the clause's end)
+    args = []
+    for name, kind in params:
+        if kind in ("kw", "varkw"):
+            break
+        try:
+            arg = arguments[name]
+        except KeyError:
+            break
+        else:
+            if kind == "var":
+                args.extend(arg)
+            else:
+                args.append(arg)
+    return tuple(args)
+
+
+def members(obj, names, mro, predicate):
+    # inspect._getmembers: an except clause holding a for loop whose else continues the outer
+    # loop, while its break goes on after the try, where the body goes on too
+    results = []
+    processed = set()
+    for key in names:
+        try:
+            value = obj[key]
+            if key in processed:
+                raise KeyError
+        except KeyError:
+            for base in mro:
+                if key in base:
+                    value = base[key]
+                    break
+            else:
+                continue
+        if not predicate or predicate(value):
+            results.append((key, value))
+        processed.add(key)
+    return results
+
+
+def bind_arguments(args, params, kwargs, partial):
+    # inspect.Signature._bind: a while loop left by breaks in except clauses (one in a try
+    # inside a clause), which never go round again, and by one in a try's else
+    arguments = {}
+    parameters_ex = ()
+    arg_vals = iter(args)
+    parameters = iter(params)
+    while True:
+        try:
+            arg_val = next(arg_vals)
+        except StopIteration:
+            try:
+                param = next(parameters)
+            except StopIteration:
+                break
+            else:
+                if param == "*":
+                    break
+                elif param in kwargs:
+                    parameters_ex = (param,)
+                    break
+                else:
+                    if partial:
+                        parameters_ex = (param,)
+                        break
+                    else:
+                        raise TypeError("missing " + param) from None
+        else:
+            try:
+                param = next(parameters)
+            except StopIteration:
+                raise TypeError("too many") from None
+            else:
+                if param == "*":
+                    arguments[param] = (arg_val, *arg_vals)
+                    break
+                arguments[param] = arg_val
+    for name in kwargs:
+        if name in arguments:
+            raise TypeError("twice " + name)
+        arguments[name] = kwargs[name]
+    return arguments, parameters_ex
+
+
+def conditional_tests(fields, options, c, a, b, log):
+    # a conditional expression as a test: a comprehension's filter (dataclasses._hash_add), an
+    # if, a while (3.10, 3.12+ test it again at the loop's end), a dict comprehension's value
+    # (3.12+ keeps the key on the stack across it: inspect.get_annotations)
+    picked = [f for f in fields if (f[0] if f[1] is None else f[1])]
+    values = {key: value if not isinstance(value, str) else value.upper() for key, value in options.items()}
+    if (a if c else b):
+        log.append("if")
+    while (a if c else b):
+        log.append(a)
+        a -= 1
+        b -= 1
+    for f in fields:
+        if (f[0] if c else not f[0]):
+            log.append(f)
+    return picked, values, a, b
+
+
+def and_or_idiom(conv, m, a, b, c):
+    # `m and a or b` (3.10, 3.11: m's test jumps straight to b, past the `or`, with what is
+    # below kept for both): as a value, an index (locale._group) and an argument
+    x = m and a or b
+    y = conv[m and "a" or "b"]
+    z = str(m and a or b and c)
+    return x, y, z
+
+
+def element_or(members):
+    # a comprehension whose element keeps values across an `or` (enum.Flag.__repr__); 3.12+
+    # runs it inline, in the function's own temporaries
+    return "|".join([str(m[0] or m[1]) for m in members]), {k: (v or k) for k, v in members}
+
+
+def merged_keywords(args, kwargs, c):
+    # keywords merged from a value chosen across blocks (weakref.finalize.__call__): the empty
+    # dict the call builds waits on the stack, and each way adds to its own
+    a = record_call(*args, **(kwargs or {}))
+    b = record_call(1, **(kwargs if c else {}))
+    box = Box()
+    box.kwargs = kwargs
+    d = record_call(*box.items, **(box.kwargs or {}))
+    return a, b, d
+
+
+def or_of_and(order, known, names, log):
+    # `a or (b and c)`: the `and` is one condition before the `or` takes it (enum's _order_
+    # filter); 3.12+ gives each of a comprehension's `continue`s a jump of its own
+    kept = [o for o in order if (o not in known or (o in known and o in names))]
+    for o in order:
+        if o not in known or (o in known and o in names):
+            log.append(o)
+    return kept
+
+
+def clause_loop_breaks(fn, errs, log):
+    # shutil.copystat: a for loop in an except clause whose break goes to the clause's end (the
+    # loop's else re-raises): past it only a return, yet the clause has to end first
+    try:
+        fn()
+    except OSError as why:
+        for err in errs:
+            if why.errno == err:
+                break
+        else:
+            raise
+    log.append(1)
+    return log
+
+
+def finally_leaves(a, items, log):
+    # a return inside a finally, and a break out of one: the handler drops the exception it
+    # was running for first (it is swallowed), the copies have none to drop; 3.13 reads the
+    # names restored in one instruction on one way out, in two on the other
+    box = Box()
+    hold = box.size
+    try:
+        box.size = a
+        log.append(10 // a)
+    finally:
+        box.size = hold
+    for x in items:
+        try:
+            log.append(10 // x)
+        finally:
+            if x == 5:
+                break
+    try:
+        log.append(items[a])
+    finally:
+        if a > 1:
+            return log, box.size
+        log.append("end")
+    return log
+
+
+def sparse_structs(chunks):
+    # tarfile.TarInfo._proc_sparse: a for loop (no else) in a while loop, left by a break in an
+    # except clause: the clause never goes round, and where the loop ends is the while's code
+    structs = []
+    isext = True
+    k = 0
+    while isext:
+        buf = chunks[k]
+        k += 1
+        pos = 0
+        for i in range(3):
+            try:
+                offset = int(buf[pos])
+            except ValueError:
+                break
+            if offset:
+                structs.append(offset)
+            pos += 1
+        isext = bool(buf[-1] == "x")
+    return structs
+
+
+def zip_magic(filename):
+    # zipfile.is_zipfile: a with inside a try whose clause goes on (3.10 copies `return result`
+    # after the with's __exit__, past the try's POP_BLOCK, and where it suppresses)
+    result = False
+    try:
+        if hasattr(filename, "read"):
+            result = filename.read(2) == "PK"
+        else:
+            with io.StringIO(filename) as fp:
+                result = fp.read(2) == "PK"
+    except OSError:
+        pass
+    return result
+
+
+def cached_enabled(cache, level, limit, log):
+    # logging.Logger.isEnabledFor: a try/finally in an except clause, then a return (3.10
+    # writes the finally and the return once per way out of the if)
+    try:
+        return cache[level]
+    except KeyError:
+        log.append("acquire")
+        try:
+            if limit >= level:
+                is_enabled = cache[level] = False
+            else:
+                is_enabled = cache[level] = level >= 3
+        finally:
+            log.append("release")
+        return is_enabled
+
+
+def clause_passes(a, b, follow, log):
+    # shutil.copy2: an except clause whose `pass`es (3.12+: a jump each) go on to its end, past
+    # a condition joined through them
+    if a is not None:
+        try:
+            log.append(a // b)
+            return b
+        except ZeroDivisionError as exc:
+            if (exc.args[0].startswith("integer")
+                    and not follow):
+                pass
+            elif len(exc.args) == 1:
+                pass
+            else:
+                raise
+    log.append("copy")
+    return b
+
+
 def os_error():
     raise OSError("none here")
 
@@ -1585,6 +1885,22 @@ CASES = [
     *[(threaded_and_or, (a, b, c, log)) for a in (0, 1) for b in (0, 2) for c in (0, 3) for log in ([], [1])],
     *[(expand_user, (path, environ)) for path, environ in (("~", {"HOME": "/h/"}), ("~", {}), ("~root/x", {}), ("~no_such_user_zz/x", {}), ("abc", {}), (b"abc", {}))],
     *[(c3_merge, (sequences,)) for sequences in ([], [["a", "b"], ["b", "c"]], [["a", "b"], ["b", "a"]], [["x", "o"], ["y", "o"], ["x", "y", "o"]])],
+    *[(dispatch_match, (mro, registry, own)) for mro, registry, own in (([], {}, []), (["a", "b", "c"], {"b": 1, "c": 2}, ["b"]), (["a", "b", "c"], {"b": 1, "c": 2}, []), (["x", "xy"], {"x": 1, "xy": 2}, []), (["q"], {"q": 3}, []))],
+    *[(positional_args, (params, arguments)) for params, arguments in (([], {}), ([("a", "pos"), ("b", "var"), ("c", "kw")], {"a": 1, "b": [2, 3]}), ([("a", "pos"), ("b", "pos")], {"b": 2}), ([("a", "pos")], {"a": 0}))],
+    *[(members, (obj, names, mro, predicate)) for obj, names, mro, predicate in (({}, [], [], None), ({"a": 1}, ["a", "b", "a"], [{"b": 2}], None), ({"a": 1}, ["a", "z"], [{"b": 2}, {"z": 0}], bool), ({}, ["q"], [], callable))],
+    *[(bind_arguments, (args, params, kwargs, partial)) for args, params, kwargs, partial in (((), [], {}, False), ((1, 2), ["a", "b"], {"c": 3}, False), ((1, 2, 3), ["a"], {}, False), ((), ["a", "*"], {}, False), ((), ["a"], {"a": 1}, False), ((), ["a"], {}, True), ((), ["a"], {}, False), ((1,), ["a"], {"a": 2}, False), ((1, 2, 3), ["a", "*"], {"b": 0}, False))],
+    *[(conditional_tests, (fields, options, c, a, b, [])) for fields, options, c, a, b in (([], {}, 0, 0, 0), ([(1, None), (0, 2), (0, 0), (3, 0)], {"x": "s", "y": 2}, 1, 3, 0), ([(0, None)], {"k": None}, 0, 5, 2), ([(1, 1)], {}, 1, 0, 4))],
+    *[(and_or_idiom, ({"a": 1, "b": 2}, m, a, b, c)) for m in (0, 1) for a in (0, 3) for b in ("", "x") for c in (None, 5)],
+    *[(element_or, (members,)) for members in ([], [(0, "a"), ("b", 0)], [(None, None)])],
+    *[(merged_keywords, (args, kwargs, c)) for args, kwargs, c in (((), None, 0), ((1, 2), {"k": 3}, 1), ([4], {}, 1), ((), {"z": 0}, 0))],
+    *[(or_of_and, (order, known, names, [])) for order, known, names in (([], {}, []), (["a", "b", "c"], {"b": 1, "c": 2}, ["c"]), (["x"], {"x": 0}, []))],
+    *[(clause_loop_breaks, (fn, errs, [])) for fn in (int, os_error) for errs in ([], [0, None], [5])],
+    *[(finally_leaves, (a, items, [])) for a, items in ((0, []), (1, [1, 2]), (1, [2, 0, 5, 0]), (2, [5, 1]), (3, [1]), (1, [0]))],
+    *[(sparse_structs, (chunks,)) for chunks in ([""], ["12x", "3a-"], ["x0x", "1", "22x", "q"], ["xyz"])],
+    *[(zip_magic, (filename,)) for filename in ("PKzip", "no", io.StringIO("PK.."), 3)],
+    *[(cached_enabled, (cache, level, limit, [])) for cache, level, limit in (({1: True}, 1, 0), ({}, 2, 5), ({}, 4, 0), ({}, 1, 0))],
+    *[(clause_passes, (a, b, follow, [])) for a, b, follow in ((None, 1, 0), (4, 2, 0), (4, 0, 0), (4, 0, 1))],
+    *[(data_type_of, (chains, [])) for chains in ([], [[]], [["object"]], [["mix", "new1"]], [["new!", "enumX"]], [["a", "b", "new"], ["enumY"]], [["enum", "object", "new2"]], [["c", "d"]])],
 ]
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from compilescope.decompiler.expressions import Unsupported, _arguments
 from compilescope.decompiler.structure import function_name, function_source
+from compilescope.decompiler.unparse import unparse
 
 
 @dataclass
@@ -101,7 +102,7 @@ def _annotated(code: CodeType, error: Unsupported) -> str:
     )
     if sys.version_info >= (3, 12):
         function.type_params = []
-    text = ast.unparse(ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[])))
+    text = unparse(ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[])))
     header, body = text.split("\n", 1)
     comments = "\n".join(f"    # {line}" for line in lines)
     return f"{header}\n{comments}\n{body}\n"

@@ -193,6 +193,39 @@ def _analysed(code: CodeType, blocks: list[Block]) -> Graph:
     return Graph(code=code, blocks=blocks, dominators=dominators, loops=loops)
 
 
+def reducible(graph: Graph) -> bool:
+    """Whether every cycle of the graph is a loop entered only at its header: each edge that
+    goes back to a block on the current depth-first path goes to a block that dominates its
+    source. (The structurer reads loops only in this shape.)"""
+    if not graph.blocks:
+        return True
+    ways = {b.index: [s for s, k in b.successors if k != "exception"] for b in graph.blocks}
+    on_path: set[int] = set()
+    done: set[int] = set()
+    starts = [graph.blocks[0].index, *sorted(graph.reachable - {graph.blocks[0].index})]  # (handlers too)
+    for start in starts:
+        if start in done:
+            continue
+        stack: list[tuple[int, int]] = [(start, 0)]
+        on_path.add(start)
+        while stack:
+            node, at = stack[-1]
+            if at < len(ways[node]):
+                stack[-1] = (node, at + 1)
+                following = ways[node][at]
+                if following in on_path:
+                    if not graph.dominates(following, node):
+                        return False
+                elif following not in done:
+                    on_path.add(following)
+                    stack.append((following, 0))
+            else:
+                stack.pop()
+                on_path.discard(node)
+                done.add(node)
+    return True
+
+
 def redirected(graph: Graph, replace: dict[int, int]) -> Graph:
     """The same graph with every edge into a block of `replace` going to its replacement
     instead (blocks that do exactly the same thing), and dominators and loops found again."""
@@ -204,6 +237,47 @@ def redirected(graph: Graph, replace: dict[int, int]) -> Graph:
             if block.index not in graph.blocks[successor].predecessors:
                 graph.blocks[successor].predecessors.append(block.index)
     return _analysed(graph.code, graph.blocks)
+
+
+def stack_depths(code: CodeType) -> dict[int, int]:
+    """How many values are on the stack before each instruction (by offset), as the
+    interpreter runs it: from the entry, along falls and jumps with each instruction's own
+    effect, and into handlers with the depth their range gives (3.11+: the exception table;
+    3.10: the SETUP_* that pushes them). By offset, so it holds for any graph cut from `code`.
+    An instruction no path reaches has none."""
+    instructions = [i for i in dis.get_instructions(code) if i.opname != "CACHE"]
+    following = {a.offset: b.offset for a, b in zip(instructions, instructions[1:])}
+    by_offset = {i.offset: i for i in instructions}
+    handlers: list[tuple[int, int, int, int]] = []  # (start, end, target, depth there)
+    if sys.version_info >= (3, 11):
+        handlers = [(e.start, e.end, e.target, e.depth + int(e.lasti) + 1) for e in dis.Bytecode(code).exception_entries]
+    depths: dict[int, int] = {}
+    # a generator starts with the value its first send() passes (3.10 GEN_START pops it; 3.11
+    # and 3.12 count RETURN_GENERATOR as pushing nothing, and the POP_TOP after it pops it)
+    start = 1 if instructions and instructions[0].opname == "GEN_START" else 0
+    todo: list[tuple[int, int]] = [(instructions[0].offset, start)] if instructions else []
+    while todo:
+        offset, depth = todo.pop()
+        if offset in depths or offset not in by_offset:
+            continue
+        depths[offset] = depth
+        instruction = by_offset[offset]
+        argument = instruction.arg if instruction.opcode >= dis.HAVE_ARGUMENT else None
+        for start, end, target, there in handlers:
+            if start <= offset < end:
+                todo.append((target, there))
+        if instruction.opname in SETUP_HANDLER:
+            todo.append((instruction.argval, depth + dis.stack_effect(instruction.opcode, argument, jump=True)))
+        if is_jump(instruction):
+            todo.append((instruction.argval, depth + dis.stack_effect(instruction.opcode, argument, jump=True)))
+            if instruction.opname in UNCONDITIONAL:
+                continue
+        elif instruction.opname in TERMINATORS:
+            continue
+        if offset in following:
+            effect = 1 if instruction.opname == "RETURN_GENERATOR" else dis.stack_effect(instruction.opcode, argument, jump=False)
+            todo.append((following[offset], depth + effect))
+    return depths
 
 
 def needs_entry_stack(block: Block) -> bool:

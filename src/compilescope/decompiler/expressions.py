@@ -357,6 +357,12 @@ class Temporaries:
         return name.startswith((self._prefix + "temp", self._prefix + "stack"))
 
 
+def empty_display(value: Any) -> bool:
+    """`{}`, `[]` or an empty set display: one that DICT_MERGE, LIST_EXTEND and the like may
+    still add to in place."""
+    return isinstance(value, ast.Dict) and not value.keys or isinstance(value, (ast.List, ast.Set)) and not value.elts
+
+
 def name_cleanup(instructions: list[dis.Instruction]) -> bool:
     if len(instructions) < 3:
         return False
@@ -563,6 +569,8 @@ class BlockReader:
             value = self.stack[index]
             if self._settled(value, written):
                 continue
+            if empty_display(value) and index < height - 1:
+                continue  # still being built: made later, a new empty one is the same (not the top, which a COPY may be about to copy)
             held = self._display_held(index, inlined, written, instruction)
             if held is not None:  # its parts go in temporaries, where they must
                 self.statements += [ast.Assign(targets=[target], value=part, lineno=0) for target, part in held]
@@ -624,11 +632,13 @@ class BlockReader:
             self.spill(len(self.stack) - depth + 1, instruction=instruction)
         self.stack.append(self.stack[-depth])
 
-    def leave(self, height: int, instruction: dis.Instruction | None = None, names: list[str] | None = None) -> list[Any]:
+    def leave(self, height: int, instruction: dis.Instruction | None = None, names: list[str] | None = None, tested: bool = False) -> list[Any]:
         """The block ends with values above the bottom `height` entries, for the next block:
         store them in the names that block expects them in (`names`, when another block reaching
         it chose them; new ones otherwise), in one assignment, so that values already in such
-        names are read first. Returns the next block's view of them."""
+        names are read first. `tested`: the block's last value was just tested and popped, so
+        all these are values below what the next blocks compute. Returns the next block's view
+        of them."""
         targets, values = [], []
         inlined = self._comprehension_start()
         chosen = list(names) if names is not None else None
@@ -637,6 +647,10 @@ class BlockReader:
             if value is NULL or isinstance(value, (Saved, _ExceptionMarker, WithExit, WithEnter, _Delegated)):  # markers, not values: they go on
                 continue
             if isinstance(value, ast.Constant) and index < inlined:
+                continue
+            if empty_display(value) and (tested or index < len(self.stack) - 1):
+                # a display still being built, below what goes on (`f(**(kw or {}))` merges into
+                # one): made later, a new empty one is the same, so it goes on as it is
                 continue
             held = self._display_held(index, inlined, frozenset(), instruction)
             if held is not None:  # its parts go in temporaries, in order, where they must

@@ -22,6 +22,7 @@ from compilescope.decompiler import cfg
 _IGNORED = cfg.NO_EFFECT
 # The same code, compiled where a name is known to be bound (the copies) or not (the handler).
 _SAME_AS = {"LOAD_FAST_CHECK": "LOAD_FAST"}
+_OPPOSITE = {a: b for x, y in (("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE"), ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE")) for a, b in ((x, y), (y, x))}
 
 
 @dataclass
@@ -137,12 +138,25 @@ def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
     # ways out that go on with the same code to a return (3.10 copies `return x` after each
     # copy of the finally) go on to one of them: in the source they are the code after the try
     same: dict[Any, int] = {}
+    depths: dict[int, int] | None = None
     for target, instruction in ((t, i) for (t, _), i in continuations.items()):
         ending = _ending(graph, instruction)
         block = graph.blocks[new_target[target]]
-        # (only code that takes nothing from the stack: what is below it may differ)
-        if ending is not None and not cfg.takes_from_stack(block.instructions) and _ending(graph, block.instructions[0]) == ending:
-            new_target[target] = same.setdefault((tuple(ending), cfg.handlers(graph.blocks[new_target[target]])), new_target[target])
+        if ending is None or _ending(graph, block.instructions[0]) != ending:
+            continue
+        # (code that takes from the stack only where it returns out of an except clause around
+        # the try, `ROT_FOUR; POP_EXCEPT` in 3.10, at the same depth in each copy: what is
+        # below may differ anywhere else, a with's __exit__ say)
+        below: int | None = None
+        if cfg.takes_from_stack(block.instructions):
+            moves = {name for name, _ in ending if not name.startswith("LOAD_") and name not in cfg.TERMINATORS}
+            if "POP_EXCEPT" not in moves or not moves <= {"ROT_TWO", "ROT_FOUR", "SWAP", "POP_EXCEPT", "POP_TOP"}:
+                continue
+            depths = depths if depths is not None else cfg.stack_depths(graph.code)
+            below = depths.get(block.instructions[0].offset)
+            if below is None:
+                continue
+        new_target[target] = same.setdefault((tuple(ending), cfg.handlers(graph.blocks[new_target[target]]), below), new_target[target])
     for source, position, target in exits:
         successor, kind = graph.blocks[source].successors[position]
         graph.blocks[source].successors[position] = (new_target[target], kind)
@@ -178,6 +192,8 @@ def _match(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, in
         c_ins, c_next = _next_real(graph, c_block, c_at)
         if h_ins is None:
             return None
+        if h_next == c_next:
+            continue  # both jumped on to the same code (a `break` out of the finally): one way
         h_inner = {s for s, k in graph.blocks[h_next[0]].successors if k == "exception" and s in nested.handler_code and s not in nested.cleanup}
         # (not the cleanup around an except clause inside the finally: it re-raises that one;
         # 3.10 has none: there a re-raise inside a nested handler's code is the finally's end
@@ -205,7 +221,30 @@ def _match(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, in
                     return None
             continuation = continuation or c_ins
             continue
-        if c_ins is None or _SAME_AS.get(h_ins.opname, h_ins.opname) != _SAME_AS.get(c_ins.opname, c_ins.opname):
+        dropped = _drops_exception(graph, h_next) if c_ins is not None and _drops_exception(graph, c_next) is None else None
+        if dropped is None and c_ins is not None and c_ins.opname == "RETURN_VALUE":
+            dropped = _drops_exception(graph, h_next, under_value=True)
+        if dropped is not None:
+            # a `return`, `break` or `continue` inside the finally: its handler first drops the
+            # exception it was running for (and the exception state); the copies have none
+            todo.append((dropped, c_next))
+            continue
+        if c_ins is not None and _OPPOSITE.get(h_ins.opname) == c_ins.opname:
+            # the same test, its ways swapped (3.12+ lays the copy out the other way round)
+            h_succ, c_succ = _edges(graph, h_next[0]), _edges(graph, c_next[0])
+            if set(h_succ) != {"fall", "jump"} or set(c_succ) != {"fall", "jump"}:
+                return None
+            todo += [((h_succ["fall"], 0), (c_succ["jump"], 0)), ((h_succ["jump"], 0), (c_succ["fall"], 0))]
+            continue
+        if c_ins is not None and _SAME_AS.get(h_ins.opname, h_ins.opname) != _SAME_AS.get(c_ins.opname, c_ins.opname):
+            # 3.13 joins two loads (or stores) into one instruction in one copy but not in
+            # the other (the handler's first load is checked): the same code, in parts
+            paired = _paired(graph, h_next, c_next)
+            if paired is None:
+                return None
+            todo.append(paired)
+            continue
+        if c_ins is None:
             return None
         if cfg.is_jump(h_ins) or h_ins.opname in cfg.TERMINATORS:
             if h_ins.opname in cfg.TERMINATORS:
@@ -224,6 +263,62 @@ def _match(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, in
             return None
         todo.append((_after(h_next), _after(c_next)))
     return continuation
+
+
+# How a handler drops the exception it runs for (and then its state) before a way out of a
+# finally; `under_value`: from under the value a `return` inside it returns
+_DROPS = {
+    (False, False): ["POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT"],
+    (True, False): ["POP_TOP", "POP_EXCEPT"],
+    (False, True): ["ROT_FOUR", "POP_TOP", "POP_TOP", "POP_TOP", "ROT_FOUR", "POP_EXCEPT"],
+    (True, True): ["SWAP", "POP_TOP", "SWAP", "POP_EXCEPT"],
+}
+
+
+def _drops_exception(graph: cfg.Graph, place: tuple[int, int], under_value: bool = False) -> tuple[int, int] | None:
+    """Where the handler's code at `place` drops the exception and then its state (see _DROPS),
+    the place just past that; None where it does not."""
+    for name in _DROPS[(sys.version_info >= (3, 11), under_value)]:
+        instruction, at = _next_real(graph, *place)
+        if instruction is None or instruction.opname != name or name == "SWAP" and instruction.arg != 2:
+            return None
+        place = _after(at)
+    return place
+
+
+# 3.13's superinstructions, as the two they do
+_PARTS = {"LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"), "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"), "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST")}
+
+
+def _parts(instruction: dis.Instruction) -> list[tuple[str, Any]] | None:
+    """What an instruction does, as plain loads and stores; None for any other."""
+    name = _SAME_AS.get(instruction.opname, instruction.opname)
+    if name in _PARTS and isinstance(instruction.argval, tuple) and len(instruction.argval) == 2:
+        return list(zip(_PARTS[name], instruction.argval))
+    if name in ("LOAD_FAST", "STORE_FAST"):
+        return [(name, instruction.argval)]
+    return None
+
+
+def _paired(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """From two places whose instructions differ: the places just past them where both did
+    the same loads and stores, one side in a superinstruction, the other in two (the next in
+    its block); None where they do not."""
+    places = [handler_at, copy_at]
+    done = [_parts(graph.blocks[index].instructions[at]) for index, at in places]
+    if done[0] is None or done[1] is None:
+        return None
+    if len(done[0]) != len(done[1]):
+        shorter = 0 if len(done[0]) < len(done[1]) else 1
+        index, at = places[shorter]
+        following = _parts(graph.blocks[index].instructions[at + 1]) if at + 1 < len(graph.blocks[index].instructions) else None
+        if following is None:
+            return None
+        done[shorter] = done[shorter] + following
+        places[shorter] = (index, at + 1)
+    if done[0] != done[1]:
+        return None
+    return _after(places[0]), _after(places[1])
 
 
 def _clause_ended(graph: cfg.Graph, place: tuple[int, int], handlers: set[int]) -> bool:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import dis
 import sys
 from dataclasses import dataclass
@@ -31,8 +32,9 @@ from types import CodeType
 from typing import Any, Callable, Collection, Iterator
 
 from compilescope.decompiler import cfg, finally_copies
-from compilescope.decompiler.tidy import conditional_assignment, negate, tidy
-from compilescope.decompiler.expressions import name_cleanup, CAUGHT, HANDLER_ENTRY_310, PREVIOUS, HandlerEnd, WithEnter, WithExit, WithTarget, LOOP_DONE, NEXT_ITEM, BlockReader, CaughtAs, ChainLeft, ExceptionMatch, LoopIterator, Saved, Temporaries, Unsupported, _arguments
+from compilescope.decompiler.tidy import conditional_assignment, negate, put_back_values, tidy
+from compilescope.decompiler.unparse import unparse
+from compilescope.decompiler.expressions import empty_display, name_cleanup, CAUGHT, HANDLER_ENTRY_310, PREVIOUS, HandlerEnd, WithEnter, WithExit, WithTarget, LOOP_DONE, NEXT_ITEM, BlockReader, CaughtAs, ChainLeft, ExceptionMatch, LoopIterator, Saved, Temporaries, Unsupported, _arguments
 
 EXIT = -1  # the virtual block every return and raise leads to
 
@@ -85,6 +87,8 @@ class Structurer:
         # block -> the values it finds on the stack above the enclosing loops' iterators: the
         # temporaries its predecessors left them in (or the markers of a loop's item and end)
         self._entry: dict[int, list[Any]] = {}
+        self._not_pure: set[tuple[Any, ...]] = set()  # blocks read and found no pure condition (see _pure_condition)
+        self._depths: dict[int, int] | None = None  # stack depth before each instruction (cfg.stack_depths), when needed
 
     def _unrepeated_body(self, header: cfg.Block) -> set[int]:
         """The body of a for loop that never goes round: the header, and the blocks only its
@@ -201,7 +205,10 @@ class Structurer:
             self._finally_bodies.pop()
         entry = [PREVIOUS, CAUGHT] if sys.version_info >= (3, 11) else list(HANDLER_ENTRY_310)
         self._skip[handler] = read.skip
-        finalbody = self.region(handler, read.end, None, base, first=[*outside, *entry])
+        # a break or continue inside the finally is its loop's (else the code it writes is the
+        # finally's own, not the loop's body: the handler's blocks never go round)
+        leaves = loop is not None and bool(self._forward(handler) - self._handler_code(handler))
+        finalbody = self.region(handler, read.end, loop if leaves else None, base, first=[*outside, *entry])
         statement = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=finalbody or [ast.Pass()])
         return [statement], (after if after is not None else EXIT)
 
@@ -279,7 +286,9 @@ class Structurer:
             at += 1
         if at == 0 or at >= len(instructions) or instructions[at].opname != "POP_TOP":
             return False
-        rest, holder = instructions[at + 1:], index  # the code after the call, and its block
+        # the code after the call (3.10: past the POP_BLOCK of a try around the with, which the
+        # suppressed way pops too), and its block
+        rest, holder = [i for i in instructions[at + 1:] if i.opname != "POP_BLOCK"], index
         same = [i for i in self.graph.blocks[suppressed].instructions if i.opname not in cfg.NO_EFFECT]
         if not rest or len(rest) == 1 and rest[0].opname in cfg.UNCONDITIONAL:
             following = next((s for s, k in self.graph.blocks[index].successors if k != "exception"), None)
@@ -369,11 +378,15 @@ class Structurer:
             if going_round and len(going_round) < len(chains):
                 chains = [chain for chain in chains if chain not in going_round]
             merge = next((n for n in on if all(n in chain for chain in chains)), None)
-            if merge is None:  # a raise or return on some way: where the ways that go on meet
-                on = self._forward(after)
-                going_on = [first for _, first in clauses if self._forward(first) & on]
+            # a raise or return on some way: where the ways that go on meet; so too where they
+            # meet only at the loop's start or end (a clause that may `continue` or `break`),
+            # but meet before it
+            round_only = loop is not None and after != loop.header and (merge == loop.header or loop.kind == "for" and merge in self._loop_ends(loop))
+            if merge is None or round_only:
+                on = self._forward(after) - ({loop.header, loop.after} if loop is not None else set())
+                going_on = [first for _, first in clauses if self._forward(first) & on]  # (not by going round)
                 found = self._first_common([after, *going_on], loop)
-                merge = found if found != EXIT else None
+                merge = found if found != EXIT else (None if merge is None else merge)
             if merge in (None, after) or (loop is not None and merge not in loop.body):
                 # an `else:` that returns, raises, breaks or continues, never meeting the code
                 # where the clauses go on: that code is after the try (not a copy of a finally
@@ -391,6 +404,23 @@ class Structurer:
             following = merge
         else:
             orelse, following = [], after if after is not None else stop
+        # An `else:` that only goes round its loop again (or breaks), sharing no code with the
+        # clauses, while they go on into code of their own (3.12+ copies the `return` after a
+        # loop onto a break in a clause): the else is written to its `continue`, and the
+        # clauses' code after the try, where only they reach it.
+        goes_round = False
+        if loop is not None and after is not None and after not in (loop.header, loop.after) and merge in (None, after, loop.header):
+            ends = {loop.header, loop.after}
+            reached = self._forward(after, avoid=loop.after) - ends
+            clause_code = {b for _, first in clauses for b in self._forward(first, avoid=loop.after)}
+            goes_round = stop not in reached and not (reached & clause_code) and all(
+                self.graph.blocks[b].last.opname in cfg.TERMINATORS for b in reached if not [s for s, k in self.graph.blocks[b].successors if k != "exception"]
+            )
+        if goes_round:
+            # (the else's `continue` written: the code after the try is not its own)
+            orelse, following = self.region(after, stop, loop, base), stop
+            if stop == loop.header and (not orelse or not _leaves(orelse)):  # type: ignore[union-attr]
+                orelse.append(ast.Continue())  # (region ends there without it)
         handlers = []
         tails: list[list[ast.stmt]] = []
         open_ended: list[int] = []
@@ -421,7 +451,7 @@ class Structurer:
             # same code for each, is it written once after the try
             if any(_dump(t) != _dump(tails[0]) for t in tails):
                 raise Unsupported(self.graph.blocks[handler].instructions[0], "except clauses that go on into different code")
-            if following not in (_NOWHERE, EXIT) and after is not None:
+            if following not in (_NOWHERE, EXIT) and after is not None and not goes_round:
                 # a copy of the code after the try (3.10+ copies a short `return g` or `raise`
                 # into each way out): the clauses go on there, as the body does
                 if not _leaves(tails[0]) or _dump(tails[0]) != _dump(self._ending(following, base)):
@@ -572,7 +602,9 @@ class Structurer:
         raise Unsupported(None, "an except chain that does not end")
 
     def _reader(self, index: int, base: list[Any]) -> BlockReader:
-        reader = BlockReader(self.code, base + self._entry.get(index, []), self.temps)
+        # (an empty display still being built is each block's own: it adds to it in place)
+        entry = [copy.deepcopy(v) if empty_display(v) else v for v in self._entry.get(index, [])]
+        reader = BlockReader(self.code, base + entry, self.temps)
         # 3.10 cuts the block after POP_EXCEPT: the `e = None; del e` after it starts the next
         predecessors = self.graph.blocks[index].predecessors
         if predecessors and all(self.graph.blocks[p].last.opname == "POP_EXCEPT" for p in predecessors):
@@ -619,7 +651,13 @@ class Structurer:
         if fall is None or target is None:
             raise Unsupported(jump, "a branch without two ways out")
         if kind == "kept":  # the value goes on to `target`: test it where it is stored for it
-            left = reader.leave(len(base), jump, self._names_for(target) or self._names_for(fall))
+            names = self._names_for(target)
+            if names is None:
+                # the values below this one go on to the fall too, where its other ways in may
+                # have named them (`c[m and 'a' or 'b']`: m's test reaches 'b' with c kept)
+                below = self._names_for(fall)
+                names = [*below, self.temps.joined()] if below else None
+            left = reader.leave(len(base), jump, names)
             value = left[-1]
             self._enter(target, left, jump)
             self._enter(fall, left[:-1], jump)
@@ -627,22 +665,26 @@ class Structurer:
             chain = reader.pop(jump).compare
             value = ast.Compare(left=chain.left, ops=[*chain.ops, ast.Is()], comparators=[*chain.comparators, ast.Constant(value=None)])
             kind = "chain"
-            left = reader.leave(len(base), jump, self._names_for(target) or self._names_for(fall))
+            left = reader.leave(len(base), jump, self._names_for(target) or self._names_for(fall), tested=True)
             self._enter(target, left, jump)
             self._enter(fall, left, jump)
         else:
             value = reader.pop_value(jump)
-            left = reader.leave(len(base), jump, self._names_for(target) or self._names_for(fall))
+            left = reader.leave(len(base), jump, self._names_for(target) or self._names_for(fall), tested=True)
             self._enter(target, left, jump)
             self._enter(fall, left, jump)
         test = ast.Compare(left=value, ops=[ast.Is()], comparators=[ast.Constant(value=None)]) if kind == "none" else value
         return _Condition(test, target, fall) if taken_when else _Condition(test, fall, target)
 
-    def _pure_condition(self, index: int, only_from: int, base: list[Any]) -> _Condition | None:
-        """A block that only computes a condition, reached only from `only_from`: part of an
-        `and`/`or` with that block's condition."""
+    def _pure_condition(self, index: int, only_from: Collection[int], base: list[Any]) -> _Condition | None:
+        """A block that only computes a condition, reached only from the blocks `only_from` (of
+        one condition): part of an `and`/`or` (or a conditional expression) with it."""
         block = self.graph.blocks[index]
-        if block.predecessors != [only_from] or block.last.opname not in _CONDITIONAL:
+        if not block.predecessors or not set(block.predecessors) <= set(only_from) or block.last.opname not in _CONDITIONAL:
+            return None
+        # (a block found not to be one is not read again, as long as it finds the same values)
+        key = (index, len(base), tuple(_name(v) for v in self._entry.get(index, [])))
+        if key in self._not_pure:
             return None
         reader = self._reader(index, base)
         saved = dict(self._entry)
@@ -655,24 +697,100 @@ class Structurer:
         except Unsupported:
             pass
         self._entry = saved
+        self._not_pure.add(key)
         return None
 
-    def _join(self, index: int, first: _Condition, base: list[Any]) -> _Condition:
+    def _join(self, index: int, first: _Condition, base: list[Any], members: set[int] | None = None, ternaries: bool = True) -> _Condition:
         """Absorb the blocks that continue this condition with `and` / `or`: a pure condition
-        block on one side of this one whose other way out is shared with it."""
+        block on one side of this one whose other way out is shared with it; or, on both
+        sides, conditions that go on to the same two places (`if (a if c else b):`).
+        `members`, the blocks of the condition so far, gains those it absorbs. (A part of a
+        condition is not searched for conditional expressions again: on long chains of tests
+        that search grows with every level.)"""
         condition = first
+        members = {index} if members is None else members
         while True:
             for side in ("when_true", "when_false"):
                 saved = dict(self._entry)
-                following = self._pure_condition(getattr(condition, side), index, base)
+                start = getattr(condition, side)
+                following = self._pure_condition(start, members, base)
+                own = {start}
                 joined = following and _joined(condition, following, side)
+                if following is not None and joined is None:
+                    # with its own `and`/`or` first (`a or (b and c)`), or through jumps of its own
+                    following = self._join(start, following, base, own, ternaries=False)
+                    joined = _joined(condition, following, side) or _joined(condition, following, side, self._jumps_to_same)
                 if joined is not None:
-                    index = getattr(condition, side)
+                    members |= own
                     condition = joined
                     break
                 self._entry = saved  # not part of this condition: what reading it stored goes
             else:
-                return condition
+                ternary = self._conditional_expression(condition, members, base) if ternaries else None
+                if ternary is None:
+                    return condition
+                condition = ternary
+
+    def _conditional_expression(self, condition: _Condition, members: set[int], base: list[Any]) -> _Condition | None:
+        """`c`'s two sides as one condition `(a if c else b)`: each side a condition (with its
+        own `and`/`or`) reached only from this one, both going on to the same two places.
+        `members` gains their blocks."""
+        for start in (condition.when_true, condition.when_false):  # (before reading either)
+            block = self.graph.blocks[start] if start >= 0 else None
+            if block is None or not block.predecessors or not set(block.predecessors) <= members or block.last.opname not in _CONDITIONAL:
+                return None
+        saved = dict(self._entry)
+        sides: list[_Condition] = []
+        blocks: set[int] = set()
+        for start in (condition.when_true, condition.when_false):
+            pure = self._pure_condition(start, members, base)
+            if pure is None:
+                self._entry = saved
+                return None
+            own = {start}
+            sides.append(self._join(start, pure, base, own, ternaries=False))
+            blocks |= own
+        yes, no = sides
+        place = lambda index: _same_ending(self.graph, cfg.through_jumps(self.graph, index), locals_too=True)  # (past jumps; 3.10+ copies `return x`)
+        if (place(yes.when_true), place(yes.when_false)) == (place(no.when_true), place(no.when_false)):
+            orelse = no.test
+        elif (place(yes.when_true), place(yes.when_false)) == (place(no.when_false), place(no.when_true)):
+            orelse = negate(no.test)  # (a truth value: only how it tests matters)
+        else:
+            self._entry = saved
+            return None
+        # Only where the sides share code that cannot be written twice: a block both reach
+        # (one of them straight, or through the same jump). Where each side has its own
+        # `break`, `continue` or copy of a return, `if c: (if a: X) elif b: X` is as exact,
+        # and closer to what was written.
+        pairs = [(yes.when_true, no.when_true), (yes.when_false, no.when_false)] if orelse is no.test else [(yes.when_true, no.when_false), (yes.when_false, no.when_true)]
+        if not any(self._shared_code(first, second) for first, second in pairs):
+            self._entry = saved
+            return None
+        members |= blocks
+        ways = [cfg.through_jumps(self.graph, yes.when_true), cfg.through_jumps(self.graph, yes.when_false)]
+        return _Condition(ast.IfExp(test=condition.test, body=yes.test, orelse=orelse), *ways)
+
+    def _jumps_to_same(self, first: int, second: int) -> int | None:
+        """Where two blocks go, where one of them only jumps on to the other or both jump on
+        to one place; None otherwise."""
+        place = cfg.through_jumps(self.graph, first)
+        if place != cfg.through_jumps(self.graph, second):
+            return None
+        # what the blocks passed over were to find on the stack, the place finds
+        saved = dict(self._entry)
+        try:
+            for block in (first, second):
+                if block != place and block in self._entry:
+                    self._enter(place, self._entry[block], None)
+        except Unsupported:
+            self._entry = saved
+            return None
+        return place
+
+    def _shared_code(self, first: int, second: int) -> bool:
+        real = cfg.through_jumps(self.graph, first)
+        return real == cfg.through_jumps(self.graph, second) and (first == second or real in (first, second)) and real not in self.graph.loops
 
     # ---- regions ---------------------------------------------------------------------------------
     def region(self, start: int, stop: int, loop: _Loop | None = None, base: list[Any] | None = None, first: list[Any] | None = None, entering: bool = False) -> list[ast.stmt]:
@@ -763,6 +881,9 @@ class Structurer:
                 node = next(s for s, k in block.successors if k == "jump")
                 if loop is not None and node not in loop.body and reader.stack == base[:-1]:
                     statements += reader.statements  # a break: the loop's iterator is gone
+                    if loop.kind == "for" and node != loop.after and node in self._loop_ends(loop):
+                        statements.append(ast.Break())  # (to where the loop ends: it has no else)
+                        break
                     self._entry.setdefault(node, [])
                     continue
                 self._leave(reader, node, base, last)
@@ -803,7 +924,15 @@ class Structurer:
                 statements += reader.statements
                 loop_statements, node, extra = self._for_loop(node, iterator.iterable, loop, base + kept)
                 if any(isinstance(v, Saved) for v in kept):  # 3.12+: an inlined comprehension
-                    statements[-1:] = _inlined_comprehension(statements[-1] if statements else None, loop_statements)
+                    made = statements[-1] if statements else None
+                    try:
+                        statements[-1:] = _inlined_comprehension(made, loop_statements)
+                    except Unsupported:
+                        # its element's values kept across blocks (`str(a or b)`): put back as
+                        # in any body (tidy would, too late for this), then read again. What
+                        # the loop's body computes is only ever read inside it.
+                        put_back_values(loop_statements, self.code, self.temps, context=[made] if made is not None else [])
+                        statements[-1:] = _inlined_comprehension(made, loop_statements)
                 else:
                     statements += loop_statements
                 self._entry[node] = kept + extra
@@ -826,7 +955,7 @@ class Structurer:
         after_loop = self._forward(exhausted, header)
         for index in leaving:
             last = self.graph.blocks[index].last
-            if last.opname in cfg.TERMINATORS or self._only_ends(index, body | after_loop, body):
+            if last.opname in cfg.TERMINATORS or self._only_ends(index, body | after_loop, body) and not self._pops_below(index, block):
                 continue  # a return or raise inside the loop (`return a or b`: in a few blocks)
             falls = [s for s, k in self.graph.blocks[index].successors if k == "fall"]
             while len(falls) == 1 and falls[0] not in body and not cfg.is_jump(last) and last.opname not in cfg.TERMINATORS and not self._pops_iterator(index):
@@ -835,13 +964,19 @@ class Structurer:
                 index = falls[0]
                 last = self.graph.blocks[index].last
                 falls = [s for s, k in self.graph.blocks[index].successors if k == "fall"]
-            if last.opname in cfg.TERMINATORS or self._only_ends(index, body | after_loop, body):
-                continue  # a return or raise inside the loop (`return a or b`: in a few blocks)
+            if last.opname in cfg.TERMINATORS or self._only_ends(index, body | after_loop, body) and not self._pops_below(index, block):
+                continue
             if self._pops_iterator(index) and len(falls) == 1 and falls[0] not in body:
                 afters.add(falls[0])  # a break that pops the iterator and falls into where it goes (3.12+)
                 continue
             if not (cfg.is_jump(last) and last.opname in cfg.UNCONDITIONAL):
-                raise Unsupported(last, "a way out of a loop that is not a break, return or raise")
+                # a side of an `if` that never goes round again: it breaks or returns or
+                # raises, in blocks of its own (`if c: (if d: raise E); break`)
+                found = self._breaks_beyond(index, body, block)
+                if found is None:
+                    raise Unsupported(last, "a way out of a loop that is not a break, return or raise")
+                afters |= found
+                continue
             afters.add(next(s for s, k in self.graph.blocks[index].successors if k == "jump"))
         if len(afters) > 1:
             raise Unsupported(block.last, "a loop left for more than one place")
@@ -869,6 +1004,101 @@ class Structurer:
         statement = ast.For(target=target, iter=iterable, body=statements or [ast.Pass()], orelse=orelse, type_comment=None, lineno=0)
         return [statement], following, extra
 
+    def _pops_below(self, index: int, header: cfg.Block) -> bool:
+        """Whether block `index` pops the for loop's iterator (at `header`) and goes on without
+        returning: a break, even where the code after the loop only returns (an except clause
+        around the loop still has to end there first)."""
+        block = self.graph.blocks[index]
+        if block.last.opname in cfg.TERMINATORS:
+            return False
+        if self._depths is None:
+            self._depths = cfg.stack_depths(self.code)
+        height = self._depths.get(header.last.offset)
+        depths = [self._depths.get(i.offset) for i in block.instructions]
+        if height is None or any(d is None for d in depths):
+            return False
+        last = block.last
+        effect = dis.stack_effect(last.opcode, last.arg if last.opcode >= dis.HAVE_ARGUMENT else None, jump=cfg.is_jump(last))
+        return depths[0] >= height and min([*depths[1:], depths[-1] + effect]) < height
+
+    def _breaks_beyond(self, index: int, body: set[int], header: cfg.Block) -> set[int] | None:
+        """Where the code that leaves a for loop's `body` at block `index` goes on after the
+        loop: the targets of its breaks, found by the stack (a break is the block that pops the
+        loop's iterator; code after the loop has it gone); none where every way returns or
+        raises. None where a way is neither, or a depth is not known."""
+        if self._depths is None:
+            self._depths = cfg.stack_depths(self.code)
+        height = self._depths.get(header.last.offset)  # the iterator on top
+        if height is None:
+            return None
+        ways = lambda i: [s for s, k in self.graph.blocks[i].successors if k != "exception"]
+        todo = [index] if index not in body else [s for s in ways(index) if s not in body]
+        afters: set[int] = set()
+        seen: set[int] = set()
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            block = self.graph.blocks[current]
+            depths = [self._depths.get(i.offset) for i in block.instructions]
+            if any(d is None for d in depths) or current in body or current in self._open_loops:
+                return None
+            if depths[0] < height:
+                afters.add(current)  # reached with the iterator gone: the code after the loop
+                continue
+            if block.last.opname in cfg.TERMINATORS:
+                continue
+            last = block.last
+            effect = dis.stack_effect(last.opcode, last.arg if last.opcode >= dis.HAVE_ARGUMENT else None, jump=False)
+            if min([*depths[1:], depths[-1] + effect]) < height:
+                afters.update(ways(current))  # a break: it pops the iterator, then goes on
+                continue
+            todo += ways(current)
+        return afters
+
+    def _clause_exits(self, body: set[int], header: int) -> set[int]:
+        """Where the except clauses of the trys in a loop's `body` go on when they leave it (a
+        `break` in a clause that never goes round again: its blocks are outside the natural
+        loop, which only reaches them through exceptions). A clause ends where the stack is
+        back at the depth of its try (POP_EXCEPT dropped the exception state): what it reaches
+        there, past a jump or the unbinding of `except E as e`'s name, is a way out."""
+        if self._depths is None:
+            self._depths = cfg.stack_depths(self.code)
+        entry = 6 if sys.version_info < (3, 11) else 1  # what a handler's start finds above its try's stack
+        ways = lambda i: [s for s, k in self.graph.blocks[i].successors if k != "exception"]
+        exits: set[int] = set()
+        around = self._protectors(header)  # (the clauses of a try around the loop are not its own)
+        for handler in {s for b in body for s, k in self.graph.blocks[b].successors if k == "exception" and s in self._handlers and s not in body and s not in around}:
+            depth = self._depths.get(self.graph.blocks[handler].instructions[0].offset)
+            if depth is None or handler in self._finallys or self._is_with_handler(handler):
+                continue
+            floor = depth - entry
+            seen: set[int] = set()
+            todo = [handler]
+            while todo:
+                current = todo.pop()
+                if current in seen or current in body:
+                    continue
+                seen.add(current)
+                block = self.graph.blocks[current]
+                depths = [self._depths.get(i.offset) for i in block.instructions]
+                if any(d is None for d in depths):
+                    return set()
+                if depths[0] <= floor:
+                    real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
+                    if name_cleanup(real) and len(real) == 4 and real[-1].opname in cfg.UNCONDITIONAL or len(real) == 1 and real[0].opname in cfg.UNCONDITIONAL:
+                        exits.update(ways(current))  # past the jump (and the name's unbinding)
+                    else:
+                        exits.add(current)
+                    continue
+                if block.last.opname in cfg.TERMINATORS:
+                    continue
+                todo += ways(current)
+                # (a try inside the clause: its clauses are the clause's code too)
+                todo += [s for s, k in block.successors if k == "exception" and s in self._handlers]
+        return exits
+
     def _while_loop(self, header: int, outer: _Loop | None, base: list[Any]) -> tuple[list[ast.stmt], int]:
         """A loop that is not a for loop: `while True:` around its blocks, reaching the header
         again is `continue` and leaving it `break`; tidy writes `while c:` where the condition is
@@ -883,6 +1113,8 @@ class Structurer:
         self._entry[header] = []
         body = self.graph.loops[header]
         exits = {s for b in body for s, k in self.graph.blocks[b].successors if k != "exception" and s not in body} - self._chains
+        # and the ways out of except clauses that never go round again (outside the natural loop)
+        exits |= self._clause_exits(body, header)
         after = None
         if exits:
             after = _common_post_dominator(exits, self.post_dominators)
@@ -958,8 +1190,14 @@ class Structurer:
         return seen
 
     def _loop_ends(self, loop: _Loop) -> set[int]:
-        """Where a for loop goes when its iterator is exhausted."""
-        return {s for s, k in self.graph.blocks[loop.header].successors if k == "jump"}
+        """Where a for loop goes when its iterator is exhausted (3.12+: and past its END_FOR,
+        where a break that pops the iterator itself goes)."""
+        ends = {s for s, k in self.graph.blocks[loop.header].successors if k == "jump"}
+        for end in list(ends):
+            block = self.graph.blocks[end]
+            if [i.opname for i in block.instructions if i.opname not in cfg.NO_EFFECT] in (["END_FOR"], ["END_FOR", "POP_TOP"]):
+                ends |= {s for s, k in block.successors if k == "fall"}
+        return ends
 
     def _only_ends(self, start: int, avoid: set[int], body: set[int]) -> bool:
         """Whether block `start` is one place's own way to return or raise: one way in (or
@@ -1020,6 +1258,8 @@ def _kept_below(stack: list[Any], base: list[Any]) -> int | None:
 
 
 def _name(value: Any) -> Any:
+    if empty_display(value):  # (each way in brings its own: they are alike)
+        return type(value)
     return value.id if isinstance(value, ast.Name) else value
 
 
@@ -1503,13 +1743,21 @@ def _without_repeated_conditions(graph: cfg.Graph) -> cfg.Graph:
     loop body's last block. Where a block ends with exactly the code of an earlier block that
     only tests a condition, branching to the same places, running that block instead is exactly
     the same: the later block is cut before its copy and continues into the first test. So a
-    `continue` (a jump to the first test) and the loop's back edge form one loop, as written."""
+    `continue` (a jump to the first test) and the loop's back edge form one loop, as written.
+    Merging only part of a test of several blocks (`while (a if c else b)`) can make a cycle
+    that is no loop (entered in two places): then the graph is kept as it was."""
+    original = _copied(graph)
     for _ in range(len(graph.blocks)):  # a merge can make two more tests alike: until none is
         merged = _merge_repeated_conditions(graph)
         if merged is None:
-            return graph
+            break
         graph = merged
-    return graph
+    return graph if cfg.reducible(graph) else cfg.redirected(original, {})
+
+
+def _copied(graph: cfg.Graph) -> cfg.Graph:
+    blocks = [cfg.Block(index=b.index, start=b.start, instructions=list(b.instructions), end=b.end, successors=list(b.successors), predecessors=list(b.predecessors)) for b in graph.blocks]
+    return cfg.Graph(code=graph.code, blocks=blocks, dominators=dict(graph.dominators), loops={h: set(body) for h, body in graph.loops.items()})
 
 
 def _merge_repeated_conditions(graph: cfg.Graph) -> cfg.Graph | None:
@@ -1569,12 +1817,14 @@ def _test_shape(block: cfg.Block, graph: cfg.Graph) -> tuple[tuple[Any, ...], tu
 
 
 
-def _same_ending(graph: cfg.Graph, index: int) -> Any:
+def _same_ending(graph: cfg.Graph, index: int, locals_too: bool = False) -> Any:
     """A block, or, where it only returns a constant (`return None`, which 3.10+ copies to each
-    way out of a loop), what it does: copies of it are the same place."""
+    way out of a loop) or with `locals_too` a local, what it does: copies of it are the same
+    place."""
     block = graph.blocks[index]
     real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
-    if len(real) <= 2 and real and real[-1].opname in ("RETURN_VALUE", "RETURN_CONST") and all(i.opname in ("LOAD_CONST", "RETURN_VALUE", "RETURN_CONST") for i in real):
+    loads = ("LOAD_CONST", "LOAD_FAST") if locals_too else ("LOAD_CONST",)
+    if len(real) <= 2 and real and real[-1].opname in ("RETURN_VALUE", "RETURN_CONST") and all(i.opname in (*loads, "RETURN_VALUE", "RETURN_CONST") for i in real):
         return _code(real)
     return index
 
@@ -1693,8 +1943,17 @@ def _common_post_dominator(nodes: set[int], post_dominators: dict[int, int]) -> 
     return None
 
 
-def _joined(first: _Condition, second: _Condition, side: str) -> _Condition | None:
-    """`first` and then `second` (reached from first's `side`) as one condition, or None."""
+def _joined(first: _Condition, second: _Condition, side: str, same: Callable[[int, int], int | None] | None = None) -> _Condition | None:
+    """`first` and then `second` (reached from first's `side`) as one condition, or None.
+    `same`, where given, finds two targets the same place (the place, or None)."""
+    if same is not None:  # each side's own jump to one place (3.12+ `continue`s): one target
+        for mine in ("when_true", "when_false"):
+            for theirs in ("when_true", "when_false"):
+                if mine != side:
+                    place = same(getattr(first, mine), getattr(second, theirs))
+                    if place is not None and getattr(first, mine) != getattr(second, theirs):
+                        first = _Condition(first.test, *(place if m == mine else getattr(first, m) for m in ("when_true", "when_false")))
+                        second = _Condition(second.test, *(place if t == theirs else getattr(second, t) for t in ("when_true", "when_false")))
     if side == "when_true":
         if second.when_false == first.when_false:  # a and b
             return _Condition(_bool(ast.And, first.test, second.test), second.when_true, first.when_false)
@@ -1765,7 +2024,7 @@ def function_source(code: CodeType, defaults: tuple[Any, ...] | None = None, kwd
     Raises Unsupported where it cannot say."""
     function, temps = function_def(code)
     notes = _add_defaults(function.args, defaults, kwdefaults)
-    text = ast.unparse(ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[]))) + "\n"
+    text = unparse(ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[]))) + "\n"
     # objects in the code that no literal writes: named, shown here
     notes += [f"# {name} is the code's constant {_short_repr(value)} (an object no literal writes)" for name, value in temps.constants.items()]
     if notes:
@@ -1924,6 +2183,8 @@ def _element_inlined(body: list[ast.stmt], result: str | None) -> list[ast.stmt]
     or `yield T`: the element computed in branches and kept in a temporary, added just after.
     The same as `R.append(a if c else b)`: R is the comprehension's own new list, looking up
     its method runs no code."""
+    if len(body) == 3:
+        return _dict_element_inlined(body, result)
     if len(body) != 2:
         return body
     first, element = body
@@ -1941,6 +2202,39 @@ def _element_inlined(body: list[ast.stmt], result: str | None) -> list[ast.stmt]
     if adds and len(uses) == 1 and len(call.args) == 1 and call.args[0] is uses[0]:  # type: ignore[union-attr]
         return [ast.Expr(value=ast.Call(func=call.func, args=[first.value], keywords=[]))]  # type: ignore[union-attr]
     return body
+
+
+def _dict_element_inlined(body: list[ast.stmt], result: str | None) -> list[ast.stmt]:
+    """3.12+ `{k: a if c else b for ...}`: the key kept in a temporary, each branch storing
+    (key, value) in two more, then `R[K] = V`. As `R[k] = a if c else b`, the form of a
+    dict comprehension's step (it computes the key first, as the comprehension does)."""
+    first, branch, step = body
+    temp = lambda node: isinstance(node, ast.Name) and node.id.startswith("__") and node.id != result
+    if not (isinstance(first, ast.Assign) and len(first.targets) == 1 and temp(first.targets[0]) and isinstance(branch, ast.If) and len(branch.body) == 1 and len(branch.orelse) == 1):
+        return body
+    key = first.targets[0].id  # type: ignore[attr-defined]
+    values = []
+    names = None
+    for side in (branch.body[0], branch.orelse[0]):
+        if not (isinstance(side, ast.Assign) and len(side.targets) == 1 and isinstance(side.targets[0], ast.Tuple) and isinstance(side.value, ast.Tuple) and len(side.targets[0].elts) == len(side.value.elts) == 2):
+            return body
+        targets = side.targets[0].elts
+        if not all(temp(t) for t in targets) or not (isinstance(side.value.elts[0], ast.Name) and side.value.elts[0].id == key):
+            return body
+        if names not in (None, [t.id for t in targets]):  # type: ignore[attr-defined]
+            return body
+        names = [t.id for t in targets]  # type: ignore[attr-defined]
+        values.append(side.value.elts[1])
+    if not (names and isinstance(step, ast.Assign) and len(step.targets) == 1 and isinstance(step.targets[0], ast.Subscript)):
+        return body
+    target = step.targets[0]
+    if not (isinstance(target.value, ast.Name) and target.value.id == result and isinstance(target.slice, ast.Name) and target.slice.id == names[0] and isinstance(step.value, ast.Name) and step.value.id == names[1]):
+        return body
+    used = [n.id for part in (branch.test, *values) for n in ast.walk(part) if isinstance(n, ast.Name)]
+    if key in used or names[0] in used or names[1] in used:
+        return body
+    value = ast.IfExp(test=branch.test, body=values[0], orelse=values[1])
+    return [ast.Assign(targets=[ast.Subscript(value=target.value, slice=first.value, ctx=ast.Store())], value=value, lineno=0)]
 
 
 def comprehension(code: CodeType, iterable: ast.expr) -> ast.expr:

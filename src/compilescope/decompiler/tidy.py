@@ -31,9 +31,20 @@ _DYNAMO_GLOBAL = re.compile(r"^__(compiled_fn|resume_at|import)_")
 
 
 class _Names:
-    def __init__(self, code: CodeType, temps: Temporaries) -> None:
+    def __init__(self, code: CodeType, temps: Temporaries, statements: list[ast.stmt] = ()) -> None:  # type: ignore[assignment]
         self.locals = set(code.co_varnames)
         self.temps = temps
+        self._statements = statements
+        self._fresh: set[str] | None = None
+
+    def fresh(self, name: str) -> bool:
+        """Whether `name` is a temporary bound once, to a new empty list or set (found once,
+        when first asked: few functions have one)."""
+        if not self.temps.owns(name):
+            return False
+        if self._fresh is None:
+            self._fresh = _fresh_containers(self._statements, self.temps)
+        return name in self._fresh
 
     def local(self, name: str) -> bool:
         return name in self.locals or self.temps.owns(name)
@@ -42,26 +53,30 @@ class _Names:
         return bool(_DYNAMO_GLOBAL.match(name))
 
 
+def _fresh_containers(statements: list[ast.stmt], temps: Temporaries) -> set[str]:
+    """The temporaries bound once, to a new empty list or set (a comprehension's result, which
+    its loop fills): looking up their `append`/`add` runs no code."""
+    stores: Counter = Counter()
+    empty: set[str] = set()
+    for node in _all_nodes(statements):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            stores[node.id] += 1
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            pairs = zip(target.elts, value.elts) if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) else [(target, value)]
+            empty |= {t.id for t, v in pairs if isinstance(t, ast.Name) and isinstance(v, (ast.List, ast.Set)) and not v.elts}
+    return {name for name in empty if stores[name] == 1 and temps.owns(name)}
+
+
 def tidy(statements: list[ast.stmt], code: CodeType, temps: Temporaries) -> list[ast.stmt]:
-    names = _Names(code, temps)
+    names = _Names(code, temps, statements)
     _walk_bodies(statements, lambda body: _values_across_blocks(body, temps))
     statements[:] = written_out(statements, temps)  # Dynamo's lists of frame values
     _walk_bodies(statements, _while_conditions)
     _walk_bodies(statements, _asserts)
     _walk_bodies(statements, lambda body: _return_in_try(body, temps))
     _walk_bodies(statements, lambda body: _returned_temps(body, temps))
-    for _ in range(10):
-        _put_back(statements, names)
-        # `a or b or c` (3.12+) joins from the inside out: the outer `or` is one assignment
-        # only once the inner one's temporaries are back in it
-        joined = [False]
-
-        def join(body: list[ast.stmt]) -> None:
-            joined[0] |= _values_across_blocks(body, temps)
-
-        _walk_bodies(statements, join)
-        if not joined[0]:
-            break
+    _values_put_back(statements, names, temps)
     _walk_bodies(statements, _named_assignments)
     _walk_bodies(statements, _copies_of_what_follows)
     conditional = False
@@ -140,6 +155,8 @@ def _drop_last_continue(body: list[ast.stmt]) -> None:
             _drop_last_continue(side)
             if last.body == []:
                 last.body.append(ast.Pass())
+        if len(last.orelse) == 1 and isinstance(last.orelse[0], ast.Continue):
+            last.orelse = []  # (`else: continue` alone: no else at all)
     elif isinstance(last, ast.Try) and not last.finalbody:
         for side in ([] if last.orelse else [last.body]) + [last.orelse] + [h.body for h in last.handlers]:
             _drop_last_continue(side)
@@ -168,6 +185,29 @@ def _named_assignments(body: list[ast.stmt]) -> None:
                 names.insert(0, statement.value.target)  # the innermost is stored first
                 statement.value = statement.value.value
             statement.targets[:0] = names
+
+
+def put_back_values(statements: list[ast.stmt], code: CodeType, temps: Temporaries, context: list[ast.stmt]) -> None:
+    """Values kept across blocks (`x = a or b`) and temporaries back where they are read, in
+    these statements alone (a 3.12+ inlined comprehension's loop, before it is read as one);
+    `context` is code around them that may say what a temporary holds."""
+    _walk_bodies(statements, lambda body: _values_across_blocks(body, temps))
+    _values_put_back(statements, _Names(code, temps, [*context, *statements]), temps)
+
+
+def _values_put_back(statements: list[ast.stmt], names: _Names, temps: Temporaries) -> None:
+    for _ in range(10):
+        _put_back(statements, names)
+        # `a or b or c` (3.12+) joins from the inside out: the outer `or` is one assignment
+        # only once the inner one's temporaries are back in it
+        joined = [False]
+
+        def join(body: list[ast.stmt]) -> None:
+            joined[0] |= _values_across_blocks(body, temps)
+
+        _walk_bodies(statements, join)
+        if not joined[0]:
+            break
 
 
 def _put_back(statements: list[ast.stmt], names: _Names) -> None:
@@ -382,7 +422,20 @@ def negate(test: ast.expr) -> ast.expr:
     opposite = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in opposite:
         return ast.Compare(left=test.left, ops=[opposite[type(test.ops[0])]()], comparators=test.comparators)
+    if isinstance(test, ast.BoolOp):
+        # `not (not a or b)` is `a and not b` (De Morgan, which keeps the order and the
+        # short-circuits), where that leaves no more `not`s
+        negated = [negate(value) for value in test.values]
+        before = 1 + sum(_is_not(value) for value in test.values)
+        if sum(_is_not(value) for value in negated) <= before:
+            kind = ast.Or if isinstance(test.op, ast.And) else ast.And
+            flat = [part for value in negated for part in (value.values if isinstance(value, ast.BoolOp) and isinstance(value.op, kind) else [value])]
+            return ast.BoolOp(op=kind(), values=flat)
     return ast.UnaryOp(op=ast.Not(), operand=test)
+
+
+def _is_not(test: ast.expr) -> bool:
+    return isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
 
 
 
@@ -506,6 +559,8 @@ def _effect_free(value: ast.expr, names: _Names) -> bool:
 def _node_effect_free(node: ast.AST, names: _Names) -> bool:
     if isinstance(node, ast.Name):
         return names.local(node.id) or names.constant(node.id)
+    if isinstance(node, ast.Attribute) and node.attr in ("append", "add") and isinstance(node.value, ast.Name):
+        return names.fresh(node.value.id)  # (a new list's or set's own method)
     if isinstance(node, ast.Starred):
         return isinstance(node.value, (ast.List, ast.Tuple))
     return isinstance(node, (ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Load, ast.Store, ast.Del, ast.expr_context))
@@ -604,6 +659,9 @@ def _evaluated_before(statement: ast.stmt, use: ast.Name) -> list[ast.AST]:
 
 def _children_in_order(node: ast.AST) -> list[ast.AST]:
     if isinstance(node, ast.Call):
+        if len(node.args) == 1 and isinstance(node.args[0], ast.Starred):
+            # `f(*a, **k)`: a is only read here; the call itself makes a tuple of it, after k
+            return [node.func, node.args[0].value, *[k.value for k in node.keywords]]
         return [node.func, *node.args, *[k.value for k in node.keywords]]
     if isinstance(node, ast.Dict):
         return [part for pair in zip(node.keys, node.values) for part in pair if part is not None]

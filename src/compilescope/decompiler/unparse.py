@@ -1,0 +1,35 @@
+"""`ast.unparse` without its extra parentheses in `and`/`or` chains.
+
+The stdlib's unparser raises the precedence for each further operand of an `and`/`or`, so
+`a and b == c and not d` comes out as `a and (b == c) and (not d)` on every Python up to 3.13.
+Each operand only needs the precedence just above its operator's, so those parentheses go; a
+nested `and`/`or` keeps its own (`a or (b and c)`: the tree is written exactly, and plainly).
+The unparser class is private to `ast`; where a Python lacks it, the plain `ast.unparse` is
+used (only the parentheses differ).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+_Unparser: Any = getattr(ast, "_Unparser", None)
+
+
+if _Unparser is not None and hasattr(_Unparser, "boolop_precedence") and hasattr(_Unparser, "require_parens"):
+
+    class _PlainBoolOps(_Unparser):  # type: ignore[misc, valid-type]
+        def visit_BoolOp(self, node: ast.BoolOp) -> None:
+            operator = self.boolops[node.op.__class__.__name__]
+            precedence = self.boolop_precedence[operator]
+            with self.require_parens(precedence, node):
+                self.set_precedence(precedence.next(), *node.values)
+                # an `and` inside an `or` keeps its parentheses: `a or (b and c)` reads plainly
+                self.set_precedence(precedence.next().next(), *[v for v in node.values if isinstance(v, ast.BoolOp)])
+                self.interleave(lambda: self.write(f" {operator} "), self.traverse, node.values)
+
+    def unparse(node: ast.AST) -> str:
+        return _PlainBoolOps().visit(node)
+
+else:  # pragma: no cover - a Python whose ast has no _Unparser
+    unparse = ast.unparse
