@@ -16,10 +16,13 @@ guessed) or "differs": a silent miscompile, which must never happen.
 from __future__ import annotations
 
 import ast
+import atexit
 import json
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -27,6 +30,31 @@ import pytest
 from conftest import ROOT, python_version
 
 CHECK = ROOT / "tests" / "programs" / "decompile_check.py"
+VERSIONS = ["3.10", "3.11", "3.12", "3.13"]
+_STARTED: dict[tuple[str, str], tuple[subprocess.Popen, Path]] = {}
+
+
+def _run(kind: str, version: str, arguments: list[str]) -> tuple[int, str, str, Path]:
+    """Run `python SCRIPT ARGUMENTS` (`{out}` in them: a file of its own) with this version's
+    Python: (return code, stdout, stderr, the file). The first test of a kind starts it for every
+    version at once, so that the four runs share the machine's cores; each test then waits for
+    its own. (A version missing here is found, skipped or failed, by its own test.)"""
+    if not any(key[0] == kind for key in _STARTED):
+        for other in VERSIONS:
+            try:
+                python = python_version(other)
+            except (pytest.skip.Exception, pytest.fail.Exception):
+                continue
+            folder = tempfile.mkdtemp(prefix=f"decompile-{kind}-")
+            atexit.register(shutil.rmtree, folder, True)
+            out = Path(folder) / "out.json"
+            command = [python, *[str(out) if a == "{out}" else a for a in arguments]]
+            process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+            _STARTED[(kind, other)] = (process, out)
+    python_version(version)  # (skips or fails here, for a Python that is not here)
+    process, out = _STARTED[(kind, version)]
+    stdout, stderr = process.communicate(timeout=900)
+    return process.returncode, stdout, stderr, out
 # What is refused so far, per Python: listed so that any change, better or worse, shows here.
 NOT_YET: dict[str, set[str]] = {
     "3.10": set(),
@@ -51,12 +79,11 @@ GENERATED_FLOOR = {"3.10": (0.90, 0.98, 0.99), "3.11": (0.93, 0.99, 0.99), "3.12
 KINDS = {"g": "large", "s": "small", "c": "except clauses"}
 
 
-@pytest.mark.parametrize("version", ["3.10", "3.11", "3.12", "3.13"])
+@pytest.mark.parametrize("version", VERSIONS)
 def test_generated_functions_round_trip(version: str) -> None:
-    python = python_version(version)
-    done = subprocess.run([python, str(CHECK), str(GENERATED)], capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
-    assert done.returncode == 0, done.stderr[-3000:]
-    generated = json.loads(done.stdout)["generated"]
+    code, stdout, stderr, _ = _run("generated", version, [str(CHECK), str(GENERATED)])
+    assert code == 0, stderr[-3000:]
+    generated = json.loads(stdout)["generated"]
     assert len(generated) == len(KINDS) * GENERATED
     silent = {name: r["result"][:2000] for name, r in generated.items() if not r["result"].startswith(("pass", "unsupported"))}
     assert silent == {}, silent
@@ -66,12 +93,11 @@ def test_generated_functions_round_trip(version: str) -> None:
         assert passed / GENERATED >= floor
 
 
-@pytest.mark.parametrize("version", ["3.10", "3.11", "3.12", "3.13"])
+@pytest.mark.parametrize("version", VERSIONS)
 def test_straight_line_functions_round_trip(version: str) -> None:
-    python = python_version(version)
-    done = subprocess.run([python, str(CHECK)], capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
-    assert done.returncode == 0, done.stderr[-3000:]
-    results = json.loads(done.stdout)
+    code, stdout, stderr, _ = _run("corpus", version, [str(CHECK)])
+    assert code == 0, stderr[-3000:]
+    results = json.loads(stdout)
     assert results["python"] == version
     functions = results["functions"]
     silent = {name: r["result"] for name, r in functions.items() if r["result"].startswith("differs")}
@@ -190,9 +216,11 @@ def _assert_sweep(report: dict, floor: float, label: str) -> None:
     assert passed / len(results) >= floor, f"{passed}/{len(results)}"
 
 
-@pytest.mark.parametrize("version", ["3.10", "3.11", "3.12", "3.13"])
-def test_stdlib_functions(version: str, tmp_path: Path) -> None:
-    report = _sweep(python_version(version), STDLIB, tmp_path)
+@pytest.mark.parametrize("version", VERSIONS)
+def test_stdlib_functions(version: str) -> None:
+    code, _, stderr, out = _run("stdlib", version, [str(SWEEP), "{out}", *STDLIB])
+    assert code == 0, stderr[-3000:]
+    report = json.loads(out.read_text())
     assert report["python"] == version
     _assert_sweep(report, FLOOR["stdlib 3.10" if version == "3.10" else "stdlib"], "stdlib")
 

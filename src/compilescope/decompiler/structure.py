@@ -1009,26 +1009,35 @@ class Structurer:
         returning: a break, even where the code after the loop only returns (an except clause
         around the loop still has to end there first)."""
         block = self.graph.blocks[index]
-        if block.last.opname in cfg.TERMINATORS:
+        height = self._depth_at(header.last.offset)
+        through = self._depths_through(block)
+        if block.last.opname in cfg.TERMINATORS or height is None or through is None:
             return False
+        return through[0] >= height > through[1]
+
+    def _depth_at(self, offset: int) -> int | None:
+        """How many values are on the stack before the instruction at `offset` (cfg.stack_depths,
+        found once, when first asked)."""
         if self._depths is None:
             self._depths = cfg.stack_depths(self.code)
-        height = self._depths.get(header.last.offset)
-        depths = [self._depths.get(i.offset) for i in block.instructions]
-        if height is None or any(d is None for d in depths):
-            return False
+        return self._depths.get(offset)
+
+    def _depths_through(self, block: cfg.Block) -> tuple[int, int] | None:
+        """The stack's depth where `block` starts, and the lowest it goes inside it or just
+        after it (falling out of it); None where a depth is not known."""
+        depths = [self._depth_at(i.offset) for i in block.instructions]
+        if any(d is None for d in depths):
+            return None
         last = block.last
-        effect = dis.stack_effect(last.opcode, last.arg if last.opcode >= dis.HAVE_ARGUMENT else None, jump=cfg.is_jump(last))
-        return depths[0] >= height and min([*depths[1:], depths[-1] + effect]) < height
+        effect = dis.stack_effect(last.opcode, last.arg if last.opcode >= dis.HAVE_ARGUMENT else None, jump=False)
+        return depths[0], min([*depths[1:], depths[-1] + effect])  # type: ignore[list-item, operator]
 
     def _breaks_beyond(self, index: int, body: set[int], header: cfg.Block) -> set[int] | None:
         """Where the code that leaves a for loop's `body` at block `index` goes on after the
         loop: the targets of its breaks, found by the stack (a break is the block that pops the
         loop's iterator; code after the loop has it gone); none where every way returns or
         raises. None where a way is neither, or a depth is not known."""
-        if self._depths is None:
-            self._depths = cfg.stack_depths(self.code)
-        height = self._depths.get(header.last.offset)  # the iterator on top
+        height = self._depth_at(header.last.offset)  # the iterator on top
         if height is None:
             return None
         ways = lambda i: [s for s, k in self.graph.blocks[i].successors if k != "exception"]
@@ -1041,17 +1050,15 @@ class Structurer:
                 continue
             seen.add(current)
             block = self.graph.blocks[current]
-            depths = [self._depths.get(i.offset) for i in block.instructions]
-            if any(d is None for d in depths) or current in body or current in self._open_loops:
+            through = self._depths_through(block)
+            if through is None or current in body or current in self._open_loops:
                 return None
-            if depths[0] < height:
+            if through[0] < height:
                 afters.add(current)  # reached with the iterator gone: the code after the loop
                 continue
             if block.last.opname in cfg.TERMINATORS:
                 continue
-            last = block.last
-            effect = dis.stack_effect(last.opcode, last.arg if last.opcode >= dis.HAVE_ARGUMENT else None, jump=False)
-            if min([*depths[1:], depths[-1] + effect]) < height:
+            if through[1] < height:
                 afters.update(ways(current))  # a break: it pops the iterator, then goes on
                 continue
             todo += ways(current)
@@ -1063,14 +1070,12 @@ class Structurer:
         loop, which only reaches them through exceptions). A clause ends where the stack is
         back at the depth of its try (POP_EXCEPT dropped the exception state): what it reaches
         there, past a jump or the unbinding of `except E as e`'s name, is a way out."""
-        if self._depths is None:
-            self._depths = cfg.stack_depths(self.code)
         entry = 6 if sys.version_info < (3, 11) else 1  # what a handler's start finds above its try's stack
         ways = lambda i: [s for s, k in self.graph.blocks[i].successors if k != "exception"]
         exits: set[int] = set()
         around = self._protectors(header)  # (the clauses of a try around the loop are not its own)
         for handler in {s for b in body for s, k in self.graph.blocks[b].successors if k == "exception" and s in self._handlers and s not in body and s not in around}:
-            depth = self._depths.get(self.graph.blocks[handler].instructions[0].offset)
+            depth = self._depth_at(self.graph.blocks[handler].instructions[0].offset)
             if depth is None or handler in self._finallys or self._is_with_handler(handler):
                 continue
             floor = depth - entry
@@ -1082,10 +1087,10 @@ class Structurer:
                     continue
                 seen.add(current)
                 block = self.graph.blocks[current]
-                depths = [self._depths.get(i.offset) for i in block.instructions]
-                if any(d is None for d in depths):
+                start = self._depth_at(block.instructions[0].offset)
+                if start is None:
                     return set()
-                if depths[0] <= floor:
+                if start <= floor:
                     real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
                     if name_cleanup(real) and len(real) == 4 and real[-1].opname in cfg.UNCONDITIONAL or len(real) == 1 and real[0].opname in cfg.UNCONDITIONAL:
                         exits.update(ways(current))  # past the jump (and the name's unbinding)
