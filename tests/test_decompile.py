@@ -170,10 +170,13 @@ def test_straight_line_functions_round_trip(version: str) -> None:
         assert written in tests, tests
     assert "str((m and a) or (b and c))" in functions["and_or_idiom"]["source"], functions["and_or_idiom"]["source"]
     assert "str(m[0] or m[1]) for m in members" in functions["element_or"]["source"], functions["element_or"]["source"]
+    # keywords merged from a value chosen across blocks, and a folded tuple of positionals
+    for written in ("record_call(*args, **(kwargs or {}))", "record_call(1, **(kwargs if c else {}))", "record_call(*box.items, **(box.kwargs or {}))"):
+        assert written in functions["merged_keywords"]["source"], functions["merged_keywords"]["source"]
     # a break inside a finally is the loop's (its handler drops the exception first)
     assert "        finally:\n            if x == 5:\n                break\n" in functions["finally_leaves"]["source"], functions["finally_leaves"]["source"]
     for name in ("chained_comparisons", "walrus_in_generator", "walrus_in_tests", "tuple_and_chained_assignments", "while_one_continue", "keyword_comprehensions", "unpack_discarded", "star_unpacking", "expand_user", "threaded_and_or",
-                 "dispatch_match", "or_of_and", "conditional_tests", "element_or", "and_or_idiom", "positional_args", "members", "bind_arguments", "sparse_structs", "clause_loop_breaks", "cached_enabled"):
+                 "dispatch_match", "or_of_and", "conditional_tests", "element_or", "and_or_idiom", "positional_args", "members", "bind_arguments", "sparse_structs", "clause_loop_breaks", "cached_enabled", "merged_keywords"):
         assert "__" not in functions[name]["source"], functions[name]["source"]
 
 

@@ -165,11 +165,14 @@ def _drop_last_continue(body: list[ast.stmt]) -> None:
 def _spliced(args: list[ast.expr]) -> list[ast.expr]:
     """`f(*(x, y), **kw)` -> `f(x, y, **kw)`: the positional arguments kept in a temporary while
     a 3.12+ inlined comprehension ran come back as a tuple display; written in the call, they
-    make the same tuple."""
+    make the same tuple. So does a tuple of constants, which Python folded into one
+    (`f(1, **(k or {}))` passes `*(1,)`)."""
     spliced: list[ast.expr] = []
     for arg in args:
         if isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Tuple):
             spliced += arg.value.elts
+        elif isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Constant) and type(arg.value.value) is tuple:
+            spliced += [ast.Constant(value=item) for item in arg.value.value]
         else:
             spliced.append(arg)
     return spliced

@@ -3,7 +3,8 @@
 The stdlib's unparser raises the precedence for each further operand of an `and`/`or`, so
 `a and b == c and not d` comes out as `a and (b == c) and (not d)` on every Python up to 3.13.
 Each operand only needs the precedence just above its operator's, so those parentheses go; a
-nested `and`/`or` keeps its own (`a or (b and c)`: the tree is written exactly, and plainly).
+nested `and`/`or` keeps its own (`a or (b and c)`: the tree is written exactly, and plainly),
+and so does an `and`/`or` or conditional expression after `**` in a call.
 The unparser class is private to `ast`; where a Python lacks it, the plain `ast.unparse` is
 used (only the parentheses differ).
 """
@@ -27,6 +28,15 @@ if _Unparser is not None and hasattr(_Unparser, "boolop_precedence") and hasattr
                 # an `and` inside an `or` keeps its parentheses: `a or (b and c)` reads plainly
                 self.set_precedence(precedence.next().next(), *[v for v in node.values if isinstance(v, ast.BoolOp)])
                 self.interleave(lambda: self.write(f" {operator} "), self.traverse, node.values)
+
+        def visit_keyword(self, node: ast.keyword) -> None:
+            # `f(**(k or {}))`: valid without the parentheses, plainer with them
+            if node.arg is None and isinstance(node.value, (ast.BoolOp, ast.IfExp)):
+                self.write("**(")
+                self.traverse(node.value)
+                self.write(")")
+                return
+            super().visit_keyword(node)
 
     def unparse(node: ast.AST) -> str:
         return _PlainBoolOps().visit(node)
