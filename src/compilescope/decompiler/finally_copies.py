@@ -221,9 +221,9 @@ def _match(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, in
                     return None
             continuation = continuation or c_ins
             continue
-        dropped = _drops_exception(graph, h_next) if c_ins is not None and _drops_exception(graph, c_next) is None else None
-        if dropped is None and c_ins is not None and c_ins.opname == "RETURN_VALUE":
-            dropped = _drops_exception(graph, h_next, under_value=True)
+        dropped = None
+        if c_ins is not None and _drops_exception(graph, c_next) is None:  # (where both drop one, it is the finally's own code)
+            dropped = _drops_exception(graph, h_next) or (_drops_exception(graph, h_next, under_value=True) if c_ins.opname == "RETURN_VALUE" else None)
         if dropped is not None:
             # a `return`, `break` or `continue` inside the finally: its handler first drops the
             # exception it was running for (and the exception state); the copies have none

@@ -679,9 +679,9 @@ class Structurer:
     def _pure_condition(self, index: int, only_from: Collection[int], base: list[Any]) -> _Condition | None:
         """A block that only computes a condition, reached only from the blocks `only_from` (of
         one condition): part of an `and`/`or` (or a conditional expression) with it."""
-        block = self.graph.blocks[index]
-        if not block.predecessors or not set(block.predecessors) <= set(only_from) or block.last.opname not in _CONDITIONAL:
+        if not self._may_be_pure(index, only_from):
             return None
+        block = self.graph.blocks[index]
         # (a block found not to be one is not read again, as long as it finds the same values)
         key = (index, len(base), tuple(_name(v) for v in self._entry.get(index, [])))
         if key in self._not_pure:
@@ -699,6 +699,14 @@ class Structurer:
         self._entry = saved
         self._not_pure.add(key)
         return None
+
+    def _may_be_pure(self, index: int, only_from: Collection[int]) -> bool:
+        """What the graph says of a pure condition (see _pure_condition), before reading it: a
+        block reached only from `only_from`, ending in a conditional jump."""
+        if index < 0:
+            return False
+        block = self.graph.blocks[index]
+        return bool(block.predecessors) and set(block.predecessors) <= set(only_from) and block.last.opname in _CONDITIONAL
 
     def _join(self, index: int, first: _Condition, base: list[Any], members: set[int] | None = None, ternaries: bool = True) -> _Condition:
         """Absorb the blocks that continue this condition with `and` / `or`: a pure condition
@@ -735,10 +743,8 @@ class Structurer:
         """`c`'s two sides as one condition `(a if c else b)`: each side a condition (with its
         own `and`/`or`) reached only from this one, both going on to the same two places.
         `members` gains their blocks."""
-        for start in (condition.when_true, condition.when_false):  # (before reading either)
-            block = self.graph.blocks[start] if start >= 0 else None
-            if block is None or not block.predecessors or not set(block.predecessors) <= members or block.last.opname not in _CONDITIONAL:
-                return None
+        if not all(self._may_be_pure(start, members) for start in (condition.when_true, condition.when_false)):
+            return None  # (before reading either)
         saved = dict(self._entry)
         sides: list[_Condition] = []
         blocks: set[int] = set()
@@ -1752,12 +1758,14 @@ def _without_repeated_conditions(graph: cfg.Graph) -> cfg.Graph:
     Merging only part of a test of several blocks (`while (a if c else b)`) can make a cycle
     that is no loop (entered in two places): then the graph is kept as it was."""
     original = _copied(graph)
+    merges = 0
     for _ in range(len(graph.blocks)):  # a merge can make two more tests alike: until none is
         merged = _merge_repeated_conditions(graph)
         if merged is None:
             break
-        graph = merged
-    return graph if cfg.reducible(graph) else cfg.redirected(original, {})
+        graph, merges = merged, merges + 1
+    # (Python's own graphs have no such cycle: cfg_check asserts it; only a merge can make one)
+    return graph if merges == 0 or cfg.reducible(graph) else cfg.redirected(original, {})
 
 
 def _copied(graph: cfg.Graph) -> cfg.Graph:

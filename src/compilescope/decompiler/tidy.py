@@ -317,7 +317,7 @@ def _short_circuit(first: ast.expr, target: str, following: ast.stmt, temps: Tem
         return None
     second = following.body[0].value  # type: ignore[attr-defined]
     test = following.test
-    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    negated = _is_not(test)
     tested = test.operand if negated else test  # type: ignore[attr-defined]
     # the test reads the value just stored: the temporary itself, or (3.12+) the same local name
     same = (isinstance(tested, ast.Name) and tested.id == target) or (isinstance(first, ast.Name) and ast.dump(tested) == ast.dump(first))
@@ -420,8 +420,8 @@ def _is_true(test: ast.expr) -> bool:
 def negate(test: ast.expr) -> ast.expr:
     """`not test`, written plainly where that means exactly the same: `not not x` is x only as a
     truth value, which is how a condition is used; `is`/`in` have exact opposites."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return test.operand
+    if _is_not(test):
+        return test.operand  # type: ignore[attr-defined]
     opposite = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In}
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in opposite:
         return ast.Compare(left=test.left, ops=[opposite[type(test.ops[0])]()], comparators=test.comparators)
