@@ -67,16 +67,27 @@ def test_what_is_not_understood_is_shown_as_bytecode_never_guessed() -> None:
     with pytest.raises(NotImplementedError, match="could not decompile numbers"):
         namespace["numbers"](3)  # run, it says so: it never passes for the program
 
-    def matching(x):  # match is not decompiled yet: the place it stopped is marked
-        match x:
-            case [a, b]:
-                return a + b
-        return None
+    def clauses(b, items, log):  # a shape not decompiled yet on 3.11: the place it stopped is marked
+        n = 0
+        while n < len(items) + 1:
+            n += 1
+            try:
+                log.append(10 // (b - 3))
+            except ZeroDivisionError:
+                log.append("zero")
+            except (IndexError, ValueError) as error:
+                log.append(type(error).__name__)
+                break
+            else:
+                log.append("else")
+                continue
+            log.append("after")
+        return b
 
-    source = compilescope.decompile(matching)
+    source = compilescope.decompile(clauses)
     ast.parse(source)
-    assert "# compilescope could not decompile matching: MATCH_SEQUENCE" in source and "NotImplementedError" in source
-    assert re.search(r"^    # >> +\d+ MATCH_SEQUENCE", source, re.M), source  # the instruction it stopped at, marked
+    assert "# compilescope could not decompile clauses: PUSH_EXC_INFO" in source and "NotImplementedError" in source, source
+    assert re.search(r"^    # >> +\d+ PUSH_EXC_INFO", source, re.M), source  # the instruction it stopped at, marked
 
 
 # ---- compilescope decompile / run --decompile --------------------------------------------------

@@ -4,6 +4,7 @@ Run by tests/test_decompile.py with each Python 3.10-3.13 (stdlib only, PYTHONPA
 Prints JSON: per function, "pass", "differs: ..." or "unsupported: ...", and the source."""
 
 import copy
+import enum
 import functools
 import inspect
 import io
@@ -13,7 +14,7 @@ import os
 import sys
 
 from compilescope.decompiler.expressions import Unsupported
-from decompile_generated import Recorder
+from decompile_generated import Point, Recorder
 from compilescope.decompiler.structure import function_source
 
 SCALE = 3
@@ -1763,6 +1764,185 @@ def record_call(*args, **kwargs):
     return args, sorted(kwargs.items())
 
 
+# ---- match statements (3.10+; Point: decompile_generated.py's) ----------------------------------
+class Color(enum.Enum):
+    RED = 1
+    GREEN = 2
+
+
+class Stream:
+    """An iterator with a repr that is the same in every run."""
+
+    def __next__(self):
+        raise StopIteration
+
+    def __iter__(self):
+        return self
+
+    def __repr__(self):
+        return "Stream()"
+
+
+def match_shapes(value):
+    # class patterns (positional through __match_args__, keywords), sequences with and
+    # without a star, mappings with a rest and a dotted key, or-patterns with and without
+    # names (nested too), as-patterns, guards, singletons, literals and a default
+    match value:
+        case Point(0, 0):
+            return "origin"
+        case Point(x=0, y=y) if y > 0:
+            return f"up {y}"
+        case Point(x, y=0) | Point(0, x):
+            return f"axis {x}"
+        case [Point() as p, *rest] if not rest:
+            return f"one point {p}"
+        case [int(a) | float(a), str() as s, *_, None]:
+            return f"number {a} word {s}"
+        case [first, (second, third) | [second, third, _]]:
+            return f"nested {first} {second} {third}"
+        case (first, second):
+            return f"pair {first} {second}"
+        case [] | [*_, False]:
+            return "empty or false"
+        case {"kind": "circle", "r": r, **extra}:
+            return f"circle {r} {sorted(extra)}"
+        case {Color.RED: c}:
+            return f"red {c}"
+        case {}:
+            return "mapping"
+        case Color.GREEN | True:
+            return "green or true"
+        case str(text) if text.startswith("#"):
+            return "comment"
+        case -1 | 2.5 | 1 - 2j | b"x":
+            return "literal"
+        case _:
+            return "other"
+
+
+def match_slots(cls_dict):
+    # dataclasses._get_slots: a capture with a guard, a raise in the default case
+    match cls_dict.get("__slots__"):
+        case None:
+            yield from ()
+        case str(slot):
+            yield slot
+        case iterable if not hasattr(iterable, "__next__"):
+            yield from iterable
+        case _:
+            raise TypeError(f"Slots of '{cls_dict}' cannot be determined")
+
+
+def match_falls_out(statement, log):
+    # traceback._extract_caret_anchors_from_line_segment: cases that fall out of the match
+    # (the last statement), `[*items]` with no length test
+    match statement:
+        case ("binop", left, right):
+            log.append(("binop", left))
+            if right:
+                return right
+        case ("subscript", value):
+            log.append("subscript")
+            return value
+        case [*items] if len(items) > 3:
+            log.append(len(items))
+    return None
+
+
+def match_in_loop(items):
+    # a match in a for loop whose cases break, continue or go on after it
+    out = []
+    for item in items:
+        match item:
+            case None:
+                break
+            case 0 | "":
+                continue
+            case [x, y]:
+                out.append(x + y)
+            case {"skip": True}:
+                continue
+            case Point(x=px):
+                out.append(px)
+        out.append("after")
+    else:
+        out.append("end")
+    return out
+
+
+def match_nested(command):
+    # a match in a case's body, the subject a tuple, code after both
+    result = []
+    match command.split():
+        case [verb, *args]:
+            match verb, len(args):
+                case ("go", 1):
+                    result.append(f"go {args[0]}")
+                case ("look", 0) | ("see", 0):
+                    result.append("look")
+                case (_, n) if n > 2:
+                    result.append("too many")
+                case _:
+                    result.append("?")
+        case []:
+            result.append("empty")
+    result.append("done")
+    return result
+
+
+def match_one_case(value, log):
+    # one case and no default: the pattern consumes the subject; the last case's own
+    # as-pattern and or-pattern with names
+    total = 0
+    match value:
+        case {"a": int(a), "b": [*bs]}:
+            total = a + sum(bs)
+    match log:
+        case [_, *_] as whole:
+            whole.append(total)
+    match total:
+        case int(n) | float(n) if n > 1:
+            log.append(n)
+    return total
+
+
+def match_values(kernel, data):
+    # statistics.kde: a match of values alone (no class, sequence or mapping), or-patterns,
+    # a guard on a capture before other cases, and a default that raises
+    match kernel:
+        case "normal" | "gauss":
+            scale = 1.0
+        case "logistic":
+            scale = 2.0
+        case k if k in data:
+            scale = data[k]
+        case None:
+            scale = 0.0
+        case "rectangular" | "uniform":
+            scale = 0.5
+        case _:
+            raise ValueError(f"Unknown kernel name: {kernel!r}")
+    return scale
+
+
+def match_while(queue, log):
+    # a match in a while loop, in a try whose clause goes on
+    while queue:
+        try:
+            match queue.pop():
+                case ("add", int(x), int(y)):
+                    log.append(x + y)
+                case ("div", x, y):
+                    log.append(x / y)
+                case ("stop",):
+                    break
+                case other:
+                    log.append(f"unknown {other}")
+        except ZeroDivisionError:
+            log.append("div by zero")
+    return log
+
+
 def keyword_comprehensions(options, box):
     # 3.12+ runs the comprehensions inside the call's arguments: the values before them (the
     # dict of keywords, the list) wait on the stack while they run
@@ -1901,6 +2081,14 @@ CASES = [
     *[(cached_enabled, (cache, level, limit, [])) for cache, level, limit in (({1: True}, 1, 0), ({}, 2, 5), ({}, 4, 0), ({}, 1, 0))],
     *[(clause_passes, (a, b, follow, [])) for a, b, follow in ((None, 1, 0), (4, 2, 0), (4, 0, 0), (4, 0, 1))],
     *[(data_type_of, (chains, [])) for chains in ([], [[]], [["object"]], [["mix", "new1"]], [["new!", "enumX"]], [["a", "b", "new"], ["enumY"]], [["enum", "object", "new2"]], [["c", "d"]])],
+    *[(match_shapes, (value,)) for value in (Point(0, 0), Point(0, 3), Point(0, -3), Point(5, 0), Point(1, 1), [Point(1, 2)], [Point(1, 2), 3], [1, "a", None], [1.5, "b", 3, None], [1, "a", 2], [0, (1, 2)], [0, [1, 2, 3]], (1, 2), [], [1, 2, 3, False], {"kind": "circle", "r": 2, "z": 1}, {Color.RED: 4}, {"q": 1}, Color.GREEN, True, "#x", "x", -1, 2.5, 1 - 2j, b"x", None, 7)],
+    *[(match_slots, (cls_dict,)) for cls_dict in ({}, {"__slots__": "a"}, {"__slots__": ["a", "b"]}, {"__slots__": Stream()}, {"__slots__": 3})],
+    *[(match_falls_out, (statement, [])) for statement in (("binop", 1, 2), ("binop", 1, 0), ("subscript", 5), [1, 2, 3, 4], [1], 3)],
+    *[(match_in_loop, (items,)) for items in ([], [[1, 2], 0, "", {"skip": True}, Point(3, 4), 7], [[1, 2], None, 5], [{"skip": False}])],
+    *[(match_nested, (command,)) for command in ("go north", "look", "see", "go a b c", "go", "", "x y")],
+    *[(match_one_case, (value, log)) for value in ({"a": 1, "b": [2, 3]}, {"a": "1", "b": []}, {"a": 1, "b": (4,)}, 5) for log in ([], [0])],
+    *[(match_values, (kernel, {"k": 3.0, None: 9})) for kernel in ("normal", "gauss", "logistic", "k", None, "uniform", "other")],
+    *[(match_while, (queue, [])) for queue in ([], [("add", 1, 2), ("div", 1, 0), ("div", 1, 2), ("zz",)], [("add", 1, 2), ("stop",), ("add", 3, 4)])],
 ]
 
 
@@ -1971,15 +2159,15 @@ def run(cases, namespace_of) -> dict:
 
 def generated_cases(count: int) -> list:
     """The written functions of decompile_generated.py (`count` of each kind: g large, s small,
-    c except clauses),
-    each called with every one of its inputs."""
+    c except clauses, m match statements), each called with every one of its inputs."""
     import decompile_generated
 
-    namespace = {"Recorder": decompile_generated.Recorder, "__name__": "generated"}
+    namespace = {"Recorder": decompile_generated.Recorder, "__name__": "generated", **decompile_generated.MATCH_NAMESPACE}
     exec(compile(decompile_generated.source(count), "<generated>", "exec", dont_inherit=True), namespace)
     exec(compile(decompile_generated.small_source(count), "<generated>", "exec", dont_inherit=True), namespace)
     exec(compile(decompile_generated.clause_source(count), "<generated>", "exec", dont_inherit=True), namespace)
-    cases = [(namespace[f"{kind}{i}"], args) for kind in "gsc" for i in range(count) for args in decompile_generated.INPUTS]
+    exec(compile(decompile_generated.match_source(count), "<generated>", "exec", dont_inherit=True), namespace)
+    cases = [(namespace[f"{kind}{i}"], args) for kind in "gscm" for i in range(count) for args in decompile_generated.INPUTS]
     # every call must reach the function's code: a call that fails on its arguments fails the
     # same way for any decompiled function, and would check nothing
     assert all(len(args) == function.__code__.co_argcount for function, args in cases), "INPUTS do not fit the generated functions"

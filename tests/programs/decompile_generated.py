@@ -8,6 +8,9 @@ conditional expressions, comprehensions).
     small_source(count, seed) -> s0 ... s{count-1}: one or two statements, at most two deep
     clause_source(count, seed) -> c0 ... c{count-1}: a try in a loop or an if, whose clauses
                                   and else end in every way a clause can end
+    match_source(count, seed) -> m0 ... m{count-1}: a match statement of random patterns (class,
+                                 sequence, mapping, or-, as-, value, capture), with guards and
+                                 a default or not, on every value of SUBJECTS (Python 3.10+)
     INPUTS -> the arguments each is called with
 
 Every function takes (a, b, items, log) and appends to `log` as it goes, so the order in which
@@ -218,6 +221,145 @@ def clause_source(count: int, seed: int = 17) -> str:
         if rng.random() < 0.5:
             lines.append("    log.append('end')")
         lines.append(rng.choice(["    return log", "    return a"]))
+        functions.append("\n".join(lines))
+    return "\n\n\n".join(functions) + "\n"
+
+
+class Point:
+    """A class for class patterns: positional sub-patterns match through __match_args__."""
+
+    __match_args__ = ("x", "y")
+
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __repr__(self):
+        return f"Point({self.x!r}, {self.y!r})"
+
+
+class K:
+    """Dotted names for value patterns (`case K.A:`)."""
+
+    A = 1
+    B = "b"
+
+
+# what each generated match is tried on: values each kind of pattern matches, and does not
+_SCALARS = [0, 1, -1, "a", "b", 2.5, True, False, None, b"x", 1 + 2j, "ab"]
+_SHAPES = [[], [0], [1, "a"], (1, "b", None), [0, [1, "a"]], ["a", "b", "c", "d"], {}, {"a": 1}, {"a": 0, "b": "a"},
+           {1: "x", "a": [0]}, Point(0, 1), Point("a", Point(1, 0)), Point([1], {}), [Point(1, 1), 2.5], [[0], [1, "a"]],
+           {"b": None, "c": 1}, [None, None, None], (True, False)]
+SUBJECTS = _SCALARS + _SHAPES + [[x, y] for x in _SCALARS for y in _SHAPES[:8]]
+MATCH_NAMESPACE = {"Point": Point, "K": K, "SUBJECTS": SUBJECTS}
+
+
+class _Patterns:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def pattern(self, depth: int, names: list[str], captures: bool = True) -> tuple[str, list[str]]:
+        """A pattern's source, and the names it binds (new ones, from `names`' count)."""
+        rng = self.rng
+        kinds = ["value", "wildcard", "capture", "sequence", "mapping", "class", "or", "as", "none"] if captures else ["value", "sequence", "mapping", "class", "none"]
+        if depth > 2:
+            kinds = ["value", "wildcard", "capture", "none"] if captures else ["value", "none"]
+        kind = rng.choice(kinds)
+        if kind == "value":
+            return rng.choice(["0", "1", "-1", "'a'", "'b'", "2.5", "K.A", "K.B", "True", "False", "b'x'", "1 + 2j"]), []
+        if kind == "none":
+            return "None", []
+        if kind == "wildcard":
+            return "_", []
+        if kind == "capture":
+            return self.name(names), names[-1:]
+        if kind == "sequence":
+            parts, bound = self.parts(rng.randint(0, 3), depth, names, captures)
+            if rng.random() < 0.4:
+                star = "*" + self.name(names) if captures and rng.random() < 0.5 else "*_"
+                bound += [star[1:]] if star != "*_" else []
+                parts.insert(rng.randint(0, len(parts)), star)
+            return "[" + ", ".join(parts) + "]", bound
+        if kind == "mapping":
+            keys = rng.sample(["'a'", "'b'", "1", "K.A"], rng.randint(0, 2))
+            parts, bound = self.parts(len(keys), depth, names, captures)
+            parts = [f"{key}: {part}" for key, part in zip(keys, parts)]
+            if captures and rng.random() < 0.3:
+                parts.append("**" + self.name(names))
+                bound.append(names[-1])
+            return "{" + ", ".join(parts) + "}", bound
+        if kind == "class":
+            cls = rng.choice(["Point", "int", "str", "list", "dict"])
+            parts, bound = [], []
+            if cls == "Point":
+                parts, bound = self.parts(rng.randint(0, 2), depth, names, captures)
+                for attribute in ["x", "y"][len(parts):]:
+                    if rng.random() < 0.5:
+                        part, more = self.pattern(depth + 1, names, captures)
+                        parts.append(f"{attribute}={part}")
+                        bound += more
+            elif cls in ("int", "str") and rng.random() < 0.5:
+                parts, bound = self.parts(1, depth, names, captures)
+            return f"{cls}({', '.join(parts)})", bound
+        if kind == "or":  # alternatives bind nothing, or each binds the same one name
+            alternatives = [self.pattern(depth + 1, names, False)[0] for _ in range(rng.randint(2, 3))]
+            if captures and rng.random() < 0.3:
+                name = self.name(names)
+                return " | ".join(f"({alternative} as {name})" for alternative in alternatives), [name]
+            return "(" + " | ".join(alternatives) + ")", []
+        inner, bound = self.pattern(depth + 1, names, captures)  # as
+        if inner == "_" or inner in bound:
+            return inner, bound
+        return f"({inner} as {self.name(names)})", bound + names[-1:]
+
+    def parts(self, count: int, depth: int, names: list[str], captures: bool) -> tuple[list[str], list[str]]:
+        parts, bound = [], []
+        for _ in range(count):
+            part, more = self.pattern(depth + 1, names, captures)
+            parts.append(part)
+            bound += more
+        return parts, bound
+
+    @staticmethod
+    def name(names: list[str]) -> str:
+        names.append(f"v{len(names)}")
+        return names[-1]
+
+
+def match_source(count: int, seed: int = 23) -> str:
+    """Functions m0 ... m{count-1}: each runs a match statement (`cases`, a nested function,
+    some in a for loop over its subject) on every value of SUBJECTS and on its own arguments,
+    and returns what each run returned and logged. Cases return, log and go on, and in the
+    loop continue or break; a third have guards (a case that always matches has one where
+    cases follow it), two in five a default."""
+    rng = random.Random(seed)
+    writer = _Patterns(rng)
+    functions = []
+    for index in range(count):
+        loop = rng.random() < 0.3
+        pad, subject = ("            ", "t") if loop else ("        ", "s")
+        lines = [f"def m{index}(a, b, items, log):", "    def cases(s, log):"]
+        if loop:
+            lines.append("        for t in s if isinstance(s, (list, tuple)) else [s]:")
+        lines.append(f"{pad}match {subject}:")
+        total = rng.randint(1, 5)
+        always = False
+        for case in range(total):
+            names: list[str] = []
+            pattern, bound = writer.pattern(0, names)
+            always = pattern == "_" or pattern in bound
+            guard = ""
+            if rng.random() < 0.3 or (always and case < total - 1):
+                guard = f" if {bound[0]} != 0" if bound else rng.choice([" if log", " if len(log) < 3"])
+            lines.append(f"{pad}    case {pattern}{guard}:")
+            value = "(" + ", ".join([str(case), *bound]) + ",)"
+            ending = rng.choice(["return", "append", "append"] + (["continue", "break"] if loop else []))
+            lines.append(f"{pad}        return {value}" if ending == "return" else f"{pad}        log.append({value})")
+            if ending in ("continue", "break"):
+                lines.append(f"{pad}        {ending}")
+            always = always and not guard
+        if rng.random() < 0.4 and not always:
+            lines += [f"{pad}    case _:", f"{pad}        log.append('default')"]
+        lines += [f"{pad}log.append('after')", "        return log", "    return [cases(s, []) for s in [*SUBJECTS, a, b, items]]"]
         functions.append("\n".join(lines))
     return "\n\n\n".join(functions) + "\n"
 

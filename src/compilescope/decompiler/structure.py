@@ -15,9 +15,11 @@ Found from the graph, never from instruction patterns:
 - chained comparisons: a link is recognised by its instructions (the compare keeps its right
   operand: SWAP 2, COPY 2; 3.10 DUP_TOP, ROT_THREE), and joined only where the graph agrees:
   its false way drops the operand and then does what the chain's own false way does.
-Code past a finally is never written inside its try. What it does not read (async, match, some
-shapes of nested handlers and loops) raises Unsupported, naming the instruction: it never
-guesses.
+- match statements: where a case starts (its subject on the stack), patterns.py reads its
+  pattern by running its code on symbols; the guard is a condition whose other way is where the
+  pattern goes when it does not match, and the bodies meet where the code after the match is.
+Code past a finally is never written inside its try. What it does not read (async, some shapes
+of nested handlers and loops) raises Unsupported, naming the instruction: it never guesses.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 from types import CodeType
 from typing import Any, Callable, Collection, Iterator
 
-from compilescope.decompiler import cfg, finally_copies
+from compilescope.decompiler import cfg, finally_copies, patterns
 from compilescope.decompiler.tidy import conditional_assignment, negate, put_back_values, tidy
 from compilescope.decompiler.unparse import unparse
 from compilescope.decompiler.expressions import empty_display, name_cleanup, CAUGHT, HANDLER_ENTRY_310, PREVIOUS, HandlerEnd, WithEnter, WithExit, WithTarget, LOOP_DONE, NEXT_ITEM, BlockReader, CaughtAs, ChainLeft, ExceptionMatch, LoopIterator, Saved, Temporaries, Unsupported, _arguments
@@ -89,6 +91,12 @@ class Structurer:
         self._entry: dict[int, list[Any]] = {}
         self._not_pure: set[tuple[Any, ...]] = set()  # blocks read and found no pure condition (see _pure_condition)
         self._depths: dict[int, int] | None = None  # stack depth before each instruction (cfg.stack_depths), when needed
+        # a match statement is read where its subject is (patterns.py): only code with a
+        # class, sequence or mapping pattern, or a copy compared with a value, looks for one
+        opcodes = code.co_code[::2]
+        self._has_match = not _MATCH_OPCODES.isdisjoint(opcodes) or (not _COPY_OPCODES.isdisjoint(opcodes) and any(_value_case_at(block.instructions, index) for block in self.graph.blocks for index in range(len(block.instructions))))
+        self._match_starts: dict[tuple[int, int], tuple[bool, patterns.CaseRead | None]] = {}
+        self._first_replaced: dict[int, dis.Instruction] = {}  # block -> its first instruction as read (see _region_from)
 
     def _unrepeated_body(self, header: cfg.Block) -> set[int]:
         """The body of a for loop that never goes round: the header, and the blocks only its
@@ -470,13 +478,19 @@ class Structurer:
         statement = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[])
         return [statement, *after_try], (following if following != _NOWHERE else EXIT)
 
-    def _pops_iterator(self, index: int) -> bool:
+    def _pops_iterator(self, index: int, header: cfg.Block | None = None) -> bool:
         """Whether block `index` ends in a POP_TOP of a value from before it (a break's pop of
         the loop's iterator), not of one it computed (a call's result), nor the exception an
         except clause starts by popping."""
         block = self.graph.blocks[index]
         if block.last.opname != "POP_TOP" or self._pops_caught(index):
             return False
+        if self._has_match and header is not None:
+            # a match's cases pop what their patterns kept above the iterator (read from the
+            # depths, which only code with a match pays for)
+            depth, height = self._depth_at(block.last.offset), self._depth_at(header.last.offset)
+            if depth is not None and height is not None and depth > height:
+                return False
         depth = lowest = 0
         for instruction in block.instructions[:-1]:
             try:
@@ -847,31 +861,33 @@ class Structurer:
                 loop_statements, node = self._while_loop(node, loop, base)
                 statements += loop_statements
                 continue
-            instructions = block.instructions[self._skip.get(node, 0):]
+            skip = self._skip.get(node, 0)
+            instructions = block.instructions[skip:]
+            if node in self._first_replaced:
+                instructions = [self._first_replaced[node], *instructions[1:]]
+            match_at = self._match_start(node, skip) if self._has_match else None
+            if match_at is not None:
+                reader.run(instructions[:match_at - skip])
+                self._note_target(reader, loop)
+                match_statements, node = self._match(node, match_at, reader, loop, base, stop)
+                statements += match_statements
+                if node == _NOWHERE:
+                    break
+                continue
             if last.opname in _CONDITIONAL:
                 reader.run(instructions[:-1])
                 self._note_target(reader, loop)
+                first_case = self._guard_first(node, reader, base) if self._has_match and len(reader.stack) == len(base) + 2 else None
+                if first_case is not None:
+                    match_statements, node = self._match(node, len(block.instructions) - 1, reader, loop, base, stop, first_case)
+                    statements += match_statements
+                    if node == _NOWHERE:
+                        break
+                    continue
                 condition = self._condition_of(node, reader, base)
                 statements += reader.statements
                 condition = self._join(node, condition, base)
-                merge = self.post_dominators.get(node, EXIT)
-                if merge == EXIT and loop is None:  # one side may return or raise: where the others meet
-                    merge = self._first_common([condition.when_true, condition.when_false], loop)
-                    if merge == EXIT:  # a side that raises inside a try whose clause goes on
-                        merge = self._first_common([condition.when_true, condition.when_false], loop, handled=self._handlers - self._protectors(node))
-                if loop is not None and (merge not in loop.body or merge == loop.header):
-                    # a side that goes round again later (`if a: ...; if b: continue`) meets the
-                    # other where both go on in this turn of the loop; else (one side is the
-                    # `continue` itself, or both leave the body) each side is written to its end
-                    sides = [condition.when_true, condition.when_false]
-                    found = EXIT if loop.header in [cfg.through_jumps(self.graph, side) for side in sides] else self._first_common(sides, loop)
-                    merge = found if found != EXIT else _NOWHERE
-                sides = [condition.when_true, condition.when_false]
-                if stop not in (_NOWHERE, EXIT) and merge != stop and (merge in (_NOWHERE, EXIT) or self._reaches(stop, merge) or self._leaves_before(sides, stop, merge, loop)):
-                    # the sides meet only past the end of this region (a try or with body whose
-                    # other ways out leave), or one leaves it before they meet (3.10 shares
-                    # one return between returns): each side ends where the region does
-                    merge = stop
+                merge = self._merge(node, [condition.when_true, condition.when_false], loop, stop)
                 then_body = self.region(condition.when_true, merge, loop, base)
                 else_body = self.region(condition.when_false, merge, loop, base)
                 statements += _if(condition.test, then_body, else_body)
@@ -947,6 +963,298 @@ class Structurer:
             statements += reader.statements
         return statements
 
+    def _merge(self, node: int, sides: list[int], loop: _Loop | None, stop: int) -> int:
+        """Where the ways that part at block `node` (starting at blocks `sides`) meet again."""
+        merge = self.post_dominators.get(node, EXIT)
+        if merge == EXIT and loop is None:  # one side may return or raise: where the others meet
+            merge = self._first_common(sides, loop)
+            if merge == EXIT:  # a side that raises inside a try whose clause goes on
+                merge = self._first_common(sides, loop, handled=self._handlers - self._protectors(node))
+        if loop is not None and (merge not in loop.body or merge == loop.header):
+            # a side that goes round again later (`if a: ...; if b: continue`) meets the
+            # other where both go on in this turn of the loop; else (one side is the
+            # `continue` itself, or both leave the body) each side is written to its end
+            found = EXIT if loop.header in [cfg.through_jumps(self.graph, side) for side in sides] else self._first_common(sides, loop)
+            merge = found if found != EXIT else _NOWHERE
+        if stop not in (_NOWHERE, EXIT) and merge != stop and (merge in (_NOWHERE, EXIT) or self._reaches(stop, merge) or self._leaves_before(sides, stop, merge, loop)):
+            # the sides meet only past the end of this region (a try or with body whose
+            # other ways out leave), or one leaves it before they meet (3.10 shares
+            # one return between returns): each side ends where the region does
+            merge = stop
+        return merge
+
+    # ---- match -----------------------------------------------------------------------------------
+    def _match_start(self, node: int, skip: int) -> int | None:
+        """Where in block `node` (from its instruction `skip`) a match statement's first case
+        starts, its subject on the stack: a case read by patterns.py, in a chain of cases one
+        of which tests a class, a sequence or a mapping."""
+        instructions = self.graph.blocks[node].instructions
+        inside = skip  # candidates before this are inside a case read from an earlier one
+        for index in range(skip, len(instructions)):
+            ins = instructions[index]
+            if index < inside or not (ins.opname in ("DUP_TOP", "MATCH_SEQUENCE", "MATCH_MAPPING") or (ins.opname == "COPY" and ins.arg == 1) or _class_pattern_at(instructions, index)):
+                continue
+            key = (node, index)
+            if key not in self._match_starts:
+                self._match_starts[key] = self._starts_cases(patterns.Position(node, index))
+            starts, case = self._match_starts[key]
+            if starts:
+                return index
+            if case is not None:  # a case of a value alone: what it holds starts none
+                inside = min([end.index for end in case.ends if end.block == node] or [len(instructions)])
+        return None
+
+    def _starts_cases(self, position: patterns.Position) -> tuple[bool, patterns.CaseRead | None]:
+        """Whether a case starts at `position` that tests a class, a sequence or a mapping, or
+        that copies the subject for a case after it, or whose or-pattern or as-pattern copies
+        it (one case of a value alone is an `if`); and the case read there."""
+        try:
+            case = patterns.read_case(self.graph, position)
+        except Unsupported:
+            return False, None
+        if case.tests_structure:
+            return True, case
+        if not case.copied:
+            first = self.graph.blocks[position.block].instructions[position.index]
+            return bool(case.fails) and first.opname in ("COPY", "DUP_TOP"), case
+        following = case.fail
+        if following is None:  # it always matches: its guard's other way is the next case
+            block = self.graph.blocks[case.ends[0].block]
+            ways = [s for s, k in block.successors if k in ("fall", "jump")] if block.last.opname in _CONDITIONAL else []
+            others = [w for w in ways if self.graph.blocks[w].instructions[0].opname != "POP_TOP"]
+            if len(ways) != 2 or len(others) != 1:
+                return False, case
+            following = patterns.Position(others[0], 0)
+        try:
+            patterns.read_case(self.graph, following)
+        except Unsupported:
+            # `case _ if guard:` after it is only its guard (see _match): a condition one of
+            # whose ways pops the subject
+            block = self.graph.blocks[following.block]
+            ways = [s for s, k in block.successors if k in ("fall", "jump")]
+            return following.index == 0 and block.last.opname in _CONDITIONAL and any(self.graph.blocks[w].instructions[0].opname == "POP_TOP" for w in ways), case
+        return True, case
+
+    def _guard_first(self, node: int, reader: BlockReader, base: list[Any]) -> tuple[ast.expr, tuple[ast.pattern, ast.expr | None, patterns.Position], patterns.Position] | None:
+        """A match whose first case is `case _ if guard:` (the guard is all its code: see
+        _match), from block `node` whose condition `reader` has computed above the subject: the
+        subject, that case, and where the next case starts. None where it is no such match:
+        one way of the condition pops the subject, the other starts a case that tests a class,
+        a sequence or a mapping, or copies the subject for cases after it."""
+        ways = [s for s, k in self.graph.blocks[node].successors if k in ("fall", "jump")]
+        if len(ways) != 2 or not isinstance(reader.stack[-2], ast.expr):
+            return None
+        pops = [w for w in ways if self.graph.blocks[w].instructions[0].opname == "POP_TOP"]
+        others = [w for w in ways if w not in pops]
+        if len(others) != 1 or not self._starts_cases(patterns.Position(others[0], 0))[0]:
+            return None
+        subject = reader.stack[-2]
+        reader.stack[-2] = _MATCH_SUBJECT
+        saved = dict(self._entry)
+        try:
+            condition = self._join(node, self._condition_of(node, reader, [*base, _MATCH_SUBJECT]), [*base, _MATCH_SUBJECT], ternaries=False)
+        except Unsupported:
+            self._entry = saved
+            reader.stack[-2] = subject
+            return None
+        sides = [condition.when_true, condition.when_false]
+        if others[0] not in sides or reader.statements[len(reader.statements):]:
+            self._entry = saved
+            reader.stack[-2] = subject
+            return None
+        body = next(side for side in sides if side != others[0])
+        if self.graph.blocks[body].instructions[0].opname != "POP_TOP":
+            self._entry = saved
+            reader.stack[-2] = subject
+            return None
+        test = condition.test if body == condition.when_true else negate(condition.test)
+        return subject, (ast.MatchAs(pattern=None, name=None), test, patterns.Position(body, 1)), patterns.Position(others[0], 0)
+
+    def _match(self, node: int, index: int, reader: BlockReader, loop: _Loop | None, base: list[Any], stop: int, first_case: tuple[ast.expr, tuple[ast.pattern, ast.expr | None, patterns.Position], patterns.Position] | None = None) -> tuple[list[ast.stmt], int]:
+        """The match statement whose subject is on top of `reader`'s stack, its first case
+        starting at instruction `index` of block `node` (or `first_case`: the subject, a first
+        case that is only a guard, and where the next starts; see _guard_first); and where the
+        code goes on after it."""
+        first = self.graph.blocks[node].instructions[index]
+        cases: list[tuple[ast.pattern, ast.expr | None, patterns.Position]] = []
+        if first_case is None:
+            subject = reader.pop_value(first)
+            position = patterns.Position(node, index)
+        else:
+            subject, case_read, position = first_case
+            cases.append(case_read)
+            if reader.stack[len(base):] == [_MATCH_SUBJECT]:
+                reader.stack.pop()  # (what stood for the subject while its guard was read)
+        if len(reader.stack) != len(base):
+            raise Unsupported(first, "a match statement with values kept below its subject")
+        statements = list(reader.statements)
+        while True:
+            try:
+                case = patterns.read_case(self.graph, position)
+            except Unsupported:
+                if not cases:
+                    raise
+                # `case _ if guard:` before other cases: Python leaves out the copy of the
+                # subject and its pop (the wildcard), so the guard is all there is, the subject
+                # below it; its body pops the subject
+                read = self._guard(position, [*base, _MATCH_SUBJECT], None, copied=True)
+                if read is None or position.half:
+                    raise
+                guard, when_true, fail = read
+                cases.append((ast.MatchAs(pattern=None, name=None), guard, patterns.Position(when_true, 1)))
+                position = fail
+                continue
+            self._check_same_ways(case.ends)
+            self._check_same_ways(case.fails)
+            end = case.ends[0]
+            if case.copied:  # the subject stays for the cases after this one: popped before the body
+                if not end.half and self.graph.blocks[end.block].instructions[end.index].opname == "POP_TOP":
+                    guard, body, fail = None, self._following(end), case.fail
+                else:
+                    read = self._guard(end, [*base, _MATCH_SUBJECT], case.fail, copied=True)
+                    if read is None:
+                        raise Unsupported(first, "a case whose guard is not read")
+                    guard, when_true, fail = read
+                    body = patterns.Position(when_true, 1)
+                if fail is None:
+                    raise Unsupported(first, "a case that always matches before others")
+                cases.append((case.pattern, guard, body))
+                position = fail
+                continue
+            # the last case: what is left when it fails is the default (`case _:`), or the
+            # code after the match. A condition at its start with that for its other way is
+            # its guard (where a guard and an `if` in the body do the same, the guard is written).
+            read = self._guard(end, base, case.fail, copied=False)
+            if read is not None:
+                guard, when_true, default = read
+                cases.append((case.pattern, guard, patterns.Position(when_true, 0)))
+            else:
+                cases.append((case.pattern, None, end))
+                default = case.fail
+            break
+        starts = [body for _, _, body in cases] + ([default] if default is not None else [])
+        sides = [start.block for start in starts]
+        merge = self._merge(node, sides, loop, stop)
+        inside = {start.block for start in starts if self._block_start(start).index or start.half}  # (a body that starts inside a block goes on in it)
+        if merge in (EXIT, _NOWHERE, stop):
+            merge = self._cases_meet(sides, loop, merge, stop, inside)
+        if merge in inside:
+            raise Unsupported(first, "a match whose cases meet inside one's code")
+        written = [ast.match_case(pattern=pattern, guard=guard, body=self._region_from(body, merge, loop, base) or [ast.Pass()]) for pattern, guard, body in cases]
+        after: list[ast.stmt] = []
+        if default is not None and self._block_start(default) != patterns.Position(merge, 0):
+            rest = self._region_from(default, merge, loop, base)
+            if merge in (EXIT, _NOWHERE) and all(case.body and _leaves(case.body) for case in written):
+                after = rest  # every case leaves: what follows the match is no case of it
+            else:
+                written.append(ast.match_case(pattern=ast.MatchAs(pattern=None, name=None), guard=None, body=rest or [ast.Pass()]))
+        statements.append(ast.Match(subject=subject, cases=_joined_cases(written)))
+        return statements + after, merge
+
+    def _cases_meet(self, sides: list[int], loop: _Loop | None, merge: int, stop: int, inside: set[int]) -> int:
+        """Where the cases that go on after a match meet, where the others leave (return,
+        raise, break or continue) and never get there: the first block before the region's
+        end (`stop`) that two cases reach and every other case reaches or never comes near.
+        `merge` where there is none."""
+        forwards = {side: self._forward(side) for side in sides}
+        going_round = set(self._open_loops) | ({loop.header} if loop is not None else set())
+        beyond = self._forward(stop) if stop not in (EXIT, _NOWHERE) and stop not in going_round else set()
+        for candidate in sorted(set().union(*forwards.values()), key=lambda index: self.graph.blocks[index].start):
+            if candidate in going_round or candidate in beyond or candidate in inside or candidate < 0 or (loop is not None and candidate not in loop.body):
+                continue
+            reaching = [side for side in sides if candidate in forwards[side]]
+            if len(reaching) < 2:
+                continue
+            after = self._forward(candidate) - going_round
+            if all(candidate in forwards[side] or not (forwards[side] & after) for side in sides) and self._first_common(reaching, loop) == candidate:
+                return candidate
+        return merge
+
+    def _following(self, at: patterns.Position) -> patterns.Position:
+        block = self.graph.blocks[at.block]
+        if at.index + 1 < len(block.instructions):
+            return patterns.Position(at.block, at.index + 1)
+        fall = next((s for s, k in block.successors if k == "fall"), None)
+        if fall is None:
+            raise Unsupported(block.last, "a case without its body")
+        return patterns.Position(fall, 0)
+
+    def _guard(self, at: patterns.Position, base: list[Any], fail: patterns.Position | None, copied: bool) -> tuple[ast.expr, int, patterns.Position] | None:
+        """A case's guard, from `at` (its pattern matched): a condition with one way to the
+        case's body and the other to `fail` (where the pattern goes when it does not match,
+        where known); the body of a copied case is the way that pops the subject. None where
+        there is none: the code at `at` computes more than a condition, or its ways are not
+        those (the last case's body may start with an `if`; where the pattern always
+        matches, the two cannot be told apart and the `if` is written)."""
+        block = self.graph.blocks[at.block]
+        fail = self._block_start(fail) if fail is not None else None
+        if block.last.opname not in _CONDITIONAL or (fail is not None and fail.index != 0) or (fail is None and not copied):
+            return None
+        instructions = block.instructions[at.index:-1]
+        if at.half:
+            instructions = [_second_half(instructions[0]), *instructions[1:]]
+        saved = dict(self._entry)
+        reader = BlockReader(self.code, list(base), self.temps)
+        self._current = at.block
+        try:
+            reader.run(instructions)
+            if reader.statements:
+                raise Unsupported(block.last, "statements before a condition")
+            condition = self._condition_of(at.block, reader, base)
+            condition = self._join(at.block, condition, base, ternaries=False)
+            if reader.statements:
+                raise Unsupported(block.last, "statements in a condition")
+        except Unsupported:
+            self._entry = saved
+            return None
+        sides = [condition.when_true, condition.when_false]
+        if fail is None:
+            bodies = [side for side in sides if self.graph.blocks[side].instructions[0].opname == "POP_TOP"]
+            if len(bodies) == 2:
+                # the next case pops the subject too (`case _ if g:` last before the default):
+                # Python writes a case's body right after its guard, the next case after it
+                bodies = [min(bodies, key=lambda side: self.graph.blocks[side].start)]
+        else:
+            bodies = [side for side in sides if side != fail.block]
+        if copied and any(self.graph.blocks[side].instructions[0].opname != "POP_TOP" for side in bodies):
+            bodies = []
+        other = [side for side in sides if side not in bodies]
+        if len(bodies) != 1 or len(other) != 1 or (fail is not None and other[0] != fail.block):
+            self._entry = saved
+            return None
+        test = condition.test if bodies[0] == condition.when_true else negate(condition.test)
+        return test, bodies[0], patterns.Position(other[0], 0)
+
+    def _block_start(self, at: patterns.Position) -> patterns.Position:
+        """The place, as the start of its block where only NOPs (kept for a line) come before."""
+        if at.index and not at.half and all(i.opname in cfg.NO_EFFECT for i in self.graph.blocks[at.block].instructions[: at.index]):
+            return patterns.Position(at.block, 0)
+        return at
+
+    def _region_from(self, at: patterns.Position, stop: int, loop: _Loop | None, base: list[Any]) -> list[ast.stmt]:
+        """The statements from instruction `at` (a block, or the rest of one) to block `stop`."""
+        at = self._block_start(at)
+        if at.index == 0 and not at.half:
+            return self.region(at.block, stop, loop, base)
+        if at.block in self._skip:
+            raise Unsupported(self.graph.blocks[at.block].instructions[0], "a case's body inside another's code")
+        self._skip[at.block] = at.index
+        if at.half:  # it starts with the load of a 3.13 STORE_FAST_LOAD_FAST whose store is the pattern's
+            self._first_replaced[at.block] = _second_half(self.graph.blocks[at.block].instructions[at.index])
+        try:
+            return self.region(at.block, stop, loop, base)
+        finally:
+            del self._skip[at.block]
+            self._first_replaced.pop(at.block, None)
+
+    def _check_same_ways(self, ends: list[patterns.Position]) -> None:
+        """An or-pattern's alternatives go on to one place, or (3.10, 3.12 copy small blocks)
+        to copies of the same code; so do a pattern's failures: the first is written, the
+        others must be the same."""
+        for other in ends[1:]:
+            if not _same_code(self.graph, ends[0], other):
+                raise Unsupported(self.graph.blocks[other.block].instructions[other.index], "a pattern whose ways go on to different code")
+
     def _for_loop(self, header: int, iterable: ast.expr, outer: _Loop | None, base: list[Any]) -> tuple[list[ast.stmt], int, list[Any]]:
         block = self.graph.blocks[header]
         if [i.opname for i in block.instructions if i.opname not in ("EXTENDED_ARG", "NOP")] != ["FOR_ITER"]:
@@ -964,7 +1272,7 @@ class Structurer:
             if last.opname in cfg.TERMINATORS or self._only_ends(index, body | after_loop, body) and not self._pops_below(index, block):
                 continue  # a return or raise inside the loop (`return a or b`: in a few blocks)
             falls = [s for s, k in self.graph.blocks[index].successors if k == "fall"]
-            while len(falls) == 1 and falls[0] not in body and not cfg.is_jump(last) and last.opname not in cfg.TERMINATORS and not self._pops_iterator(index):
+            while len(falls) == 1 and falls[0] not in body and not cfg.is_jump(last) and last.opname not in cfg.TERMINATORS and not self._pops_iterator(index, block):
                 # a break out of an except clause (3.11+): the clause's code, then its end and
                 # the break in a block of their own (its range ends before them)
                 index = falls[0]
@@ -972,7 +1280,7 @@ class Structurer:
                 falls = [s for s, k in self.graph.blocks[index].successors if k == "fall"]
             if last.opname in cfg.TERMINATORS or self._only_ends(index, body | after_loop, body) and not self._pops_below(index, block):
                 continue
-            if self._pops_iterator(index) and len(falls) == 1 and falls[0] not in body:
+            if self._pops_iterator(index, block) and len(falls) == 1 and falls[0] not in body:
                 afters.add(falls[0])  # a break that pops the iterator and falls into where it goes (3.12+)
                 continue
             if not (cfg.is_jump(last) and last.opname in cfg.UNCONDITIONAL):
@@ -983,7 +1291,18 @@ class Structurer:
                     raise Unsupported(last, "a way out of a loop that is not a break, return or raise")
                 afters |= found
                 continue
-            afters.add(next(s for s, k in self.graph.blocks[index].successors if k == "jump"))
+            target = next(s for s, k in self.graph.blocks[index].successors if k == "jump")
+            through = self._depths_through(self.graph.blocks[target]) if target not in body else None
+            height = self._depth_at(block.last.offset)
+            if through is not None and height is not None and through[0] > height:
+                # a jump to code that still has values above the iterator (a match's case body
+                # after an or-pattern, where it pops what the pattern kept): its breaks go on
+                found = self._breaks_beyond(target, body, block)
+                if found is None:
+                    raise Unsupported(last, "a way out of a loop that is not a break, return or raise")
+                afters |= found
+                continue
+            afters.add(target)
         if len(afters) > 1:
             raise Unsupported(block.last, "a loop left for more than one place")
         after = afters.pop() if afters else None
@@ -1253,6 +1572,105 @@ class Structurer:
     def _note_target(self, reader: BlockReader, loop: _Loop | None) -> None:
         if reader.loop_target is not None and loop is not None:
             self._targets[loop.header] = reader.loop_target
+
+
+_MATCH_OPCODES = frozenset(dis.opmap[name] for name in patterns.MATCH_OPCODES if name in dis.opmap)
+_COPY_OPCODES = frozenset(dis.opmap[name] for name in ("COPY", "DUP_TOP") if name in dis.opmap)
+
+
+class _MatchSubject:
+    """A match statement's subject, below a guard's values while the guard is read (a guard
+    never reads it: reading it fails)."""
+
+
+_MATCH_SUBJECT = _MatchSubject()
+
+
+def _joined_cases(cases: list[ast.match_case]) -> list[ast.match_case]:
+    """Cases in a row with the same body, no guard and no names, as one or-pattern: a last
+    case's or-pattern is read as one case per alternative (its copies of the subject read as
+    the copies cases make), and either way matches the same."""
+    joined: list[ast.match_case] = []
+    for case in cases:
+        previous = joined[-1] if joined else None
+        if previous is not None and previous.guard is None and case.guard is None and not _binds(previous.pattern) and not _binds(case.pattern) and not _is_default(case.pattern) and _dump(previous.body) == _dump(case.body):
+            alternatives = previous.pattern.patterns if isinstance(previous.pattern, ast.MatchOr) else [previous.pattern]
+            previous.pattern = ast.MatchOr(patterns=[*alternatives, *(case.pattern.patterns if isinstance(case.pattern, ast.MatchOr) else [case.pattern])])
+            continue
+        joined.append(case)
+    return joined
+
+
+def _binds(pattern: ast.pattern) -> bool:
+    """Whether the pattern stores any name (a capture, `as`, `*rest`, `**rest`)."""
+    for node in ast.walk(pattern):
+        if (isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name is not None) or (isinstance(node, ast.MatchMapping) and node.rest is not None):
+            return True
+    return False
+
+
+def _is_default(pattern: ast.pattern) -> bool:
+    return isinstance(pattern, ast.MatchAs) and pattern.pattern is None and pattern.name is None
+
+
+def _second_half(instruction: dis.Instruction) -> dis.Instruction:
+    """The load of a 3.13 STORE_FAST_LOAD_FAST, as an instruction of its own."""
+    name = instruction.argval[1]
+    return instruction._replace(opname="LOAD_FAST", opcode=dis.opmap["LOAD_FAST"], argval=name, argrepr=name)
+
+
+def _value_case_at(instructions: list[dis.Instruction], index: int) -> bool:
+    """Whether a case of values may start at instruction `index`: the subject copied and
+    compared with a value (`COPY 1; LOAD_CONST 1; COMPARE_OP ==`), or with None, True, False."""
+    ins = instructions[index]
+    if not (ins.opname == "DUP_TOP" or (ins.opname == "COPY" and ins.arg == 1)) or index + 2 >= len(instructions):
+        return False
+    loaded, compared = instructions[index + 1], instructions[index + 2]
+    return loaded.opname.startswith("LOAD_") and (compared.opname in ("COMPARE_OP", "IS_OP", "LOAD_ATTR") or compared.opname in _CONDITIONAL)
+
+
+def _class_pattern_at(instructions: list[dis.Instruction], index: int) -> bool:
+    """Whether a class pattern's class (a name, a dotted name) is loaded from instruction `index`."""
+    if not instructions[index].opname.startswith("LOAD_") or instructions[index].opname in ("LOAD_ATTR", "LOAD_CONST"):
+        return False
+    after = index + 1
+    while after < len(instructions) and instructions[after].opname == "LOAD_ATTR":
+        after += 1
+    return after + 1 < len(instructions) and instructions[after].opname == "LOAD_CONST" and isinstance(instructions[after].argval, tuple) and instructions[after + 1].opname == "MATCH_CLASS"
+
+
+def _same_code(graph: cfg.Graph, first: patterns.Position, second: patterns.Position, depth: int = 0) -> bool:
+    """Whether the code from two places does the same, instruction by instruction (jumps to
+    the same code count as the same), up to where they meet or end."""
+    if depth > 20:
+        return False
+    for _ in range(500):
+        if first == second:
+            return True
+        one, other = (graph.blocks[p.block].instructions[p.index] for p in (first, second))
+        if one.opname != other.opname or (not cfg.is_jump(one) and (one.arg != other.arg or one.argval != other.argval)) or first.half != second.half:
+            return False
+        if one.opname in cfg.TERMINATORS:
+            return True
+        if cfg.is_jump(one):
+            targets = [patterns.Position(next(s for s, k in graph.blocks[p.block].successors if k == "jump"), 0) for p in (first, second)]
+            if one.opname in cfg.UNCONDITIONAL:
+                first, second = targets
+                continue
+            if not _same_code(graph, targets[0], targets[1], depth + 1):
+                return False
+        ways = []
+        for p in (first, second):
+            block = graph.blocks[p.block]
+            if p.index + 1 < len(block.instructions):
+                ways.append(patterns.Position(p.block, p.index + 1))
+            else:
+                fall = next((s for s, k in block.successors if k == "fall"), None)
+                if fall is None:
+                    return False
+                ways.append(patterns.Position(fall, 0))
+        first, second = ways
+    return False
 
 
 def _kept_below(stack: list[Any], base: list[Any]) -> int | None:
@@ -2377,6 +2795,8 @@ def _drop_final_returns(body: list[ast.stmt]) -> None:
         inner = [last.body]
     elif isinstance(last, ast.Try):
         inner = [h.body for h in last.handlers] + ([last.orelse] if last.orelse else [last.body])
+    elif isinstance(last, ast.Match):
+        inner = [case.body for case in last.cases]
     for statements in inner:
         _drop_final_returns(statements)
 

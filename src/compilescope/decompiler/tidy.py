@@ -160,6 +160,9 @@ def _drop_last_continue(body: list[ast.stmt]) -> None:
     elif isinstance(last, ast.Try) and not last.finalbody:
         for side in ([] if last.orelse else [last.body]) + [last.orelse] + [h.body for h in last.handlers]:
             _drop_last_continue(side)
+    elif isinstance(last, ast.Match):
+        for case in last.cases:
+            _drop_last_continue(case.body)
 
 
 def _spliced(args: list[ast.expr]) -> list[ast.expr]:
@@ -698,10 +701,10 @@ def _all_nodes(statements: list[ast.stmt]) -> Iterator[ast.AST]:
 def _walk_bodies(statements: list[ast.stmt], visit) -> None:  # noqa: ANN001
     """Call `visit` on every statement list, innermost first."""
     for statement in statements:
-        for field in ("body", "orelse", "finalbody", "handlers"):
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             inner = getattr(statement, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], (ast.stmt, ast.excepthandler)):
-                if field == "handlers":
+            if isinstance(inner, list) and inner and isinstance(inner[0], (ast.stmt, ast.excepthandler, ast.match_case)):
+                if field in ("handlers", "cases"):
                     for handler in inner:
                         _walk_bodies(handler.body, visit)
                 else:
