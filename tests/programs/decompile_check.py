@@ -1943,6 +1943,97 @@ def match_while(queue, log):
     return log
 
 
+class FakeProcess:
+    """What subprocess.Popen._wait needs: a lock that may be busy, a wait that reports the pid
+    after some tries, a clock; everything it does is logged."""
+
+    def __init__(self, returncode, busy, ready_after, log):
+        self.returncode, self.busy, self.ready_after, self.log = returncode, list(busy), ready_after, log
+        self.pid, self.args, self.tries, self.now = 42, ["cmd"], 0, 0.0
+
+    def acquire(self, blocking=True):
+        free = not self.busy.pop(0) if self.busy else True
+        self.log.append(("acquire", free))
+        return free
+
+    def release(self):
+        self.log.append("release")
+
+    def __enter__(self):
+        self.log.append("enter")
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+
+    def try_wait(self, flags):
+        self.tries += 1
+        if self.tries == 2 and self.ready_after < 0:
+            self.returncode = -9  # another thread waited meanwhile
+        return (self.pid if self.tries >= self.ready_after > 0 else 0), self.tries * 256
+
+    def remaining(self, end):
+        self.now += 0.25
+        return end - self.now
+
+
+def wait_for_exit(proc, timeout):
+    # subprocess.Popen._wait: a while True whose breaks leave a try/finally inside an if, after
+    # which it may raise (3.10+ writes each break as a copy of the return after the loop); and
+    # a while loop whose body is a with a break leaves (the same copy, after __exit__)
+    if proc.returncode is not None:
+        return proc.returncode
+    if timeout is not None:
+        endtime = timeout
+        delay = 0.0005
+        while True:
+            if proc.acquire(False):
+                try:
+                    if proc.returncode is not None:
+                        break
+                    (pid, sts) = proc.try_wait(1)
+                    assert pid == proc.pid or pid == 0
+                    if pid == proc.pid:
+                        proc.returncode = sts
+                        break
+                finally:
+                    proc.release()
+            remaining = proc.remaining(endtime)
+            if remaining <= 0:
+                raise TimeoutError(proc.args, timeout)
+            delay = min(delay * 2, remaining, .05)
+            proc.log.append(round(delay, 4))
+    else:
+        while proc.returncode is None:
+            with proc:
+                if proc.returncode is not None:
+                    break
+                (pid, sts) = proc.try_wait(0)
+                if pid == proc.pid:
+                    proc.returncode = sts
+    return proc.returncode
+
+
+def alias_search(names, mapping, values, seq, log):
+    # enum._simple_enum: a for loop with a break in an if in an except clause, inside a for
+    # loop; the loop's end, its break and the if's other side all end the clause (3.12+: the
+    # exception state stays below the inner loop's iterator, and is there where they meet)
+    for name in names:
+        try:
+            contained = mapping.get(name)
+        except TypeError:
+            contained = None
+            if name in values:
+                for m in seq:
+                    if m == name:
+                        contained = m
+                        break
+        if contained is not None:
+            log.append(contained)
+        else:
+            log.append(name)
+    return log
+
+
 def keyword_comprehensions(options, box):
     # 3.12+ runs the comprehensions inside the call's arguments: the values before them (the
     # dict of keywords, the list) wait on the stack while they run
@@ -2089,6 +2180,8 @@ CASES = [
     *[(match_one_case, (value, log)) for value in ({"a": 1, "b": [2, 3]}, {"a": "1", "b": []}, {"a": 1, "b": (4,)}, 5) for log in ([], [0])],
     *[(match_values, (kernel, {"k": 3.0, None: 9})) for kernel in ("normal", "gauss", "logistic", "k", None, "uniform", "other")],
     *[(match_while, (queue, [])) for queue in ([], [("add", 1, 2), ("div", 1, 0), ("div", 1, 2), ("zz",)], [("add", 1, 2), ("stop",), ("add", 3, 4)])],
+    *[(alias_search, (names, {"a": "A", 1: "one"}, values, seq, [])) for names, values, seq in (([], [], []), (["a", [1], "z"], [[1]], [[0], [1]]), ([[2], 1], [[2]], [[3]]), ([[5]], [], [[5]]))],
+    *[(wait_for_exit, (FakeProcess(returncode, busy, ready_after, []), timeout)) for returncode, busy, ready_after, timeout in ((0, [], 1, None), (None, [], 3, None), (None, [], -1, None), (None, [True, False], 2, 5.0), (None, [], -1, 5.0), (None, [True], 99, 1.0), (None, [], 1, 0.1))],
 ]
 
 

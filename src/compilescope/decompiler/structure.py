@@ -67,7 +67,7 @@ class Structurer:
             raise Unsupported(None, "async functions are not decompiled yet")
         graph = _chained_comparisons(_without_empty_loop_starts(_without_implicit_handlers(cfg.build(code))))
         graph, self._finallys = finally_copies.without_copies(_without_send_loops(graph))
-        graph = _without_repeated_conditions(_joined_copied_exits(_joined_copied_endings(_joined_returns(_joined_exit_calls(graph)))))
+        graph = _without_repeated_conditions(_joined_copied_exits(_joined_copied_endings(_joined_returns(_copies_after_exits_joined(_joined_exit_calls(graph))))))
         self.graph, self._suppressed = _with_suppression_targets(_unrepeated_for_loops(_without_block_pops(graph)))
         for block in self.graph.blocks:
             if block.index in self.graph.reachable and block.last.opname == "FOR_ITER" and block.index not in self.graph.loops:
@@ -944,7 +944,7 @@ class Structurer:
                 iterator = reader.stack.pop()
                 kept = reader.leave(len(base), last, self._names_for(node, len(reader.stack) - len(base)))
                 statements += reader.statements
-                loop_statements, node, extra = self._for_loop(node, iterator.iterable, loop, base + kept)
+                loop_statements, node, extra = self._for_loop(node, iterator.iterable, loop, base + kept, len(kept))
                 if any(isinstance(v, Saved) for v in kept):  # 3.12+: an inlined comprehension
                     made = statements[-1] if statements else None
                     try:
@@ -1255,7 +1255,9 @@ class Structurer:
             if not _same_code(self.graph, ends[0], other):
                 raise Unsupported(self.graph.blocks[other.block].instructions[other.index], "a pattern whose ways go on to different code")
 
-    def _for_loop(self, header: int, iterable: ast.expr, outer: _Loop | None, base: list[Any]) -> tuple[list[ast.stmt], int, list[Any]]:
+    def _for_loop(self, header: int, iterable: ast.expr, outer: _Loop | None, base: list[Any], kept: int = 0) -> tuple[list[ast.stmt], int, list[Any]]:
+        """A for loop at `header`; `base` ends with the `kept` values the code before the loop
+        left below its iterator (they are there after it too)."""
         block = self.graph.blocks[header]
         if [i.opname for i in block.instructions if i.opname not in ("EXTENDED_ARG", "NOP")] != ["FOR_ITER"]:
             raise Unsupported(block.instructions[0], "a loop header that is not FOR_ITER alone")
@@ -1306,6 +1308,12 @@ class Structurer:
         if len(afters) > 1:
             raise Unsupported(block.last, "a loop left for more than one place")
         after = afters.pop() if afters else None
+        known = self._entry.get(after) if after is not None and kept else None
+        if known is not None and len(known) >= kept and all(_name(a) == _name(b) for a, b in zip(known, base[-kept:])):
+            # a way into the code after the loop from outside it (an if's other side) found the
+            # values the loop keeps below its iterator on the stack; the loop's ways out find
+            # them below (the region after the loop puts them back: see region)
+            self._entry[after] = known[kept:]
         loop = _Loop(header, body, after)
         inner = [*base, LoopIterator(iterable)]
         self._open_loops.append(header)
@@ -1445,6 +1453,12 @@ class Structurer:
         exits = {s for b in body for s, k in self.graph.blocks[b].successors if k != "exception" and s not in body} - self._chains
         # and the ways out of except clauses that never go round again (outside the natural loop)
         exits |= self._clause_exits(body, header)
+        # (a break out of a with calls its __exit__ on the way, one out of a try's body runs the
+        # rest of the body first: where they go is the way out, where another way out goes too)
+        around = self._protectors(header)  # (trys and withs the whole loop is in)
+        exits = {past if past in exits else e for e in exits for past in [self._past_exit_calls(e, body, around)]}
+        trys = {h for b in body for h in self._protectors(b)} - around
+        exits = {self._past_try_bodies(e, trys) for e in exits}
         after = None
         if exits:
             after = _common_post_dominator(exits, self.post_dominators)
@@ -1472,7 +1486,12 @@ class Structurer:
             elif not rest and len(natural) == 1:
                 after = natural.pop()
             elif not rest and not natural:
-                pass  # every way out returns or raises (3.12+ copies `return x` onto a break)
+                # every way out returns or raises (3.10+ copies `return x` after the loop onto a
+                # break). Out of a try with a finally, the one that returns must be a break: the
+                # finally ran before it (its copy is out of the graph), `return x` would read x first
+                returning = [e for e in ending if self.graph.blocks[e].last.opname in ("RETURN_VALUE", "RETURN_CONST")]
+                if len(returning) == 1 and any(self._protected(h) & body for h in self._finallys):
+                    after = returning[0]
             else:
                 # breaks that all jump to one place, which the loop's other ways out reach too
                 # where they do not raise or return on their own (an `else:` that may raise;
@@ -1503,6 +1522,34 @@ class Structurer:
         if after is not None and held and not (len(entry) >= len(held) and all(a is b for a, b in zip(entry, held))):
             self._entry[after] = [*held, *entry]  # what stayed below the loop is there after it too
         return [ast.While(test=ast.Constant(value=True), body=statements or [ast.Pass()], orelse=[])], (after if after is not None else EXIT)
+
+    def _past_try_bodies(self, index: int, trys: set[int]) -> int:
+        """Where block `index` goes on past the blocks of a try body it lies in, where the try
+        (its handler in `trys`) protects code of the loop: the rest of the body, on its one way,
+        to the first block outside the try; `index` itself where there is no such way."""
+        start = index
+        for _ in range(20):
+            if not (self._protectors(index) & trys):
+                return index
+            ways = [s for s, k in self.graph.blocks[index].successors if k != "exception"]
+            if len(ways) != 1 or ways[0] in self.graph.loops:
+                break
+            index = ways[0]
+        return start
+
+    def _past_exit_calls(self, index: int, body: set[int], around: set[int]) -> int:
+        """Where block `index` goes past blocks that only call the __exit__ of withs inside the
+        loop `body` (not of those `around` it) on their way out of it."""
+        for _ in range(20):
+            block = self.graph.blocks[index]
+            ways = [s for s, k in block.successors if k != "exception"]
+            if block.last.opname in cfg.TERMINATORS or len(ways) != 1 or ways[0] in body or not _exit_call_block(block):
+                break
+            withs = {h for p in block.predecessors for h in self._protectors(p) if self._is_with_handler(h)}
+            if not withs or withs & around:
+                break
+            index = ways[0]
+        return index
 
     def _forward(self, start: int, header: int | None = None, avoid: int | None = None, handled: Collection[int] = ()) -> set[int]:
         """The blocks control can go on to from block `start` (itself included), in this turn
@@ -2119,6 +2166,48 @@ def _without_block_pops(graph: cfg.Graph) -> cfg.Graph:
     return cfg.redirected(graph, replace) if replace else graph
 
 
+def _copies_after_exits_joined(graph: cfg.Graph) -> cfg.Graph:
+    """3.12+ copies the code after a loop (`return x`) onto a `break` out of a with in it,
+    after the with's __exit__(None, None, None), in one block. Where the code after the call is
+    the same as a block that only returns (under the same handlers) where the loop's other ways
+    out go, the call's block is cut after the call and goes on there: the break, and the code
+    after the loop, each once."""
+    returning: dict[Any, list[int]] = {}
+    for block in graph.blocks:
+        if block.index in graph.reachable and _returns_alone(block):
+            returning.setdefault((_code(block.instructions), cfg.handlers(block)), []).append(block.index)
+    if not returning:
+        return graph
+    replace: dict[int, int] = {}
+    for block in list(graph.blocks):
+        if block.index not in graph.reachable or block.last.opname not in ("RETURN_VALUE", "RETURN_CONST"):
+            continue
+        calls = [at for at, i in enumerate(block.instructions) if i.opname in ("CALL", "CALL_FUNCTION")]
+        cut = calls[-1] + 2 if calls else 0
+        if not cut or cut >= len(block.instructions) or block.instructions[cut - 1].opname != "POP_TOP":
+            continue
+        head = cfg.Block(index=block.index, start=block.start, instructions=block.instructions[:cut])
+        rest = cfg.Block(index=block.index, start=block.instructions[cut].offset, instructions=block.instructions[cut:], successors=block.successors)
+        if not _exit_call_block(head) or not _returns_alone(rest):
+            continue
+        # the code after the loop the break leaves: where the loop's other ways out go
+        loops = [body for body in graph.loops.values() if set(block.predecessors) & body]
+        if not loops:
+            continue
+        body = min(loops, key=len)
+        ways_out = {cfg.through_jumps(graph, s) for b in body for s, k in graph.blocks[b].successors if k != "exception" and s not in body}
+        originals = [o for o in returning.get((_code(rest.instructions), cfg.handlers(block)), []) if o != block.index and o in ways_out]
+        if len(originals) == 1:
+            replace[cfg.split(graph, block, cut)] = originals[0]
+    return cfg.redirected(graph, replace) if replace else graph
+
+
+def _returns_alone(block: cfg.Block) -> bool:
+    """A block that returns, takes nothing from the stack, and jumps nowhere."""
+    real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
+    return bool(real) and real[-1].opname in ("RETURN_VALUE", "RETURN_CONST") and not any(cfg.is_jump(i) for i in real) and all(k == "exception" for _, k in block.successors) and not cfg.takes_from_stack(block.instructions)
+
+
 def _joined_copied_exits(graph: cfg.Graph) -> cfg.Graph:
     """3.12+ copies the short code after a try (`n = 0; return None`) onto each of the try
     body's ways out. Copies that end the function with the same code, take nothing from the
@@ -2129,15 +2218,10 @@ def _joined_copied_exits(graph: cfg.Graph) -> cfg.Graph:
         for successor, kind in block.successors:
             if kind == "exception":
                 protected_by.setdefault(successor, set()).add(block.index)
-    def ends_alone(index: int) -> bool:  # returns, taking nothing from the stack
-        block = graph.blocks[index]
-        real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
-        return bool(real) and real[-1].opname in ("RETURN_VALUE", "RETURN_CONST") and not any(cfg.is_jump(i) for i in real) and all(k == "exception" for _, k in block.successors) and not cfg.takes_from_stack(block.instructions)
-
     replace: dict[int, int] = {}
     for body in protected_by.values():
         exits = sorted({s for b in body for s, k in graph.blocks[b].successors if k != "exception" and s not in body})
-        _send_to_first_same(graph, [e for e in exits if e not in replace and ends_alone(e)], replace)
+        _send_to_first_same(graph, [e for e in exits if e not in replace and _returns_alone(graph.blocks[e])], replace)
     return cfg.redirected(graph, replace) if replace else graph
 
 
