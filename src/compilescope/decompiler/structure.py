@@ -1973,7 +1973,7 @@ def _exit_call_block(block: cfg.Block) -> bool:
         if not _cannot_raise(instructions[ending:]):
             return False
         instructions = instructions[:ending]
-    names = {i.opname for i in instructions}
+    names = {i.opname for i in instructions if i.opname not in cfg.NO_EFFECT}  # (EXTENDED_ARG: a long jump on)
     if not names & {"CALL", "CALL_FUNCTION"} or not names <= _EXIT_CALL:
         return False
     real = [i for i in instructions if i.opname not in cfg.NO_EFFECT and i.opname != "PRECALL"]
