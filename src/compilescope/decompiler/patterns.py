@@ -105,6 +105,10 @@ class _Found:  # MATCH_CLASS's tuple of attributes / MATCH_KEYS's tuple of value
     data: Any
     names: tuple[Key, ...]  # the parts each item is
 
+    def test(self) -> _Test:
+        """The test a found tuple passed (it is not None)."""
+        return _Test(self.key, self.kind, self.data)
+
 
 @dataclass(frozen=True)
 class _EmptyDict:
@@ -135,6 +139,21 @@ class _Path:
 
 
 # ---- walking the graph ---------------------------------------------------------------------------
+def following(graph: cfg.Graph, at: Position) -> Position | None:
+    """The instruction after `at`: the next in its block, or the first of the block it falls
+    into; None where it does not fall through."""
+    block = graph.blocks[at.block]
+    if at.index + 1 < len(block.instructions):
+        return Position(at.block, at.index + 1)
+    fall = next((s for s, k in block.successors if k == "fall"), None)
+    return None if fall is None else Position(fall, 0)
+
+
+def copies_top(instruction: dis.Instruction) -> bool:
+    """COPY 1 (3.10: DUP_TOP): how a case copies the subject, and an or-pattern or as-pattern its value."""
+    return instruction.opname == "DUP_TOP" or (instruction.opname == "COPY" and instruction.arg == 1)
+
+
 class _Walker:
     def __init__(self, graph: cfg.Graph) -> None:
         self.graph = graph
@@ -143,13 +162,10 @@ class _Walker:
         return self.graph.blocks[at.block].instructions[at.index]
 
     def next(self, at: Position) -> Position:
-        block = self.graph.blocks[at.block]
-        if at.index + 1 < len(block.instructions):
-            return Position(at.block, at.index + 1)
-        fall = next((s for s, k in block.successors if k == "fall"), None)
-        if fall is None:
-            raise Unsupported(block.last, "a pattern whose code ends here")
-        return Position(fall, 0)
+        after = following(self.graph, at)
+        if after is None:
+            raise Unsupported(self.graph.blocks[at.block].last, "a pattern whose code ends here")
+        return after
 
     def jump_target(self, at: Position) -> Position:
         block = self.graph.blocks[at.block]
@@ -182,7 +198,7 @@ def read_case(graph: cfg.Graph, start: Position) -> CaseRead:
     # or-pattern or as-pattern copies its value): read it as copied first, then as consuming.
     # (A case after a copied one may start by popping the subject: the last case before the
     # default, `case _ if guard:`; read so only where neither reading above fits.)
-    copies = first.opname in ("COPY", "DUP_TOP") and (first.opname == "DUP_TOP" or first.arg == 1)
+    copies = copies_top(first)
     for copied, strict in ((True, True), (False, True), (True, False)) if copies else ((False, True),):
         try:
             return _read(walker, start, copied, strict)
@@ -262,7 +278,7 @@ def _run(walker: _Walker, path: _Path, floor: int, strict: bool = True) -> list[
             # after a failed test only pops, to the next alternative of an or-pattern: a copy
             # of the value the failed one was a copy of, which is left
             value = path.stack[-1] if path.stack else None
-            if not (ins.opname in ("COPY", "DUP_TOP") and (ins.opname == "DUP_TOP" or ins.arg == 1)) or not isinstance(value, _Value):
+            if not copies_top(ins) or not isinstance(value, _Value):
                 raise Unsupported(ins, "a failed pattern test that does not go to the next case")
             failed, parent = path.failed_at or (), value.key
             if not (failed[: len(parent)] == parent and len(failed) > len(parent) and failed[len(parent)][0] == "copy"):
@@ -301,7 +317,7 @@ def _fork(walker: _Walker, path: _Path, ins: dis.Instruction) -> list[_Path]:
         passed = passed_if_jumps == jumps
         key = tested.key
         if passed:
-            _learn(way, tested if isinstance(tested, _Test) else _Test(key, tested.kind, tested.data), ins)
+            _learn(way, tested if isinstance(tested, _Test) else tested.test(), ins)
             way.last_passed = True
         else:
             way.failed_at = key
@@ -315,13 +331,9 @@ def _learn(path: _Path, test: _Test, ins: dis.Instruction) -> None:
     facts = node.facts
     if test.kind in ("class", "keys", "sequence", "mapping"):
         path.uses_structure = True
-    if test.kind == "length":
-        name = "length"
-    else:
-        name = test.kind
-    if name in facts and _dumped(facts[name]) != _dumped(test.data):
+    if test.kind in facts and _dumped(facts[test.kind]) != _dumped(test.data):
         raise Unsupported(ins, "two tests of one kind on one part of a pattern")
-    facts[name] = test.data
+    facts[test.kind] = test.data
 
 
 def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table of opcodes)
@@ -404,28 +416,24 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
         parts = tuple(value.key + (("arg", j),) for j in range(ins.arg)) + tuple(value.key + (("attr", k),) for k in keywords)
         stack.append(_Found(value.key, "class", data, parts))
         if sys.version_info < (3, 11):  # 3.10: and True or False
-            stack.append(_Test(value.key, "class", data))
+            stack.append(stack[-1].test())
     elif op == "MATCH_KEYS":
         keys = stack[-1]
         value = _part(stack[-2], ins)
         if not isinstance(keys, _Expr) or not isinstance(keys.node, (ast.Tuple, ast.Constant)):
             raise Unsupported(ins, "a mapping pattern's keys of a shape not decompiled yet")
-        elements = keys.node.elts if isinstance(keys.node, ast.Tuple) else [_constant(v) for v in keys.node.value]
-        data = tuple(ast.dump(e) for e in elements)
+        elements = _elements(keys.node)
         parts = tuple(value.key + (("key", j),) for j in range(len(elements)))
-        stack.append(_Found(value.key, "keys", (data, elements), parts))
+        stack.append(_Found(value.key, "keys", elements, parts))
         if sys.version_info < (3, 11):
-            stack.append(_Test(value.key, "keys", (data, elements)))
+            stack.append(stack[-1].test())
     elif op == "UNPACK_SEQUENCE":
         value = stack.pop()
         count = ins.arg
         if isinstance(value, _Found):
             if len(value.names) != count:
                 raise Unsupported(ins, "a pattern unpacking a different number of parts")
-            if value.kind == "class":
-                _learn(path, _Test(value.key, "class", value.data), ins)
-            else:
-                _learn(path, _Test(value.key, "keys", value.data), ins)
+            _learn(path, value.test(), ins)
             stack.extend(_Value(k) for k in reversed(value.names))
         elif isinstance(value, _Value):
             facts = path.node(value.key).facts
@@ -434,7 +442,7 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
             facts["items"] = (count, 0)
             stack.extend(_Value(value.key + (("item", j),)) for j in reversed(range(count)))
         elif isinstance(value, _Expr) and isinstance(value.node, (ast.Tuple, ast.Constant)):  # a mapping's keys, to delete them from its rest
-            elements = value.node.elts if isinstance(value.node, ast.Tuple) else [_constant(v) for v in value.node.value]
+            elements = _elements(value.node)
             if len(elements) != count:
                 raise Unsupported(ins, "a pattern unpacking a different number of keys")
             stack.extend(_Expr(e) for e in reversed(elements))
@@ -453,10 +461,7 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
         index, container = stack.pop(), stack.pop()
         if isinstance(container, _Found) and isinstance(index, _Expr) and isinstance(index.node, ast.Constant) and type(index.node.value) is int and 0 <= index.node.value < len(container.names):
             stack.append(_Value(container.names[index.node.value]))  # 3.10 takes the parts by index
-            if container.kind == "class":
-                _learn(path, _Test(container.key, "class", container.data), ins)
-            else:
-                _learn(path, _Test(container.key, "keys", container.data), ins)
+            _learn(path, container.test(), ins)
         elif isinstance(container, _Value) and _copied(container.key) and isinstance(index, _Expr) and isinstance(index.node, ast.Constant) and type(index.node.value) is int and index.node.value >= 0:
             stack.append(_Value(container.key[:-1] + (("item", index.node.value),)))
         elif isinstance(container, _Value) and _copied(container.key) and isinstance(index, _Length) and index.minus and index.key == container.key:
@@ -487,6 +492,11 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
             raise Unsupported(ins, "a deletion in a pattern that is no mapping rest's")
     else:
         raise Unsupported(ins, "an instruction in a pattern not decompiled yet")
+
+
+def _elements(keys: ast.expr) -> tuple[ast.expr, ...]:
+    """A mapping pattern's keys: a tuple of constants, or of values built (`BUILD_TUPLE`)."""
+    return tuple(keys.elts) if isinstance(keys, ast.Tuple) else tuple(_constant(v) for v in keys.value)  # type: ignore[attr-defined]
 
 
 def _part(value: Any, ins: dis.Instruction) -> _Value:
@@ -563,7 +573,7 @@ class _Builder:
         structure = self._structure(key, facts, steps)
         for step in always:
             inner = self.pattern(key + (step,))
-            if _is_wildcard(inner):
+            if is_wildcard(inner):
                 continue
             if structure is not None:
                 raise Unsupported(None, "a part tested both directly and through a copy")
@@ -586,25 +596,24 @@ class _Builder:
         if "sequence" in facts:
             length = facts.get("length")
             if length is None:
-                return ast.MatchSequence(patterns=[ast.MatchStar(name=self._star_name(key))])
+                return ast.MatchSequence(patterns=[ast.MatchStar(name=self._name(key + (("star",),)))])
             op, count = length
             if op == "==":
                 return ast.MatchSequence(patterns=[item("item", j) for j in range(count)])
             before, after = facts.get("items") or _split(steps, count)
-            return ast.MatchSequence(patterns=[*(item("item", j) for j in range(before)), ast.MatchStar(name=self._star_name(key)), *(item("item", -after + j) for j in range(after))])
+            return ast.MatchSequence(patterns=[*(item("item", j) for j in range(before)), ast.MatchStar(name=self._name(key + (("star",),))), *(item("item", -after + j) for j in range(after))])
         if "mapping" in facts:
-            keys_data = facts.get("keys")
-            elements = keys_data[1] if keys_data else []
-            rest = self._facts(key + (("rest",),))[1] if ("rest",) in steps else []
-            return ast.MatchMapping(keys=list(elements), patterns=[item("key", j) for j in range(len(elements))], rest=rest[0] if rest else None)
+            elements = facts.get("keys", ())
+            return ast.MatchMapping(keys=list(elements), patterns=[item("key", j) for j in range(len(elements))], rest=self._name(key + (("rest",),)))
         if "value" in facts:
             return ast.MatchValue(value=facts["value"])
         if "singleton" in facts:
             return ast.MatchSingleton(value=facts["singleton"])
         return None
 
-    def _star_name(self, key: Key) -> str | None:
-        names = self._facts(key + (("star",),))[1]
+    def _name(self, key: Key) -> str | None:
+        """The name a part (a star's list, a mapping's rest) is stored in, if any."""
+        names = self._facts(key)[1]
         return names[0] if names else None
 
 
@@ -619,7 +628,8 @@ def _split(steps: set[Any], count: int) -> tuple[int, int]:
     return count - after, after
 
 
-def _is_wildcard(pattern: ast.pattern) -> bool:
+def is_wildcard(pattern: ast.pattern) -> bool:
+    """`_`: a pattern that matches anything and binds nothing."""
     return isinstance(pattern, ast.MatchAs) and pattern.pattern is None and pattern.name is None
 
 

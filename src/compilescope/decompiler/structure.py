@@ -96,7 +96,8 @@ class Structurer:
         opcodes = code.co_code[::2]
         self._has_match = not _MATCH_OPCODES.isdisjoint(opcodes) or (not _COPY_OPCODES.isdisjoint(opcodes) and any(_value_case_at(block.instructions, index) for block in self.graph.blocks for index in range(len(block.instructions))))
         self._match_starts: dict[tuple[int, int], tuple[bool, patterns.CaseRead | None]] = {}
-        self._first_replaced: dict[int, dis.Instruction] = {}  # block -> its first instruction as read (see _region_from)
+        self._first_replaced: dict[int, dis.Instruction] = {}
+        self._cases: dict[patterns.Position, patterns.CaseRead | Unsupported] = {}  # see _read_case  # block -> its first instruction as read (see _region_from)
 
     def _unrepeated_body(self, header: cfg.Block) -> set[int]:
         """The body of a for loop that never goes round: the header, and the blocks only its
@@ -986,13 +987,12 @@ class Structurer:
     # ---- match -----------------------------------------------------------------------------------
     def _match_start(self, node: int, skip: int) -> int | None:
         """Where in block `node` (from its instruction `skip`) a match statement's first case
-        starts, its subject on the stack: a case read by patterns.py, in a chain of cases one
-        of which tests a class, a sequence or a mapping."""
+        starts, its subject on the stack (see _starts_cases)."""
         instructions = self.graph.blocks[node].instructions
         inside = skip  # candidates before this are inside a case read from an earlier one
         for index in range(skip, len(instructions)):
             ins = instructions[index]
-            if index < inside or not (ins.opname in ("DUP_TOP", "MATCH_SEQUENCE", "MATCH_MAPPING") or (ins.opname == "COPY" and ins.arg == 1) or _class_pattern_at(instructions, index)):
+            if index < inside or not (ins.opname in ("MATCH_SEQUENCE", "MATCH_MAPPING") or patterns.copies_top(ins) or _class_pattern_at(instructions, index)):
                 continue
             key = (node, index)
             if key not in self._match_starts:
@@ -1004,35 +1004,46 @@ class Structurer:
                 inside = min([end.index for end in case.ends if end.block == node] or [len(instructions)])
         return None
 
+    def _read_case(self, position: patterns.Position) -> patterns.CaseRead:
+        """patterns.read_case, once per place (finding a match reads the cases its writing reads)."""
+        if position not in self._cases:
+            try:
+                self._cases[position] = patterns.read_case(self.graph, position)
+            except Unsupported as error:
+                self._cases[position] = error
+        read = self._cases[position]
+        if isinstance(read, Unsupported):
+            raise read
+        return read
+
     def _starts_cases(self, position: patterns.Position) -> tuple[bool, patterns.CaseRead | None]:
         """Whether a case starts at `position` that tests a class, a sequence or a mapping, or
         that copies the subject for a case after it, or whose or-pattern or as-pattern copies
         it (one case of a value alone is an `if`); and the case read there."""
         try:
-            case = patterns.read_case(self.graph, position)
+            case = self._read_case(position)
         except Unsupported:
             return False, None
         if case.tests_structure:
             return True, case
         if not case.copied:
-            first = self.graph.blocks[position.block].instructions[position.index]
-            return bool(case.fails) and first.opname in ("COPY", "DUP_TOP"), case
+            return bool(case.fails) and patterns.copies_top(self.graph.blocks[position.block].instructions[position.index]), case
         following = case.fail
         if following is None:  # it always matches: its guard's other way is the next case
             block = self.graph.blocks[case.ends[0].block]
             ways = [s for s, k in block.successors if k in ("fall", "jump")] if block.last.opname in _CONDITIONAL else []
-            others = [w for w in ways if self.graph.blocks[w].instructions[0].opname != "POP_TOP"]
+            others = [w for w in ways if not self._pops_first(w)]
             if len(ways) != 2 or len(others) != 1:
                 return False, case
             following = patterns.Position(others[0], 0)
         try:
-            patterns.read_case(self.graph, following)
+            self._read_case(following)
         except Unsupported:
             # `case _ if guard:` after it is only its guard (see _match): a condition one of
             # whose ways pops the subject
             block = self.graph.blocks[following.block]
             ways = [s for s, k in block.successors if k in ("fall", "jump")]
-            return following.index == 0 and block.last.opname in _CONDITIONAL and any(self.graph.blocks[w].instructions[0].opname == "POP_TOP" for w in ways), case
+            return following.index == 0 and block.last.opname in _CONDITIONAL and any(self._pops_first(w) for w in ways), case
         return True, case
 
     def _guard_first(self, node: int, reader: BlockReader, base: list[Any]) -> tuple[ast.expr, tuple[ast.pattern, ast.expr | None, patterns.Position], patterns.Position] | None:
@@ -1044,7 +1055,7 @@ class Structurer:
         ways = [s for s, k in self.graph.blocks[node].successors if k in ("fall", "jump")]
         if len(ways) != 2 or not isinstance(reader.stack[-2], ast.expr):
             return None
-        pops = [w for w in ways if self.graph.blocks[w].instructions[0].opname == "POP_TOP"]
+        pops = [w for w in ways if self._pops_first(w)]
         others = [w for w in ways if w not in pops]
         if len(others) != 1 or not self._starts_cases(patterns.Position(others[0], 0))[0]:
             return None
@@ -1063,7 +1074,7 @@ class Structurer:
             reader.stack[-2] = subject
             return None
         body = next(side for side in sides if side != others[0])
-        if self.graph.blocks[body].instructions[0].opname != "POP_TOP":
+        if not self._pops_first(body):
             self._entry = saved
             reader.stack[-2] = subject
             return None
@@ -1090,7 +1101,7 @@ class Structurer:
         statements = list(reader.statements)
         while True:
             try:
-                case = patterns.read_case(self.graph, position)
+                case = self._read_case(position)
             except Unsupported:
                 if not cases:
                     raise
@@ -1170,14 +1181,15 @@ class Structurer:
                 return candidate
         return merge
 
+    def _pops_first(self, index: int) -> bool:
+        """Whether block `index` starts by popping (a case's body pops the subject it was copied for)."""
+        return self.graph.blocks[index].instructions[0].opname == "POP_TOP"
+
     def _following(self, at: patterns.Position) -> patterns.Position:
-        block = self.graph.blocks[at.block]
-        if at.index + 1 < len(block.instructions):
-            return patterns.Position(at.block, at.index + 1)
-        fall = next((s for s, k in block.successors if k == "fall"), None)
-        if fall is None:
-            raise Unsupported(block.last, "a case without its body")
-        return patterns.Position(fall, 0)
+        after = patterns.following(self.graph, at)
+        if after is None:
+            raise Unsupported(self.graph.blocks[at.block].last, "a case without its body")
+        return after
 
     def _guard(self, at: patterns.Position, base: list[Any], fail: patterns.Position | None, copied: bool) -> tuple[ast.expr, int, patterns.Position] | None:
         """A case's guard, from `at` (its pattern matched): a condition with one way to the
@@ -1209,14 +1221,14 @@ class Structurer:
             return None
         sides = [condition.when_true, condition.when_false]
         if fail is None:
-            bodies = [side for side in sides if self.graph.blocks[side].instructions[0].opname == "POP_TOP"]
+            bodies = [side for side in sides if self._pops_first(side)]
             if len(bodies) == 2:
                 # the next case pops the subject too (`case _ if g:` last before the default):
                 # Python writes a case's body right after its guard, the next case after it
                 bodies = [min(bodies, key=lambda side: self.graph.blocks[side].start)]
         else:
             bodies = [side for side in sides if side != fail.block]
-        if copied and any(self.graph.blocks[side].instructions[0].opname != "POP_TOP" for side in bodies):
+        if copied and not all(self._pops_first(side) for side in bodies):
             bodies = []
         other = [side for side in sides if side not in bodies]
         if len(bodies) != 1 or len(other) != 1 or (fail is not None and other[0] != fail.block):
@@ -1456,7 +1468,8 @@ class Structurer:
         # (a break out of a with calls its __exit__ on the way, one out of a try's body runs the
         # rest of the body first: where they go is the way out, where another way out goes too)
         around = self._protectors(header)  # (trys and withs the whole loop is in)
-        exits = {past if past in exits else e for e in exits for past in [self._past_exit_calls(e, body, around)]}
+        past = {e: self._past_exit_calls(e, body, around) for e in exits}
+        exits = {on if on in exits else e for e, on in past.items()}
         trys = {h for b in body for h in self._protectors(b)} - around
         exits = {self._past_try_bodies(e, trys) for e in exits}
         after = None
@@ -1640,7 +1653,7 @@ def _joined_cases(cases: list[ast.match_case]) -> list[ast.match_case]:
     joined: list[ast.match_case] = []
     for case in cases:
         previous = joined[-1] if joined else None
-        if previous is not None and previous.guard is None and case.guard is None and not _binds(previous.pattern) and not _binds(case.pattern) and not _is_default(case.pattern) and _dump(previous.body) == _dump(case.body):
+        if previous is not None and previous.guard is None and case.guard is None and not _binds(previous.pattern) and not _binds(case.pattern) and not patterns.is_wildcard(case.pattern) and _dump(previous.body) == _dump(case.body):
             alternatives = previous.pattern.patterns if isinstance(previous.pattern, ast.MatchOr) else [previous.pattern]
             previous.pattern = ast.MatchOr(patterns=[*alternatives, *(case.pattern.patterns if isinstance(case.pattern, ast.MatchOr) else [case.pattern])])
             continue
@@ -1656,10 +1669,6 @@ def _binds(pattern: ast.pattern) -> bool:
     return False
 
 
-def _is_default(pattern: ast.pattern) -> bool:
-    return isinstance(pattern, ast.MatchAs) and pattern.pattern is None and pattern.name is None
-
-
 def _second_half(instruction: dis.Instruction) -> dis.Instruction:
     """The load of a 3.13 STORE_FAST_LOAD_FAST, as an instruction of its own."""
     name = instruction.argval[1]
@@ -1670,7 +1679,7 @@ def _value_case_at(instructions: list[dis.Instruction], index: int) -> bool:
     """Whether a case of values may start at instruction `index`: the subject copied and
     compared with a value (`COPY 1; LOAD_CONST 1; COMPARE_OP ==`), or with None, True, False."""
     ins = instructions[index]
-    if not (ins.opname == "DUP_TOP" or (ins.opname == "COPY" and ins.arg == 1)) or index + 2 >= len(instructions):
+    if not patterns.copies_top(ins) or index + 2 >= len(instructions):
         return False
     loaded, compared = instructions[index + 1], instructions[index + 2]
     return loaded.opname.startswith("LOAD_") and (compared.opname in ("COMPARE_OP", "IS_OP", "LOAD_ATTR") or compared.opname in _CONDITIONAL)
@@ -1706,16 +1715,9 @@ def _same_code(graph: cfg.Graph, first: patterns.Position, second: patterns.Posi
                 continue
             if not _same_code(graph, targets[0], targets[1], depth + 1):
                 return False
-        ways = []
-        for p in (first, second):
-            block = graph.blocks[p.block]
-            if p.index + 1 < len(block.instructions):
-                ways.append(patterns.Position(p.block, p.index + 1))
-            else:
-                fall = next((s for s, k in block.successors if k == "fall"), None)
-                if fall is None:
-                    return False
-                ways.append(patterns.Position(fall, 0))
+        ways = [patterns.following(graph, p) for p in (first, second)]
+        if ways[0] is None or ways[1] is None:
+            return False
         first, second = ways
     return False
 
