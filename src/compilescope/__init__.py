@@ -15,10 +15,12 @@ Importing compilescope does not import torch; capture() and explain() do, when c
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, ContextManager
+from typing import TYPE_CHECKING, Any, ContextManager
 
-from compilescope.session.model import Session
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from compilescope.session.model import Session
 
 __version__ = "0.1.0"
 __all__ = ["Session", "bench", "capture", "decompile", "explain", "load", "load_all", "__version__"]
@@ -67,6 +69,8 @@ def load_ipython_extension(ipython: Any) -> None:
 def load_all(path: str | Path) -> list[Session]:
     """Every session at `path`: a saved session (.json), a trace file, or a TORCH_TRACE folder
     (one session per rank's log)."""
+    from pathlib import Path
+
     target = Path(path)
     if not target.exists():
         raise FileNotFoundError(f"{path}: no such file or folder")
@@ -83,6 +87,16 @@ def load_all(path: str | Path) -> list[Session]:
 
             session.program = Program(kind="trace", target=str(session.trace_files[0] if session.trace_files else path))
     return sessions
+
+
+def __getattr__(name: str) -> Any:
+    # Session is imported when first asked for: `import compilescope` stays light (a child
+    # process's start-up hook imports it before the program runs).
+    if name == "Session":
+        from compilescope.session.model import Session
+
+        return Session
+    raise AttributeError(f"module 'compilescope' has no attribute {name!r}")
 
 
 def load(path: str | Path) -> Session:

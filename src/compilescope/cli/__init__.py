@@ -12,6 +12,7 @@ from compilescope.cli.doctor import DoctorCommand
 from compilescope.cli.errors import CommandError
 from compilescope.cli.report import ReportCommand
 from compilescope.cli.run import RunCommand
+from compilescope.outputs import OutputError
 
 COMMANDS = {"run": RunCommand, "report": ReportCommand, "bench": BenchCommand, "decompile": DecompileCommand, "doctor": DoctorCommand}
 
@@ -46,3 +47,6 @@ def main(argv: list[str] | None = None) -> int:
     except CommandError as error:
         print(f"compilescope {args.command}: {error}", file=sys.stderr)
         return error.exit_code
+    except OutputError as error:  # a path compilescope will not write (outputs.py says why)
+        print(f"compilescope {args.command}: {error}", file=sys.stderr)
+        return 2

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from compilescope.cli.errors import CommandError
 from compilescope.cli.options import open_command
+from compilescope.outputs import absolute, check_writable
 
 BACKENDS = ("eager", "aot_eager", "inductor")
 MODES = ("default", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
@@ -58,6 +59,12 @@ class BenchCommand:
         modes = _choices(args.modes, MODES, "--modes")
         if args.runs < 2 or args.warmup < 0:
             raise CommandError("--runs must be at least 2 and --warmup at least 0")
+        # Where the results go is checked before minutes of measuring, not after.
+        for given, what in ((args.json, "the results"), (args.html, "the report")):
+            if given:
+                check_writable(absolute(given), what)
+        if args.json and args.html and absolute(args.json) == absolute(args.html):
+            raise CommandError("--json and --html name the same file: give each its own")
         training = (True,) if args.train_only else ((False, True) if args.train else (False,))
         device = args.device or "cpu"
         count = len(configs(backends, modes, training, device))
@@ -83,7 +90,8 @@ class BenchCommand:
         if args.html:
             from compilescope.render.html import write_html
 
-            path = write_html(session, Path(args.html))
+            path = Path(args.html)
+            write_html(session, path)
             print(f"The report: {path}   open it with: {open_command(str(path))}", file=sys.stderr)
         # Exit 1 when nothing could be measured at all (make() failed, say): a script that
         # checks the status should not take an empty table for a result.

@@ -44,7 +44,7 @@ class DecompileCommand:
         name = args.target.rsplit(".", 1)[-1] if args.module else target.stem
         run_args = argparse.Namespace(
             module=args.module, target=args.target, args=args.args, json=None, trace=None, html=None,
-            no_html=True, no_save=True, profile=False, no_calls=True, show="", frame=None, all_frames=False,
+            no_html=True, no_save=True, profile=False, no_calls=True, no_children=True, show="", frame=None, all_frames=False,
             decompile=args.out or f"compilescope-{name}-decompiled", explanation=False,
         )
         return RunCommand().run(run_args)
@@ -73,8 +73,9 @@ def check_output_folder(folder: Path) -> None:
         raise CommandError(f"cannot write .py files into {folder}: folder {folder.parent} does not exist")
 
 
-def write_decompiled(session: Session, folder: Path) -> str:
-    """Write the files; the message for the user (what was written, or why nothing was)."""
+def write_decompiled(session: Session, folder: Path, shown: str | None = None) -> str:
+    """Write the files; the message for the user (what was written, or why nothing was).
+    `shown`: the folder as the user named it (`folder` may have been made absolute)."""
     from compilescope.render.pyfiles import write_python_files
 
     if not session.frames:
@@ -84,7 +85,7 @@ def write_decompiled(session: Session, folder: Path) -> str:
         why = session.decompiled or "this session holds no decompiled code (a trace torch wrote elsewhere has none: run the program with compilescope decompile)"
         return f"No .py files written: {why}"
     incomplete = sum(1 for f in session.frames for c in f.compiles for code in (c.transformed_code, c.original_code) if code is not None and not code.complete)
-    lines = [f"Wrote {len(written)} .py file{'s' if len(written) != 1 else ''} to {folder}/ ({session.decompiled}):"]
+    lines = [f"Wrote {len(written)} .py file{'s' if len(written) != 1 else ''} to {shown or folder}/ ({session.decompiled}):"]
     lines += [f"  {path.name}" for path in written]
     if incomplete:
         lines.append(f"{incomplete} code object(s) use constructs the decompiler does not read yet: their bytecode is shown, marked, in the file.")

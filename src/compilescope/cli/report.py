@@ -16,13 +16,14 @@ class ReportCommand:
     compilescope report compilescope-train.json --show all
     compilescope report /tmp/tracedir            # every rank's log in the folder
     compilescope report /tmp/tracedir/dedicated_log_torch_trace_rank_0_abc.log
+    compilescope report compilescope-train.rank*.json   # the ranks `compilescope run` saved under torchrun
 
     Needs no torch: a trace copied from a cluster can be explained on a laptop.
     """
 
     @staticmethod
     def prepare_parser(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("path", help="a session .json, a trace .log file, or a TORCH_TRACE folder")
+        parser.add_argument("paths", nargs="+", metavar="path", help="a session .json, a trace .log file, or a TORCH_TRACE folder; several (compilescope-train.rank*.json) are read as one job's ranks")
         parser.add_argument("--json", metavar="PATH", help="also save the session as JSON (one file per rank: PATH gets a .rankN suffix)")
         parser.add_argument("--html", metavar="PATH", help="write the HTML report (one file per rank: PATH gets a .rankN suffix)")
         parser.add_argument("--rank", type=int, metavar="N", help="only the trace of rank N")
@@ -33,25 +34,28 @@ class ReportCommand:
         from compilescope.session.jsonio import SessionFormatError
 
         options = view_options(args)
-        path = Path(args.path)
-        if not path.exists():
-            raise CommandError(f"no such file or folder: {args.path}")
-        try:
-            sessions = load_all(path)
-        except SessionFormatError as error:
-            raise CommandError(f"{args.path}: {error}") from None
-        except FileNotFoundError as error:
-            raise CommandError(str(error)) from None
-        except UnicodeDecodeError:
-            raise CommandError(f"{args.path}: not a text file; expected a session .json or a trace .log") from None
+        sessions = []
+        for name in args.paths:
+            path = Path(name)
+            if not path.exists():
+                raise CommandError(f"no such file or folder: {name}")
+            try:
+                sessions.extend(load_all(path))
+            except SessionFormatError as error:
+                raise CommandError(f"{name}: {error}") from None
+            except FileNotFoundError as error:
+                raise CommandError(str(error)) from None
+            except UnicodeDecodeError:
+                raise CommandError(f"{name}: not a text file; expected a session .json or a trace .log") from None
+        named = " ".join(args.paths)
         if args.rank is not None:
             sessions = [s for s in sessions if s.rank == args.rank]
             if not sessions:
-                raise CommandError(f"no trace of rank {args.rank} in {args.path}")
+                raise CommandError(f"no trace of rank {args.rank} in {named}")
         readable = [s for s in sessions if s.frames or not s.skipped or s.program and s.program.kind != "trace"]
         if not readable:
             raise CommandError(
-                f"{args.path}: no torch structured-trace records could be read "
+                f"{named}: no torch structured-trace records could be read "
                 f"({sessions[0].skipped[0] if sessions and sessions[0].skipped else 'empty'}); "
                 "expected a file written with TORCH_TRACE=dir or by compilescope run"
             )
@@ -75,6 +79,7 @@ class ReportCommand:
                 from compilescope.render.html import write_html
 
                 target = Path(args.html)
-                target = write_html(session, target.with_name(target.stem + suffix + (target.suffix or ".html")))
+                target = target.with_name(target.stem + suffix + (target.suffix or ".html"))
+                write_html(session, target)
                 print(f"The report: {target}   open it with: {open_command(str(target))}", file=sys.stderr)
         return 0

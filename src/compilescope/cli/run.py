@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import builtins
+import contextlib
+import importlib.machinery
 import importlib.util
 import os
 import runpy
 import sys
 import time
-import traceback
+import types
+import zipfile
 from pathlib import Path
 from types import TracebackType
+from typing import Iterator, TextIO
 
 from compilescope.cli.decompile import check_output_folder, write_decompiled
 from compilescope.cli.errors import CommandError
-from compilescope.cli.options import add_view_options, open_command, print_session, view_options
+from compilescope.cli.options import add_view_options, print_session, view_options
+from compilescope.cli.run_outputs import OutputPlan
+from compilescope.outputs import OutputError, absolute
 from compilescope.session.model import Program, error_summary
 
 
@@ -50,6 +57,11 @@ class RunCommand:
             help="do not record which compiled version served each call (recorded with sys.monitoring on Python 3.12+; it adds a few µs to each compiled call, measured in docs/cli.md)",
         )
         parser.add_argument(
+            "--no-children",
+            action="store_true",
+            help="do not follow the program's Python child processes (multiprocessing, subprocesses); by default each one that compiles writes its own trace beside the program's, and the session lists them",
+        )
+        parser.add_argument(
             "--decompile",
             metavar="DIR",
             help="also write, for each compiled function, a .py file with its code as Dynamo got it, each version's guard, the code Dynamo runs, its graph, and the resume functions after graph breaks (see compilescope decompile)",
@@ -59,90 +71,126 @@ class RunCommand:
         parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the program")
 
     def run(self, args: argparse.Namespace) -> int:
-        if args.module:
-            spec = _find_module(args.target)
-            name = args.target.rsplit(".", 1)[-1]
-            kind, target = "module", args.target
-            argv0 = spec.origin or args.target
+        # Our own copy of stderr, taken before the program runs: the explanation still reaches
+        # the terminal if the program closes or replaces sys.stderr.
+        stream = _own_stderr()
+        program = _Launch(args)
+        plan = OutputPlan.of(args, program)
+        decompile_dir = None
+        if getattr(args, "decompile", None) is not None:
+            decompile_dir = absolute(args.decompile)
+            check_output_folder(decompile_dir)
+
+        from compilescope.record import Capture
+
+        profiler = None
+        if args.profile:
+            from compilescope.benchmark.profile import RunProfiler
+
+            profiler = RunProfiler()
+        try:
+            recorder = Capture(plan.trace, wait_for_torch=True, on_attach=profiler.start if profiler else None, record_calls=not args.no_calls)
+        except OutputError as error:
+            raise CommandError(str(error)) from None
+        children = None
+        if not getattr(args, "no_children", True):
+            from compilescope.record.children import FollowChildren
+
+            children = FollowChildren(plan.children_folder, plan.children_base, record_calls=not args.no_calls)
+            children.start(recorder)
+
+        pid, started = os.getpid(), time.perf_counter()
+        exit_status, exception, interrupted = program.run()
+        wall = time.perf_counter() - started
+        if os.getpid() != pid:
+            # A process the program forked that went on to the program's end: it is a child
+            # (its own trace is finished at its exit); the outputs are the parent's to write.
+            return exit_status
+        _flush_streams()
+
+        record = Program(kind=program.kind, target=program.target, argv=list(args.args), exit_status=exit_status, exception=exception, wall_time_s=wall)
+        recorder.record_program(record)
+        if children is not None:
+            found = children.finish()
+            if plan.json is None:  # --no-save: the children's traces were temporary
+                plan.forget_temporary()
+                for item in found:
+                    item.trace = None
+            recorder.record_children(found)
+        session = recorder.build()
+        session.program = record
+        if profiler is not None:
+            session.profile = profiler.finish(session)
+        saved = plan.save(session, stream)
+        if getattr(args, "explanation", True):
+            if session.rank:  # under a launcher, rank 0 explains; the others say one line each
+                from compilescope.render.console import brief
+
+                print(brief(session), file=stream)
+            else:
+                print_session(session, view_options(args), stream=stream)  # with --profile's kernel table
+        if decompile_dir is not None:
+            try:
+                print(write_decompiled(session, decompile_dir, shown=args.decompile.rstrip('/')), file=stream)
+            except OutputError as error:
+                print(f"compilescope: no .py files written: {error}", file=stream)
+        if saved:
+            print(saved, file=stream)
+        stream.flush()
+        if interrupted:
+            _die_by_sigint()
+        return exit_status
+
+
+class _Launch:
+    """What to run and how, resolved as python resolves it, before anything runs."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.module = bool(args.module)
+        self.kind = "module" if self.module else "script"
+        self.target = args.target
+        if self.module:
+            # python -m puts the current folder first on sys.path, then finds the module there.
+            self.path0 = os.getcwd()
+            with _sys_path0(self.path0):
+                spec = _find_module(args.target)
+            self.name = args.target.rsplit(".", 1)[-1]
+            self.file = spec.origin
         else:
             script = Path(args.target)
             if not script.exists():
                 raise CommandError(f"no such script: {args.target}")
             if script.is_dir():
                 raise CommandError(f"{args.target} is a folder; give a .py file, or -m for a package")
-            name, kind, target, argv0 = script.stem, "script", args.target, args.target
+            self.name = script.stem
+            # As python: __file__ and tracebacks name the script by its absolute path, sys.argv[0]
+            # as typed, sys.path[0] the folder of the script it links to.
+            self.file = os.path.abspath(args.target)
+            self.path0 = os.path.dirname(os.path.realpath(args.target))
 
-        json_path = Path(args.json or f"compilescope-{name}.json")
-        html_path = None if (args.no_html or args.no_save) else Path(args.html or f"compilescope-{name}.html")
-        trace_path = Path(args.trace or (f"compilescope-{name}.log" if not args.no_save else _temporary_trace()))
-        for path in (json_path, trace_path, html_path):
-            if path is not None and not args.no_save and not path.parent.exists():
-                raise CommandError(f"cannot write {path}: folder {path.parent} does not exist")
-        decompile_dir = getattr(args, "decompile", None)
-        if decompile_dir is not None:
-            check_output_folder(Path(decompile_dir))
-
-        from compilescope.record import Capture
-
-        saved_argv, saved_path0 = sys.argv[:], (sys.path[0] if sys.path else None)
-        sys.argv = [argv0, *args.args]
-        path0 = os.getcwd() if args.module else str(Path(args.target).resolve().parent)
-        if sys.path:
-            sys.path[0] = path0
-        else:
-            sys.path.insert(0, path0)
-        profiler = None
-        if args.profile:
-            from compilescope.benchmark.profile import RunProfiler
-
-            profiler = RunProfiler()
-        recorder = Capture(trace_path, wait_for_torch=True, on_attach=profiler.start if profiler else None, record_calls=not args.no_calls)
-        started = time.perf_counter()
-        exit_status, exception = 0, None
+    def run(self) -> tuple[int, str | None, bool]:
+        """Run the program; its exit status, its exception ("ValueError: ..."), and whether it
+        ended by Ctrl-C (KeyboardInterrupt), which python answers by dying of SIGINT."""
+        saved_argv = sys.argv[:]
+        sys.argv = [self.args.target, *self.args.args]
+        exit_status, exception, interrupted = 0, None, False
         try:
-            if args.module:
-                runpy.run_module(args.target, run_name="__main__", alter_sys=True)
-            else:
-                runpy.run_path(args.target, run_name="__main__")
+            with _sys_path0(self.path0):
+                if self.module:
+                    runpy.run_module(self.target, run_name="__main__", alter_sys=True)
+                else:
+                    _run_script(self.file)
         except SystemExit as stop:
             exit_status = _exit_status(stop)
         except BaseException as error:  # the program's own error: report it as Python would
-            _print_program_traceback(error)
-            exit_status = 130 if isinstance(error, KeyboardInterrupt) else 1
+            _report_exception(error)
+            interrupted = isinstance(error, KeyboardInterrupt)
+            exit_status = 130 if interrupted else 1
             exception = error_summary(error)
         finally:
             sys.argv = saved_argv
-            if saved_path0 is not None and sys.path:
-                sys.path[0] = saved_path0
-        wall = time.perf_counter() - started
-        _flush_streams()
-
-        program = Program(kind=kind, target=target, argv=list(args.args), exit_status=exit_status, exception=exception, wall_time_s=wall)
-        recorder.record_program(program)
-        session = recorder.build()
-        session.program = program
-        if profiler is not None:
-            session.profile = profiler.finish(session)
-        if args.no_save:
-            session.trace_files = []
-            trace_path.unlink(missing_ok=True)
-        else:
-            session.save(str(json_path))
-        if html_path is not None:
-            from compilescope.render.html import write_html
-
-            write_html(session, html_path)
-        if getattr(args, "explanation", True):
-            print_session(session, view_options(args), stream=sys.stderr)  # with --profile's kernel table
-        if decompile_dir is not None:
-            print(write_decompiled(session, Path(decompile_dir)), file=sys.stderr)
-        if not args.no_save:
-            lines = [f"\nSaved the session to {json_path} and torch's trace to {trace_path}."]
-            if html_path is not None:
-                lines.append(f"The report: {html_path}   open it with: {open_command(str(html_path))}")
-            lines.append(f"Every detail in the terminal: compilescope report {json_path} --show all")
-            print("\n".join(lines), file=sys.stderr)
-        return exit_status
+        return exit_status, exception, interrupted
 
 
 def _find_module(name: str):
@@ -160,12 +208,27 @@ def _find_module(name: str):
     return spec
 
 
-def _temporary_trace() -> str:
-    import tempfile
-
-    handle, name = tempfile.mkstemp(prefix="compilescope-", suffix=".log")
-    os.close(handle)
-    return name
+def _run_script(path: str) -> None:
+    """Run a script as `python script.py` does: in a fresh __main__ module whose __file__ (and
+    the code's file name, which tracebacks show) is its absolute path, leaving sys.argv[0] as
+    typed (runpy.run_path would set it to the path it is given). A zip application or a .pyc
+    file goes through runpy, which knows them."""
+    with open(path, "rb") as handle:
+        source = handle.read()
+    if source[:4] == importlib.util.MAGIC_NUMBER or zipfile.is_zipfile(path):
+        runpy.run_path(path, run_name="__main__")
+        return
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=path, __cached__=None, __builtins__=builtins, __spec__=None)
+    main.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
+    code = compile(source, path, "exec", dont_inherit=True)
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
 
 
 def _exit_status(stop: SystemExit) -> int:
@@ -175,21 +238,77 @@ def _exit_status(stop: SystemExit) -> int:
         return 0
     if isinstance(code, int):
         return code
-    print(code, file=sys.stderr)
+    with contextlib.suppress(Exception):  # python, too, prints it where it can
+        print(code, file=sys.stderr)
     return 1
 
 
-def _print_program_traceback(error: BaseException) -> None:
-    # Show the traceback Python would show: from the program's own frames, not ours or runpy's.
-    tb: TracebackType | None = error.__traceback__
-    package = str(Path(__file__).resolve().parent.parent)
+@contextlib.contextmanager
+def _sys_path0(folder: str) -> Iterator[None]:
+    """sys.path[0] as python sets it for the program (the script's folder, or the current one
+    for -m), and ours again afterwards."""
+    saved = sys.path[0] if sys.path else None
+    if sys.path:
+        sys.path[0] = folder
+    else:
+        sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        if saved is not None and sys.path:
+            sys.path[0] = saved
 
-    def is_ours(filename: str) -> bool:
-        return filename in (runpy.__file__, "<frozen runpy>") or os.path.abspath(filename).startswith(package)
 
-    while tb is not None and tb.tb_next is not None and is_ours(tb.tb_frame.f_code.co_filename):
+_PACKAGE = str(Path(__file__).resolve().parent.parent)
+
+
+def _is_ours(filename: str) -> bool:
+    return filename in (runpy.__file__, "<frozen runpy>") or os.path.abspath(filename).startswith(_PACKAGE)
+
+
+def _program_traceback(error: BaseException) -> TracebackType | None:
+    """The traceback python would show: from the program's first frame, without ours or runpy's
+    (none at all for a SyntaxError in the script itself, which python reports with no frame)."""
+    tb = error.__traceback__
+    while tb is not None and _is_ours(tb.tb_frame.f_code.co_filename):
         tb = tb.tb_next
-    traceback.print_exception(type(error), error, tb, file=sys.stderr)
+    return tb
+
+
+def _report_exception(error: BaseException) -> None:
+    """What python does with an exception nobody caught: hand it to sys.excepthook (the
+    program's own, if it set one), and if that fails, say so and use the default."""
+    tb = _program_traceback(error)
+    error.with_traceback(tb)  # the default hook prints the exception's own traceback
+    try:
+        sys.excepthook(type(error), error, tb)
+    except BaseException as hook_error:
+        with contextlib.suppress(Exception):
+            print("Error in sys.excepthook:", file=sys.stderr)
+            sys.__excepthook__(type(hook_error), hook_error, hook_error.__traceback__)
+            print("\nOriginal exception was:", file=sys.stderr)
+            sys.__excepthook__(type(error), error, tb)
+
+
+def _die_by_sigint() -> None:
+    """End as python ends after an uncaught KeyboardInterrupt: killed by SIGINT, so that the
+    shell (or the loop) that ran us stops too."""
+    import signal
+
+    _flush_streams()
+    if hasattr(signal, "SIGINT") and hasattr(os, "kill"):
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+def _own_stderr() -> TextIO:
+    """A stream of our own on the file behind stderr (a duplicate of its descriptor)."""
+    try:
+        fd = os.dup(sys.stderr.fileno())
+    except (AttributeError, OSError, ValueError):  # stderr is not a file (a test harness, say)
+        return sys.stderr
+    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+    return open(fd, "w", encoding=encoding, errors="backslashreplace", buffering=1)
 
 
 def _flush_streams() -> None:

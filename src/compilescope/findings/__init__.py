@@ -30,8 +30,10 @@ class Finding:
 
 def findings(session: Session) -> list[Finding]:
     found: list[Finding] = []
-    if not session.compiles and not session.benchmarks:  # bench compiles in its own workers
+    compiled_in_children = [c for c in session.children or [] if c.compiles]
+    if not session.compiles and not session.benchmarks and not compiled_in_children:  # bench compiles in its own workers
         found.append(_nothing_compiled(session))
+    found.extend(_children(session))
     for frame in session.frames:
         found.extend(_failures(frame))
         found.extend(_graph_breaks(frame))
@@ -74,6 +76,40 @@ def _nothing_compiled(session: Session) -> Finding:
             "the one called, and that it is called at all."
         ),
     )
+
+
+def _children(session: Session) -> list[Finding]:
+    """The program's child processes: where they compiled (each has its own trace), and those
+    that could not be followed (what they compiled is not in this session)."""
+    children = session.children or []
+    out = []
+    compiled = [c for c in children if c.compiles]
+    if compiled:
+        compiles = sum(c.compiles for c in compiled)
+        where = "" if session.compiles else " (the program's own process compiled nothing)"
+        out.append(
+            Finding(
+                INFO,
+                f"{plural(len(compiled), 'child process', 'child processes')} compiled too: {plural(compiles, 'compile')}{where}",
+                detail="\n".join(f"pid {c.pid}: {c.command}" for c in compiled[:5]) + ("\n…" if len(compiled) > 5 else ""),
+                advice="Each child's compiles are in its own trace, listed under 'Child processes': compilescope report TRACE explains one.",
+            )
+        )
+    missed = [c for c in children if not c.followed]
+    if missed:
+        out.append(
+            Finding(
+                WARNING,
+                f"{plural(len(missed), 'Python child process', 'Python child processes')} not followed: what they compiled is not in this session",
+                detail="\n".join(f"{c.command}: {c.why_not or 'unknown why'}" for c in missed[:5]) + ("\n…" if len(missed) > 5 else ""),
+                advice="Start them with the environment they inherit (keep PYTHONPATH and COMPILESCOPE_CHILDREN, no python -I/-E/-S), or run each with compilescope run.",
+            )
+        )
+    return out
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    return f"{count} {word if count == 1 else (words or word + 's')}"
 
 
 def _where(filename: str | None, lineno: int | None) -> str | None:

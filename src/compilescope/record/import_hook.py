@@ -8,14 +8,15 @@ Nothing compiles while torch itself is being imported, so no record is missed.
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
 import importlib.util
 import sys
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    import importlib.machinery
 
 
-class _AfterTorchImport(importlib.abc.MetaPathFinder):
+class _AfterTorchImport:  # a meta path finder (importlib.abc is not imported: it is slow to)
     def __init__(self, callback: Callable[[], None]) -> None:
         self.callback = callback
         self.done = False
@@ -41,14 +42,14 @@ class _AfterTorchImport(importlib.abc.MetaPathFinder):
         return spec
 
 
-def remove(finder: importlib.abc.MetaPathFinder) -> None:
+def remove(finder: Any) -> None:
     try:
         sys.meta_path.remove(finder)
     except ValueError:
         pass
 
 
-def when_torch_imported(callback: Callable[[], None]) -> importlib.abc.MetaPathFinder | None:
+def when_torch_imported(callback: Callable[[], None]) -> _AfterTorchImport | None:
     """Call `callback` now if torch is imported already, else right after its import.
     Returns the finder to `remove()` if the program ends without importing torch."""
     if "torch" in sys.modules:

@@ -4,18 +4,26 @@ Attached to the `torch.__trace` logger it receives exactly the records `TORCH_TR
 write, without the user setting anything, and the file it writes is read by the same code that
 reads a trace from elsewhere (and by tlparse). Each record is flushed as it is written, so a
 program that crashes, or is killed, still leaves everything up to that point.
+
+The file is created exclusively and locked (compilescope.outputs.create_locked), and read back at
+the end through the writer's own handle: a program that changes folder, or removes the file,
+loses nothing of the session.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import logging
 import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
+
+from compilescope.outputs import create_locked
 
 
 def _format(metadata: dict[str, Any], payload: str | None, where: str = "compilescope/capture.py:0") -> str:
@@ -31,11 +39,24 @@ def payload_digest(payload: str) -> str:
     return hashlib.md5(payload.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
+# A child process's trace waits in memory for its first compile; past this it goes to disk anyway.
+_MOST_WAITING = 4 * 1024 * 1024
+
+
 class TraceFileWriter(logging.Handler):
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, stream: IO[str] | None = None, wait_for: str | None = None) -> None:
+        """Write to a new file at `path` (OutputError where it may not be written), or to
+        `stream`, an open file for reading and writing that `path` names. With `wait_for`
+        ("dynamo_start"), the file is made only when torch writes that record: until then the
+        lines wait in memory, and a process that never compiles leaves no file."""
         super().__init__(level=logging.DEBUG)
-        self.path = Path(path)
-        self._stream: TextIO | None = open(self.path, "w", encoding="utf-8")
+        self.path = Path(os.path.abspath(path))
+        self._wait_for = wait_for
+        self._waiting: list[str] | None = [] if wait_for is not None and stream is None else None
+        self._stream: IO[str] | None = stream
+        if stream is None and self._waiting is None:
+            self._stream = create_locked(self.path, "the trace")
+        self._done = False
         self._pid = os.getpid()
         self._lock_write = threading.Lock()
 
@@ -46,7 +67,7 @@ class TraceFileWriter(logging.Handler):
         payload = getattr(record, "payload", None)
         where = f"{record.pathname.split('site-packages/')[-1]}:{record.lineno}"
         try:
-            self._write(_format(metadata, payload, where))
+            self._write(_format(metadata, payload, where), opens=self._wait_for in metadata)
         except Exception:
             self.handleError(record)
 
@@ -57,20 +78,57 @@ class TraceFileWriter(logging.Handler):
             data["has_payload"] = payload_digest(payload)
         self._write(_format(data, payload))
 
-    def _write(self, text: str) -> None:
+    def _write(self, text: str, opens: bool = False) -> None:
         with self._lock_write:
-            if self._stream is None:
+            if self._done:
                 return
+            if self._waiting is not None:
+                self._waiting.append(text)
+                if not opens and sum(map(len, self._waiting)) < _MOST_WAITING:
+                    return
+                self._stream = create_locked(self.path, "the trace")
+                text, self._waiting = "".join(self._waiting), None
+            assert self._stream is not None
             self._stream.write(text)
             self._stream.flush()
 
     @property
     def closed(self) -> bool:
-        return self._stream is None
+        return self._done
+
+    @property
+    def on_disk(self) -> bool:
+        """Whether the file exists (a waiting writer makes it at its first compile)."""
+        return self._stream is not None
+
+    def read_back(self) -> IO[str]:
+        """Stop writing; the trace's text from its start, through our own handle (whatever the
+        program did to the path meanwhile). The caller closes it."""
+        with self._lock_write:
+            stream, waiting, self._stream, self._done = self._stream, self._waiting, None, True
+        super().close()
+        if stream is None:
+            return io.StringIO("".join(waiting or []))
+        stream.flush()
+        stream.seek(0)
+        return stream
+
+    def abandon(self) -> None:
+        """In a forked child: let go of the parent's file without writing to it. The descriptor
+        is pointed at /dev/null, so that nothing this process still holds (a buffer, the stream
+        closed when collected) can reach the parent's file."""
+        stream, self._stream, self._done = self._stream, None, True
+        if stream is not None:
+            with contextlib.suppress(Exception):
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, stream.fileno())
+                os.close(null)
+            with contextlib.suppress(Exception):
+                stream.close()
 
     def close(self) -> None:
         with self._lock_write:
-            if self._stream is not None:
-                self._stream.close()
-                self._stream = None
+            stream, self._stream, self._done = self._stream, None, True
+        if stream is not None:
+            stream.close()
         super().close()

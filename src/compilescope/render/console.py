@@ -17,7 +17,7 @@ from typing import Iterable
 from rich.console import Console, Group
 from rich.text import Text
 
-from compilescope.findings import INFO, PROBLEM, WARNING, Finding, findings
+from compilescope.findings import INFO, PROBLEM, WARNING, Finding, findings, plural
 from compilescope.session.model import CallTimes, Compile, Frame, Session
 
 DETAILS = ("graph", "guards", "dynamic", "aot", "kernels", "code", "time")
@@ -48,10 +48,6 @@ def _short_path(path: str | None) -> str:
         return relative if not relative.startswith("..") else path
     except ValueError:
         return path
-
-
-def plural(count: int, word: str, words: str | None = None) -> str:
-    return f"{count} {word if count == 1 else (words or word + 's')}"
 
 
 def _limited(items: list[str], limit: int) -> str:
@@ -85,6 +81,7 @@ def renderables(
             out.extend(_frame(frame, show))
         if len(frames) > max_frames:
             out.append(Text(f"… {len(frames) - max_frames} more functions (--all to list them all, --frame NAME for one)", style="dim"))
+    out.extend(_children(session))
     out.extend(runtime(session))
     if session.skipped:
         out.append(Text(""))
@@ -93,6 +90,45 @@ def renderables(
             out.append(Text(f"  {item}", style="yellow"))
         if len(session.skipped) > 10:
             out.append(Text(f"  … {len(session.skipped) - 10} more", style="yellow"))
+    return out
+
+
+def _children(session: Session, limit: int = 10) -> list:
+    """The program's child processes: each that compiled, with the command that explains it;
+    how many compiled nothing; each that could not be followed, and why."""
+    children = session.children or []
+    if not children:
+        return []
+    compiled = [c for c in children if c.compiles]
+    missed = [c for c in children if not c.followed]
+    idle = [c for c in children if c.followed and not c.compiles]
+    out: list = [Text(""), Text("Child processes", style="bold underline")]
+    for child in compiled[:limit]:
+        row = Text(f"  pid {child.pid}", style="bold")
+        if child.rank is not None:
+            row.append(f" (rank {child.rank})")
+        row.append(f"  {child.command}\n    ")
+        row.append(
+            f"{plural(child.functions, 'function')} · {plural(child.compiles, 'compile')} ({plural(child.recompiles, 'recompile')}) · "
+            f"{plural(child.graph_breaks, 'graph break')} · {plural(child.kernels, 'kernel')} · compile time {_seconds(child.compile_time_s)}"
+        )
+        if child.trace:
+            row.append(f"\n    compilescope report {_short_path(child.trace)}", style="dim")
+        if child.why_not:
+            row.append(f"\n    {child.why_not}", style="yellow")
+        out.append(row)
+    if len(compiled) > limit:
+        out.append(Text(f"  … {len(compiled) - limit} more that compiled (the session's JSON lists them all)", style="dim"))
+    if idle:
+        commands = _limited(list(dict.fromkeys(c.command for c in idle)), 3)
+        out.append(Text(f"  {plural(len(idle), 'more child process', 'more child processes')} compiled nothing: {commands}", style="dim"))
+    for child in missed[:limit]:
+        row = Text("  not followed: ", style="yellow")
+        row.append(child.command)
+        row.append(f"\n    {child.why_not or 'unknown why'}", style="dim")
+        out.append(row)
+    if len(missed) > limit:
+        out.append(Text(f"  … {len(missed) - limit} more not followed", style="yellow"))
     return out
 
 
@@ -427,6 +463,17 @@ def _short_source(line: str) -> str:
     return f"{_short_path(where.rsplit(':', 1)[0])}:{where.rsplit(':', 1)[-1]}  {code}" if ":" in where else line
 
 
+def _counts(compiles: int, recompiles: int, breaks: int, seconds: float | None) -> str:
+    return f"{plural(compiles, 'compile')}, {plural(recompiles, 'recompile')}, {plural(breaks, 'graph break')}, compile time {_seconds(seconds)}"
+
+
+def brief(session: Session) -> str:
+    """One line: what a rank other than 0 prints under a launcher (every rank printing the
+    whole explanation would interleave them)."""
+    rank = "" if session.rank is None else f" (rank {session.rank})"
+    return f"compilescope{rank}: {_counts(len(session.compiles), len(session.recompiles), len(session.graph_breaks), session.total_compile_time_s)}"
+
+
 def rank_summary(sessions: list[Session]) -> list:
     """One line per rank, so ranks that compiled differently stand out (a rank that recompiles
     or breaks where others do not stalls every collective that waits for it)."""
@@ -443,12 +490,7 @@ def rank_summary(sessions: list[Session]) -> list:
             )
         )
     for rank, compiles, recompiles, breaks, seconds in rows:
-        out.append(
-            Text(
-                f"  rank {rank:>3}: {plural(compiles, 'compile')}, {plural(recompiles, 'recompile')}, "
-                f"{plural(breaks, 'graph break')}, compile time {_seconds(seconds)}"
-            )
-        )
+        out.append(Text(f"  rank {rank:>3}: {_counts(compiles, recompiles, breaks, seconds)}"))
     if len({row[1:4] for row in rows}) > 1:
         out.append(
             Text(

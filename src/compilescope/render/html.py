@@ -24,6 +24,7 @@ from typing import Any
 
 from compilescope import __version__
 from compilescope.findings import findings
+from compilescope.outputs import write_text
 from compilescope.render.pyfiles import guard_function, guard_name, python_files
 from compilescope.session.model import Session
 
@@ -81,6 +82,8 @@ def render_html(session: Session) -> str:
     )
     parts = [
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+        # compilescope.outputs recognises a report of ours by this line (to write over it).
+        f'<meta name="generator" content="compilescope {__version__}">\n',
         # The policy is ours (no double quotes in it), so only &, < and > need escaping.
         f'<meta http-equiv="Content-Security-Policy" content="{html.escape(policy, quote=False)}">\n',
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
@@ -97,11 +100,8 @@ def render_html(session: Session) -> str:
 
 
 def write_html(session: Session, path: str | Path) -> Path:
-    target = Path(path)
-    temporary = target.with_name(target.name + ".partial")
-    temporary.write_text(render_html(session), encoding="utf-8")
-    temporary.replace(target)
-    return target
+    """Write the report whole (compilescope.outputs: never over someone else's file)."""
+    return write_text(path, render_html(session), "the report")
 
 
 def notebook_bundle(session: Session) -> dict[str, str]:

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from compilescope.outputs import check_writable, write_text
 from compilescope.session.model import Compile, Frame, Guard, Session
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]+")
@@ -60,14 +61,15 @@ def python_files(session: Session) -> list[PyFile]:
 
 
 def write_python_files(session: Session, folder: str | Path) -> list[Path]:
+    """Write the files into `folder` (made if missing). A file of that name that compilescope
+    did not write stops it (OutputError) before anything is written."""
     target = Path(folder)
+    files = python_files(session)
+    if target.is_dir():
+        for item in files:
+            check_writable(target / item.name, "a decompiled file")
     target.mkdir(parents=True, exist_ok=True)
-    written = []
-    for item in python_files(session):
-        path = target / item.name
-        path.write_text(item.text, encoding="utf-8")
-        written.append(path)
-    return written
+    return [write_text(target / item.name, item.text, "a decompiled file") for item in files]
 
 
 class _Writer:

@@ -22,6 +22,7 @@ from compilescope.session.kernels import parse_kernels
 from compilescope.session.model import (
     CacheUse,
     CallTimes,
+    ChildProcess,
     Compile,
     CompileTime,
     DecompiledCode,
@@ -34,10 +35,12 @@ from compilescope.session.model import (
 from compilescope.trace.reader import CompileId, Record, TraceLog, read_trace, trace_files
 
 # Records compilescope's own capture adds to the trace (torch never writes these names).
+CAPTURE_RECORD = "compilescope_capture"  # the first line of a trace compilescope writes
 ENVIRONMENT_RECORD = "compilescope_environment"
 PROGRAM_RECORD = "compilescope_program"
 CALLS_RECORD = "compilescope_calls"
 GENERATED_CODE_RECORD = "compilescope_generated_code"
+CHILDREN_RECORD = "compilescope_children"
 
 
 @dataclass
@@ -293,6 +296,12 @@ class _Builder:
             data = json.loads(record.payload)
             self.session.environment.torch = self.session.environment.torch or data.get("pytorch_version")
 
+    def _on_compilescope_capture(self, record: Record) -> None:
+        meta = record.metadata if isinstance(record.metadata, dict) else {}
+        rank = meta.get("rank")
+        if isinstance(rank, int) and not isinstance(rank, bool) and self.session.rank is None:
+            self.session.rank = rank  # the rank a launcher gave the process (RANK)
+
     def _on_compilescope_environment(self, record: Record) -> None:
         if isinstance(record.metadata, dict):
             env = self.session.environment
@@ -315,6 +324,13 @@ class _Builder:
     def _on_compilescope_calls(self, record: Record) -> None:
         if isinstance(record.metadata, dict):
             self.calls = record.metadata
+
+    def _on_compilescope_children(self, record: Record) -> None:
+        if record.payload is None:
+            return
+        data = json.loads(record.payload)
+        if isinstance(data, list):
+            self.session.children = [child for item in data if (child := _child(item)) is not None]
 
     def _on_compilescope_generated_code(self, record: Record) -> None:
         if record.payload:
@@ -570,6 +586,35 @@ def _json_or_lines(payload: str) -> list[str]:
     if isinstance(data, list):
         return [str(item) for item in data]
     return [str(data)]
+
+
+def _child(data: Any) -> ChildProcess | None:
+    """A child process as compilescope's own record says it, or None where it is not in the
+    shape compilescope writes."""
+    if not isinstance(data, dict) or not isinstance(data.get("command"), str):
+        return None
+
+    def number(key: str) -> int | None:
+        value = data.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    seconds = data.get("compile_time_s")
+    return ChildProcess(
+        pid=number("pid"),
+        parent_pid=number("parent_pid"),
+        command=data["command"],
+        how=str(data.get("how") or "started"),
+        followed=data.get("followed") is True,
+        why_not=_str(data.get("why_not")),
+        trace=_str(data.get("trace")),
+        rank=number("rank"),
+        functions=number("functions") or 0,
+        compiles=number("compiles") or 0,
+        recompiles=number("recompiles") or 0,
+        graph_breaks=number("graph_breaks") or 0,
+        kernels=number("kernels") or 0,
+        compile_time_s=float(seconds) if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) else None,
+    )
 
 
 def _str(value: Any) -> str | None:

@@ -14,6 +14,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
+from compilescope.outputs import write_text
 from compilescope.session.model import SCHEMA, Session
 
 
@@ -25,11 +26,10 @@ def dumps(session: Session) -> str:
     return json.dumps(dataclasses.asdict(session), indent=1, ensure_ascii=False)
 
 
-def save(session: Session, path: str | Path) -> None:
-    target = Path(path)
-    temporary = target.with_name(target.name + ".partial")
-    temporary.write_text(dumps(session), encoding="utf-8")
-    temporary.replace(target)  # never leave a half-written session behind
+def save(session: Session, path: str | Path) -> Path:
+    """Write the session whole, as a new file or over a session of ours (never a half-written
+    one, never over someone else's file or through a link: compilescope.outputs)."""
+    return write_text(path, dumps(session), "the session")
 
 
 def loads(text: str) -> Session:

@@ -330,6 +330,27 @@ class Benchmark:
 
 
 @dataclass
+class ChildProcess:
+    """A Python process the program started, and what torch.compile did in it (compilescope run
+    follows the program's children; record/child.py says how)."""
+
+    pid: int | None  # None: it never said (it was not followed)
+    parent_pid: int | None
+    command: str  # its command line, shortened, or what it is: "multiprocessing worker (spawn)"
+    how: str  # "started" (a new Python: spawn, forkserver, subprocess, exec) or "forked"
+    followed: bool
+    why_not: str | None = None  # why it was not followed, or what is missing of it
+    trace: str | None = None  # its own trace, where it compiled anything
+    rank: int | None = None  # the rank a launcher gave it (RANK)
+    functions: int = 0
+    compiles: int = 0
+    recompiles: int = 0
+    graph_breaks: int = 0
+    kernels: int = 0
+    compile_time_s: float | None = None
+
+
+@dataclass
 class Session:
     schema: str = SCHEMA
     environment: Environment = field(default_factory=Environment)
@@ -343,6 +364,9 @@ class Session:
     profile: Profile | None = None  # from compilescope run --profile
     calls_recorded: str | None = None  # how calls per compiled version were recorded, or why not
     decompiled: str | None = None  # how Dynamo's code was read back ("in N s"), or why not
+    # The program's Python child processes (compilescope run); None: not followed (a capture()
+    # block, a trace from elsewhere, run --no-children)
+    children: list[ChildProcess] | None = None
 
     # ---- derived views, not stored -------------------------------------------------------
     @property

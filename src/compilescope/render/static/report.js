@@ -209,13 +209,40 @@
       card(S.frames.length, "functions compiled"), card(compiles.length, "compiles"),
       card(recompiles, "recompiles"), card(breaks, "graph breaks"), card(failed, "failed"),
       card(graphs, "graphs"), card(kernels, "kernels"), card(any ? total.toFixed(2) + " s" : "unknown", "compile time")));
-    if (!compiles.length) add(section, el("p", null, "torch.compile compiled nothing in this session."));
+    var children = S.children || [];
+    var compiledInChildren = children.filter(function (c) { return c.compiles > 0; });
+    if (!compiles.length) add(section, el("p", null, compiledInChildren.length
+      ? "The program's own process compiled nothing; its child processes did (below)."
+      : "torch.compile compiled nothing in this session."));
+    if (children.length) add(section, childrenPart(children));
     if (S.skipped && S.skipped.length) {
       add(section, lazy("Skipped while reading the trace (" + S.skipped.length + ")", function () {
         return el("ul", null, S.skipped.map(function (s) { return el("li", { "class": "mono" }, s); }));
       }));
     }
     return section;
+  }
+
+  // The program's child processes (compilescope run follows them): each has its own trace.
+  function childrenPart(children) {
+    var compiled = children.filter(function (c) { return c.compiles > 0; });
+    var missed = children.filter(function (c) { return !c.followed; });
+    var idle = children.length - compiled.length - missed.length;
+    var parts = [el("h3", null, "Child processes")];
+    if (compiled.length) {
+      parts.push(rowsTable(["pid", "rank", "process", "functions", "compiles", "recompiles", "graph breaks", "kernels", "compile time", "its trace"], compiled, function (c) {
+        return el("tr", null, el("td", null, unknown(c.pid)), el("td", null, c.rank === null ? "" : String(c.rank)), el("td", { "class": "mono" }, c.command),
+          el("td", null, String(c.functions)), el("td", null, String(c.compiles)), el("td", null, String(c.recompiles)), el("td", null, String(c.graph_breaks)),
+          el("td", null, String(c.kernels)), el("td", null, seconds(c.compile_time_s)),
+          el("td", { "class": "mono" }, c.trace ? "compilescope report " + c.trace : unknown(null), c.why_not ? el("div", { "class": "unknown" }, c.why_not) : null));
+      }));
+    }
+    if (idle > 0) parts.push(el("p", { "class": "muted" }, idle + (idle === 1 ? " more child process was" : " more child processes were") + " followed and compiled nothing."));
+    if (missed.length) {
+      parts.push(el("p", null, "Not followed (what they compiled is not in this session):"));
+      parts.push(el("ul", null, missed.map(function (c) { return el("li", null, el("span", { "class": "mono" }, c.command), ": ", c.why_not || "unknown why"); })));
+    }
+    return el("div", { id: "children" }, parts);
   }
 
   function findingsSection() {

@@ -1,0 +1,199 @@
+"""Where one `compilescope run` writes: decided, checked and made absolute before the program runs.
+
+- Paths are absolute against the folder `run` started in, so a program that changes folder (Hydra
+  does) changes nothing of ours.
+- Each process gets its own files: under a launcher that sets RANK (torchrun), the rank is in
+  every name (`compilescope-train.rank1.json`, or `out.rank1.json` for `--json out.json`); where
+  another compilescope process is still writing the default trace, the process id is.
+- Nothing is written over the program, over a file its arguments name, over a file compilescope
+  did not write, or through a link: such a path stops `run` with one line, before the program
+  runs. A file the program itself creates at one of our paths while it runs is left alone too:
+  ours goes beside it, under another name, and the user is told.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Protocol, TextIO
+
+from compilescope.cli.errors import CommandError
+from compilescope.cli.options import open_command
+from compilescope.outputs import OutputError, absolute, in_use, is_ours, other_name, process_tag, refusal
+from compilescope.session.model import Session
+
+
+class Launched(Protocol):
+    name: str  # the script's stem or the module's last part: names the default outputs
+    file: str | None  # the program's own file
+
+
+def _tagged(path: Path, tag: str) -> Path:
+    return path.with_name(f"{path.stem}{tag}{path.suffix}") if tag else path
+
+
+def _paths_named(arguments: Iterable[str]) -> set[Path]:
+    """Every path the program's arguments could name: each argument, and the value of each
+    --option=value."""
+    named = set()
+    for argument in arguments:
+        if not argument:
+            continue
+        named.add(absolute(argument))
+        if argument.startswith("-") and "=" in argument:
+            value = argument.split("=", 1)[1]
+            if value:
+                named.add(absolute(value))
+    return named
+
+
+@dataclass
+class OutputPlan:
+    json: Path | None  # None: --no-save
+    html: Path | None  # None: --no-html or --no-save
+    trace: Path | None  # None: --no-save (a temporary trace, removed at the end)
+    folder: Path  # where run started: paths are shown relative to it
+    _temporary: Path | None = field(default=None, repr=False)
+
+    @property
+    def children_folder(self) -> Path:
+        """Where the program's child processes write their traces: beside the program's (a
+        temporary folder with --no-save, removed at the end)."""
+        if self.trace is None:
+            if self._temporary is None:
+                self._temporary = Path(tempfile.mkdtemp(prefix="compilescope-children-"))
+            return self._temporary
+        return self.trace.parent
+
+    @property
+    def children_base(self) -> str:
+        """The name children's traces start with: the program's trace's, without the rank (each
+        child adds its own, and its process id)."""
+        if self.trace is None:
+            return "child"
+        stem = self.trace.stem
+        tag = process_tag()
+        return stem[: -len(tag)] if tag and stem.endswith(tag) else stem
+
+    def forget_temporary(self) -> None:
+        if self._temporary is not None:
+            shutil.rmtree(self._temporary, ignore_errors=True)
+            self._temporary = None
+
+    @classmethod
+    def of(cls, args: argparse.Namespace, program: Launched) -> "OutputPlan":
+        folder = absolute(os.getcwd())
+        if args.no_save:
+            return cls(json=None, html=None, trace=None, folder=folder)
+        tag = process_tag()
+        base = f"compilescope-{program.name}"
+
+        def place(given: str | None, suffix: str) -> Path:
+            return _tagged(absolute(given), tag) if given else absolute(f"{base}{tag}{suffix}")
+
+        plan = cls(json=place(args.json, ".json"), html=None if args.no_html else place(args.html, ".html"), trace=place(args.trace, ".log"), folder=folder)
+        if not args.trace and plan.trace is not None and in_use(plan.trace):
+            # Another compilescope process of the same program is writing here now: each keeps
+            # its own files (ours get our process id) rather than one deleting the other's.
+            mine = f"{tag}.pid{os.getpid()}"
+            plan = cls(
+                json=plan.json if args.json else absolute(f"{base}{mine}.json"),
+                html=plan.html if (args.html or plan.html is None) else absolute(f"{base}{mine}.html"),
+                trace=absolute(f"{base}{mine}.log"),
+                folder=folder,
+            )
+        plan.check(args, program)
+        return plan
+
+    def _named(self, args: argparse.Namespace) -> list[tuple[str, str, Path]]:
+        """(how the user named it, its option, the path) for each file to write."""
+        options = [("--json", self.json, args.json), ("--html", self.html, args.html), ("--trace", self.trace, args.trace)]
+        return [(option if given else f"the default {option[2:]} path", option, path) for option, path, given in options if path is not None]
+
+    def check(self, args: argparse.Namespace, program: Launched) -> None:
+        """Stop (CommandError) before the program runs where a path may not be written."""
+        named = _paths_named(args.args)
+        own_file = absolute(program.file) if program.file else None
+        seen: dict[Path, str] = {}
+        for label, option, path in self._named(args):
+            if path in seen:
+                raise CommandError(f"{seen[path]} and {label} name the same file, {path}: give each its own")
+            seen[path] = label
+            if own_file is not None and (path == own_file or _same_file(path, own_file)):
+                raise CommandError(f"{label} {path} is the program itself: compilescope never writes over it")
+            if path in named:
+                raise CommandError(f"{label} {path} is named in the program's arguments: compilescope never writes a file the program may use")
+            reason = refusal(path)
+            if reason is not None:
+                hint = f"choose another path with {option}" if label == option else f"remove it, or choose another path with {option}"
+                raise CommandError(f"will not write to {path}: {reason}; {hint}")
+
+    def save(self, session: Session, stream: TextIO) -> str:
+        """Write the session and the report; what to tell the user about them. Never raises:
+        the program has run, and its exit status is what `run` returns."""
+        if self.json is None:
+            session.trace_files = []
+            return ""
+        lines = []
+        if self.trace is not None and not is_ours(self.trace):
+            lines.append(f"The program removed or replaced torch's trace {self.trace} while it ran: the session holds what was written.")
+            session.trace_files = []
+        json_path = _write(lambda path: session.save(str(path)), self.json, "the session", stream)
+        html_path = None
+        if self.html is not None:
+            from compilescope.render.html import write_html
+
+            html_path = _write(lambda path: write_html(session, path), self.html, "the report", stream)
+        if json_path is None:
+            return "\n".join(lines)
+        trace = f" and torch's trace to {_shown(self.trace, self.folder)}" if session.trace_files and self.trace is not None else ""
+        lines.insert(0, f"\nSaved the session to {_shown(json_path, self.folder)}{trace}.")
+        if html_path is not None:
+            lines.append(f"The report: {_shown(html_path, self.folder)}   open it with: {open_command(_shown(html_path, self.folder))}")
+        lines.append(f"Every detail in the terminal: compilescope report {_shown(json_path, self.folder)} --show all")
+        tag = process_tag()
+        if tag and json_path.name.count(tag) == 1:
+            every = _shown(json_path, self.folder).replace(tag, ".rank*")
+            lines.append(f"Every rank together: compilescope report {every}")
+        return "\n".join(lines)
+
+
+def _write(write: Callable[[Path], object], path: Path, what: str, stream: TextIO) -> Path | None:
+    """Write at `path`, or, where the program put a file of its own there while it ran, beside
+    it under another name. None (and a line on `stream`) where neither can be written."""
+    try:
+        write(path)
+        return path
+    except OutputError as error:
+        elsewhere = other_name(path, str(os.getpid()))
+        try:
+            write(elsewhere)
+        except (OutputError, OSError) as again:
+            print(f"compilescope: {what} was not saved: {error}; nor to {elsewhere}: {again}", file=stream)
+            return None
+        print(f"compilescope: {error}; saved {what} to {elsewhere} instead", file=stream)
+        return elsewhere
+    except OSError as error:
+        print(f"compilescope: {what} was not saved: {error}", file=stream)
+        return None
+
+
+def _shown(path: Path, folder: Path) -> str:
+    """A path as the user would type it: relative to the folder run started in, where it lies
+    below it."""
+    try:
+        relative = os.path.relpath(path, folder)
+    except ValueError:
+        return str(path)
+    return relative if not relative.startswith("..") else str(path)
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return False

@@ -1,0 +1,275 @@
+"""The recorder: attaches to torch's structured-trace logger and builds the Session (see the
+package's docstring for what capture promises)."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from compilescope import __version__
+from compilescope.record import import_hook
+from compilescope.record.calls import CallRecorder
+from compilescope.record.generated import GeneratedCodeRecorder
+from compilescope.record.writer import TraceFileWriter
+from compilescope.session.build import CALLS_RECORD, CAPTURE_RECORD, CHILDREN_RECORD, ENVIRONMENT_RECORD, GENERATED_CODE_RECORD, PROGRAM_RECORD, build_session
+from compilescope.session.model import ChildProcess, Program, Session, error_summary
+from compilescope.trace.reader import read_trace
+
+
+def environment(final: bool = False) -> dict[str, Any]:
+    """What we can say about this process's setup without changing it: no torch import if the
+    program has none, no CUDA start if the program has not started it."""
+    facts: dict[str, Any] = {"python": platform.python_version(), "platform": platform.platform(terse=True)}
+    torch = sys.modules.get("torch")
+    if torch is None or not hasattr(torch, "__version__"):
+        return facts
+
+    from compilescope.record import torch_adapter
+
+    facts.update(
+        torch=str(torch.__version__),
+        threads=torch.get_num_threads(),
+        compiler=torch_adapter.inductor_cxx(),
+        cuda=getattr(torch.version, "cuda", None),
+    )
+    device = f"cpu ({_cpu_name()})"
+    # Asking for the GPU's name would start CUDA in a program that may not use it (and break a
+    # later fork), so only name it once the program itself has started CUDA.
+    if final and torch.cuda.is_available() and torch.cuda.is_initialized():
+        device = f"cuda: {torch.cuda.get_device_name()}"
+    facts["device"] = device
+    triton = sys.modules.get("triton")
+    if triton is not None:
+        facts["triton"] = getattr(triton, "__version__", None)
+    return facts
+
+
+def _process_facts() -> dict[str, Any]:
+    """Which process wrote the trace: its pid, its parent's, its command line, and the rank a
+    launcher (torchrun) gave it."""
+    rank = os.environ.get("RANK")
+    return {
+        "compilescope": __version__,
+        "pid": os.getpid(),
+        "parent_pid": os.getppid(),
+        "argv": list(getattr(sys, "orig_argv", sys.argv)),
+        "rank": int(rank) if rank is not None and rank.isdigit() else None,
+    }
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return f"{line.split(':', 1)[1].strip()}, {os.cpu_count()} cores"
+    except OSError:
+        pass
+    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+
+
+class Capture:
+    """An attached trace writer; `finish()` detaches it and builds the Session."""
+
+    def __init__(
+        self,
+        trace_path: str | Path | None = None,
+        wait_for_torch: bool = False,
+        on_attach: Callable[[], None] | None = None,
+        record_calls: bool = True,
+        record_code: bool = True,
+        wait_for_compile: bool = False,
+    ) -> None:
+        """`wait_for_compile`: make the trace file only once torch.compile compiles (a child
+        process of the program: one that never compiles leaves no file)."""
+        self._on_attach = on_attach
+        self.calls = CallRecorder() if record_calls else None
+        self.code = GeneratedCodeRecorder() if record_code else None
+        self._temporary = trace_path is None
+        if trace_path is None:
+            handle, name = tempfile.mkstemp(prefix="compilescope-", suffix=".log")
+            self.writer = TraceFileWriter(name, stream=os.fdopen(handle, "w+", encoding="utf-8"))
+        else:
+            # OutputError where it may not be written
+            self.writer = TraceFileWriter(trace_path, wait_for="dynamo_start" if wait_for_compile else None)
+        self.trace_path = self.writer.path
+        # The first line says who wrote the file (compilescope.outputs recognises it by it).
+        self.writer.write_record(CAPTURE_RECORD, _process_facts())
+        self.started = time.perf_counter()
+        self._logger: logging.Logger | None = None
+        self._old_level: int | None = None
+        self._finder = None
+        self._attached = False
+        self._detached = False
+        if wait_for_torch:
+            self._finder = import_hook.when_torch_imported(self._attach)
+        else:
+            import torch  # noqa: F401  (torch sets up its trace logger when imported)
+
+            self._attach()
+
+    def _attach(self) -> None:
+        from compilescope.record import torch_adapter
+
+        self._attached = True
+        logger = torch_adapter.trace_logger()
+        # torch keeps this logger at DEBUG and emits only while it has a handler; keep it so.
+        if logger.level != logging.DEBUG:
+            self._old_level = logger.level
+            logger.setLevel(logging.DEBUG)
+        self._repeat_file_names()
+        self.writer.write_record(ENVIRONMENT_RECORD, environment())
+        logger.addHandler(self.writer)
+        self._logger = logger
+        if self.calls is not None:
+            try:
+                self.calls.start()
+            except Exception as error:  # counting calls is a bonus: never fail the program for it
+                self.calls.stop()
+                self.calls.unavailable = f"not recorded: {error_summary(error)}"
+        if self.code is not None:
+            try:
+                self.code.start()
+            except Exception as error:  # a bonus too
+                self.code.stop()
+                self.code.unavailable = f"not recorded: {error_summary(error)}"
+        if self._on_attach is not None:
+            self._on_attach()
+
+    def _repeat_file_names(self) -> None:
+        """torch writes each file name once per process (`str` records, which later records
+        refer to by number): repeat those it wrote before this trace began."""
+        from compilescope.record import torch_adapter
+
+        strings = torch_adapter.interned_strings()
+        if isinstance(strings, dict):
+            for text, index in sorted(strings.items(), key=lambda item: item[1]):
+                self.writer.write_record("str", [text, index])
+
+    def record_program(self, program: Program) -> None:
+        self.writer.write_record(PROGRAM_RECORD, dataclasses.asdict(program))
+
+    def record_children(self, children: list[ChildProcess]) -> None:
+        """The program's child processes, as record/children.py found them."""
+        self.writer.write_record(CHILDREN_RECORD, {}, json.dumps([dataclasses.asdict(c) for c in children]))
+
+    def detach(self) -> None:
+        if self._finder is not None:
+            import_hook.remove(self._finder)
+            self._finder = None
+        if self.calls is not None:
+            self.calls.stop()
+        if self.code is not None:
+            self.code.stop()
+        if self._logger is not None:
+            self._logger.removeHandler(self.writer)
+            if self._old_level is not None:
+                self._logger.setLevel(self._old_level)
+            self._logger = None
+        if not self._detached and not self.writer.closed:
+            self._detached = True
+            # The final facts (CUDA's device, once the program started it) are a bonus: never
+            # let them fail the end of the user's program.
+            with contextlib.suppress(Exception):
+                self.writer.write_record(ENVIRONMENT_RECORD, environment(final=True))
+            if self.calls is not None and self._attached:
+                with contextlib.suppress(Exception):
+                    self.writer.write_record(CALLS_RECORD, self.calls.facts())
+            if self.code is not None and self._attached:
+                # decompiling runs here, once the program is done; its time is in the record
+                with contextlib.suppress(Exception):
+                    self.writer.write_record(GENERATED_CODE_RECORD, {}, json.dumps(self.code.facts()))
+
+    def finish_child(self) -> None:
+        """At the end of a child process: the final records, and the file closed."""
+        self.detach()
+        self.writer.close()
+
+    def continue_in_fork(self, path: str | Path) -> None:
+        """In a process just forked from this one: write a trace of its own at `path` (made once
+        it compiles), and leave the parent's file alone. What the recorders of calls and code
+        hold is the parent's, so the fork records neither."""
+        parent = self.writer
+        parent.abandon()
+        self.writer = TraceFileWriter(path, wait_for="dynamo_start")
+        self.trace_path = self.writer.path
+        self.writer.write_record(CAPTURE_RECORD, _process_facts())
+        if self._attached:
+            self._repeat_file_names()
+        for recorder in (self.calls, self.code):
+            if recorder is not None:
+                recorder.stop()
+        self.calls = self.code = None
+        if self._logger is not None:
+            self._logger.removeHandler(parent)
+            self._logger.addHandler(self.writer)
+
+    def build(self) -> Session:
+        self.detach()
+        with self.writer.read_back() as handle:
+            session = build_session(read_trace(handle, name=str(self.trace_path)))
+        if self._temporary:
+            session.trace_files = []
+            with contextlib.suppress(OSError):
+                self.trace_path.unlink()
+        return session
+
+
+@contextlib.contextmanager
+def capture(trace_path: str | Path | None = None, label: str = "with compilescope.capture()") -> Iterator[Session]:
+    """Record what torch.compile does inside the block; the yielded Session is filled in when
+    the block ends (also when it raises). `label` names what ran, in the report's header."""
+    session = Session()
+    recorder = Capture(trace_path)
+    try:
+        yield session
+    finally:
+        built = recorder.build()
+        for item in dataclasses.fields(Session):
+            setattr(session, item.name, getattr(built, item.name))
+        if session.program is None:
+            session.program = Program(kind="capture", target=label, wall_time_s=time.perf_counter() - recorder.started)
+
+
+def explain(
+    fn: Callable[..., Any],
+    *args: Any,
+    backend: str | Callable[..., Any] = "inductor",
+    mode: str | None = None,
+    dynamic: bool | None = None,
+    fullgraph: bool = False,
+    options: dict[str, Any] | None = None,
+    **kwargs: Any,
+) -> Session:
+    """Compile `fn` (a function or nn.Module) with torch.compile, call it once with the given
+    arguments, and return what torch.compile did. An error in the call is recorded in the
+    session (`session.program.exception`) rather than raised, since it is often what the user
+    wants explained (a fullgraph=True failure, say)."""
+    import torch
+
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    started = time.perf_counter()
+    exception: str | None = None
+    with capture() as session:
+        compiled = torch.compile(fn, backend=backend, mode=mode, dynamic=dynamic, fullgraph=fullgraph, options=options)
+        try:
+            compiled(*args, **kwargs)
+        except Exception as error:  # explained, not raised: see the docstring
+            exception = error_summary(error)
+    session.program = Program(
+        kind="function",
+        target=name,
+        exit_status=None,
+        exception=exception,
+        wall_time_s=time.perf_counter() - started,
+    )
+    return session
