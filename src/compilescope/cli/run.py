@@ -97,7 +97,11 @@ class RunCommand:
             from compilescope.record.children import FollowChildren
 
             children = FollowChildren(plan.children_folder, plan.children_base, record_calls=not args.no_calls)
-            children.start(recorder)
+            try:
+                children.start(recorder)
+            except OSError as error:  # no registry (a full or read-only temporary folder)
+                print(f"compilescope: the program's child processes are not followed: {error}", file=stream)
+                children = None
 
         pid, started = os.getpid(), time.perf_counter()
         exit_status, exception, interrupted = program.run()
@@ -111,7 +115,11 @@ class RunCommand:
         record = Program(kind=program.kind, target=program.target, argv=list(args.args), exit_status=exit_status, exception=exception, wall_time_s=wall)
         recorder.record_program(record)
         if children is not None:
-            found = children.finish()
+            try:
+                found = children.finish()
+            except Exception as error:  # never let our bookkeeping change how the run ends
+                print(f"compilescope: the program's child processes could not be listed: {error_summary(error)}", file=stream)
+                found = []
             if plan.json is None:  # --no-save: the children's traces were temporary
                 plan.forget_temporary()
                 for item in found:
@@ -136,7 +144,8 @@ class RunCommand:
                 print(f"compilescope: no .py files written: {error}", file=stream)
         if saved:
             print(saved, file=stream)
-        stream.flush()
+        if stream is not sys.stderr:
+            stream.close()
         if interrupted:
             _die_by_sigint()
         return exit_status

@@ -37,7 +37,8 @@ class FollowChildren:
 
     def start(self, capture: Any) -> None:
         """From now on, the program's children are followed (`capture`: this process's own)."""
-        handle, registry = tempfile.mkstemp(prefix="compilescope-children-", suffix=".jsonl")
+        _remove_abandoned_registries()
+        handle, registry = tempfile.mkstemp(prefix=f"compilescope-children-{os.getpid()}-", suffix=".jsonl")
         os.close(handle)
         self.settings = Settings(str(self.folder), self.base, registry, self.record_calls)
         self._saved = {name: os.environ.get(name) for name in (ENV, "PYTHONPATH")}
@@ -60,6 +61,18 @@ class FollowChildren:
         with contextlib.suppress(OSError):
             os.unlink(self.settings.registry)
         return describe(lines)
+
+
+def _remove_abandoned_registries() -> None:
+    """A run that ended without finishing (the program called os._exit, or was killed) leaves
+    its registry behind: remove those whose run is gone (our own files, by name and owner)."""
+    folder = Path(tempfile.gettempdir())
+    for path in folder.glob("compilescope-children-*-*.jsonl"):
+        pid = path.name.split("-")[2]
+        with contextlib.suppress(OSError, ValueError):
+            if path.is_symlink() or path.lstat().st_uid != os.getuid() or _running(int(pid)):
+                continue
+            path.unlink()
 
 
 def _read_registry(path: str) -> list[dict[str, Any]]:
