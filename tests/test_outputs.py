@@ -15,9 +15,17 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-from compilescope.outputs import OutputError, create_locked, in_use, is_ours, other_name, refusal, write_text
 from conftest import run_cli
+
+from compilescope.outputs import (
+    OutputError,
+    create_locked,
+    in_use,
+    is_ours,
+    other_name,
+    refusal,
+    write_text,
+)
 
 HELLO = "print('hello from the program')\n"
 

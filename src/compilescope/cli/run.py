@@ -13,9 +13,10 @@ import sys
 import time
 import types
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Iterator, TextIO
+from typing import TextIO
 
 from compilescope.cli.decompile import check_output_folder, write_decompiled
 from compilescope.cli.errors import CommandError

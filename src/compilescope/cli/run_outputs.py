@@ -17,13 +17,22 @@ import argparse
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Protocol, TextIO
+from typing import Protocol, TextIO
 
 from compilescope.cli.errors import CommandError
 from compilescope.cli.options import open_command
-from compilescope.outputs import OutputError, absolute, in_use, is_ours, other_name, process_tag, refusal
+from compilescope.outputs import (
+    OutputError,
+    absolute,
+    in_use,
+    is_ours,
+    other_name,
+    process_tag,
+    refusal,
+)
 from compilescope.session.model import Session
 
 
@@ -85,7 +94,7 @@ class OutputPlan:
             self._temporary = None
 
     @classmethod
-    def of(cls, args: argparse.Namespace, program: Launched) -> "OutputPlan":
+    def of(cls, args: argparse.Namespace, program: Launched) -> OutputPlan:
         folder = absolute(os.getcwd())
         if args.no_save:
             return cls(json=None, html=None, trace=None, folder=folder)

@@ -21,8 +21,9 @@ import sys
 import threading
 import time
 from array import array
+from collections.abc import Callable
 from types import CodeType
-from typing import Any, Callable
+from typing import Any
 
 from compilescope.stats import summary
 from compilescope.trace.reader import CompileId

@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 from compilescope.record import import_hook
 
 if TYPE_CHECKING:
+    from types import FrameType
+
     from compilescope.record.recorder import Capture
 
 ENV = "COMPILESCOPE_CHILDREN"
@@ -87,18 +89,21 @@ class _Following:
 
 
 _state: _Following | None = None
+_hooked = False  # the audit hook and the at-fork handler are installed once per process
 
 
 def follow(settings: Settings, capture: Capture | None = None) -> None:
-    """Follow this process's children from now on (called once per process)."""
-    global _state
+    """Follow this process's children from now on."""
+    global _state, _hooked
     if _state is not None:
         return
     _state = _Following(settings)
     _state.capture = capture
-    sys.addaudithook(_audit)
-    if hasattr(os, "register_at_fork"):
-        os.register_at_fork(after_in_child=_after_fork)
+    if not _hooked:
+        _hooked = True
+        sys.addaudithook(_audit)
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=_after_fork)
 
 
 def stop_following() -> None:
@@ -227,16 +232,17 @@ def _keeps_ours(environment: Any) -> bool | None:
 
 
 _STDLIB = os.path.dirname(os.path.abspath(os.__file__))
-_TORCH = f"{os.sep}torch{os.sep}"
+_INDUCTOR = f"{os.sep}torch{os.sep}_inductor{os.sep}"
 
 
 def _started_by_torch() -> bool:
     """Whether the code that started the process (the first caller outside the standard
-    library) is torch's own: Inductor's compile workers and library probes, not the program's."""
-    frame = sys._getframe(2)
+    library) is Inductor's: its compile workers and library probes, which run no torch.compile.
+    (torchrun's workers, started from torch.distributed, are the program's and are followed.)"""
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         filename = os.path.abspath(frame.f_code.co_filename)
         if not filename.startswith(_STDLIB) and filename != os.path.abspath(__file__):
-            return _TORCH in filename
+            return _INDUCTOR in filename
         frame = frame.f_back
     return False

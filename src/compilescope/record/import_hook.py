@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import importlib.machinery

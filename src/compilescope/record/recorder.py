@@ -12,15 +12,24 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from compilescope import __version__
 from compilescope.record import import_hook
 from compilescope.record.calls import CallRecorder
 from compilescope.record.generated import GeneratedCodeRecorder
 from compilescope.record.writer import TraceFileWriter
-from compilescope.session.build import CALLS_RECORD, CAPTURE_RECORD, CHILDREN_RECORD, ENVIRONMENT_RECORD, GENERATED_CODE_RECORD, PROGRAM_RECORD, build_session
+from compilescope.session.build import (
+    CALLS_RECORD,
+    CAPTURE_RECORD,
+    CHILDREN_RECORD,
+    ENVIRONMENT_RECORD,
+    GENERATED_CODE_RECORD,
+    PROGRAM_RECORD,
+    build_session,
+)
 from compilescope.session.model import ChildProcess, Program, Session, error_summary
 from compilescope.trace.reader import read_trace
 

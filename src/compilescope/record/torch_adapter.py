@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 import shutil
+from collections.abc import Callable
 from types import CodeType
-from typing import Any, Callable
+from typing import Any
 
 # torch's structured trace is emitted on this logger (torch/_logging/_internal.py: trace_log);
 # TORCH_TRACE and tlparse read the same records.
