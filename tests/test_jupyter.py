@@ -17,10 +17,12 @@ CELLS = [
     "def double(x):\n    return torch.relu(x) * 2\n"
     "torch.compile(double, backend='eager')(torch.ones(3))",
     "session = compilescope.explain(torch.nn.Linear(4, 4), torch.ones(2, 4), backend='eager')\nsession",
+    "%%compilescope --html notes.txt\nprint('this cell ran')",
 ]
 
 
 def test_notebook_shows_the_report(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("my notes")
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
     client = nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
     client.execute()
@@ -37,3 +39,8 @@ def test_notebook_shows_the_report(tmp_path: Path) -> None:
     (value,) = [o for o in notebook.cells[2].outputs if o.output_type == "execute_result"]
     assert "<iframe srcdoc=" in value.data["text/html"]
     assert "function Linear" in value.data["text/plain"] and "1 op: linear" in value.data["text/plain"]
+
+    # a path that is not compilescope's to write stops the magic before the cell runs
+    (refused,) = [o.text for o in notebook.cells[3].outputs if o.output_type == "stream"]
+    assert refused == f"%%compilescope: will not write the report to {tmp_path / 'notes.txt'}: it is a file compilescope did not write; the cell was not run\n"
+    assert (tmp_path / "notes.txt").read_text() == "my notes"

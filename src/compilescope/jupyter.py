@@ -27,17 +27,29 @@ def load_ipython_extension(ipython: Any) -> None:
 
     def compilescope_magic(line: str, cell: str) -> None:
         options = _parser().parse_args(shlex.split(line))
+        from compilescope.outputs import OutputError, absolute, check_writable
         from compilescope.record import capture
 
+        # Paths are fixed and checked before the cell runs (a cell may change folder).
+        targets = {what: absolute(path) for what, path in (("the session", options.json), ("the report", options.html)) if path}
+        try:
+            for what, path in targets.items():
+                check_writable(path, what)
+        except OutputError as error:
+            print(f"%%compilescope: {error}; the cell was not run")
+            return
         # The cell's own error, if any, is shown by IPython as usual; what it compiled is still shown.
         with capture(label="%%compilescope cell") as session:
             ipython.run_cell(cell)
-        if options.json:
-            session.save(options.json)
-        if options.html:
-            from compilescope.render.html import write_html
+        try:
+            if "the session" in targets:
+                session.save(str(targets["the session"]))
+            if "the report" in targets:
+                from compilescope.render.html import write_html
 
-            write_html(session, options.html)
+                write_html(session, targets["the report"])
+        except OutputError as error:  # the cell wrote a file of its own there meanwhile
+            print(f"%%compilescope: {error}")
         display(session)
 
     ipython.register_magic_function(compilescope_magic, magic_kind="cell", magic_name="compilescope")
