@@ -1,7 +1,8 @@
 """On a CUDA device: what `run --profile` and `bench --profile` say about a real GPU run.
 
 Never runs in CI (no GPU there): run it through the device tool,
-    PYTHONPATH=src python3 -m pytest -q -m gpu tests/test_gpu.py
+    PYTHONPATH=$PWD/src python3 -m pytest -q -s -m gpu tests/test_gpu.py
+(PYTHONPATH absolute: the tests run the CLI in subprocesses in other folders.)
 """
 
 from __future__ import annotations
@@ -78,3 +79,39 @@ def test_bench_profile_roofline_on_a_pointwise_chain(tmp_path: Path) -> None:
     assert len(fused) == 1 and fused[0]["aten_ops"]
     assert 0.2 < fused[0]["bandwidth_of_peak"] < 1.2
     print(result.stderr[-2500:])
+
+
+WORKERS = """
+import multiprocessing as mp
+import torch
+
+def work(n):
+    step = torch.compile(lambda x: torch.relu(x + n) * 2)  # Inductor: a Triton kernel
+    out = step(torch.ones(1 << 20, device="cuda"))
+    torch.cuda.synchronize()
+    return float(out[0])
+
+if __name__ == "__main__":
+    main = torch.compile(lambda x: torch.sin(x) * 2)
+    main(torch.ones(8, device="cuda"))
+    with mp.get_context("spawn").Pool(2) as pool:
+        print(pool.map(work, [1, 2]))
+"""
+
+
+def test_spawned_workers_compile_triton_kernels_in_their_own_traces(tmp_path: Path) -> None:
+    # GIVEN a program that compiles on the GPU, and two spawned workers that compile too (Inductor
+    # starts its own compile workers for Triton: those are torch's, not listed)
+    (tmp_path / "workers.py").write_text(WORKERS)
+    result = run_cli("run", "workers.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout == "[4.0, 6.0]\n"
+    session = compilescope.load(tmp_path / "compilescope-workers.json")
+    assert [k.kind for k in session.kernels] == ["triton"]
+    children = session.children or []
+    print("\n".join(f"{c.pid} {c.command} followed={c.followed} compiles={c.compiles} kernels={c.kernels} {c.why_not}" for c in children))
+    workers = [c for c in children if c.command == "multiprocessing worker (spawn)"]
+    assert len(workers) == 2 and all(c.compiles == 1 and c.kernels == 1 for c in workers)
+    for worker in workers:
+        assert [k.kind for k in compilescope.load(worker.trace).kernels] == ["triton"]
+    assert all(c.followed for c in children), [c.command for c in children if not c.followed]
