@@ -130,7 +130,7 @@ def _followed(facts: dict[str, Any], trouble: dict[str, Any] | None, summarise: 
         item.trace = trace
         if summarise:
             _summarise(item, trace)
-    if pid is not None and _running(pid):
+    if item.trace is not None and pid is not None and _running(pid):
         item.why_not = "still running when the program ended: its trace may be incomplete"
     return item
 
