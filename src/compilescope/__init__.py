@@ -68,25 +68,40 @@ def load_ipython_extension(ipython: Any) -> None:
 
 def load_all(path: str | Path) -> list[Session]:
     """Every session at `path`: a saved session (.json), a trace file, or a TORCH_TRACE folder
-    (one session per rank's log)."""
+    (one session per rank's log). A file from elsewhere is checked before use: anything but a
+    regular file or a folder is refused (trace.reader.UnreadableInput), and a session's values
+    are checked against the model (session.jsonio.SessionFormatError)."""
+    return [session for session, _ in _read_all(path)]
+
+
+def _read_all(path: str | Path) -> list[tuple[Session, int | None]]:
+    """Each session at `path`, with the number of records its trace held (None: a saved session)."""
     from pathlib import Path
+
+    from compilescope.trace.reader import check_input, open_trace
 
     target = Path(path)
     if not target.exists():
         raise FileNotFoundError(f"{path}: no such file or folder")
-    if target.is_file() and _looks_like_json(target):
-        from compilescope.session.jsonio import loads
+    check_input(target)  # a pipe or a device: refused before it is opened
+    if target.is_file():
+        with open_trace(target) as handle:
+            is_json = handle.read(64).lstrip().startswith("{")
+        if is_json:
+            from compilescope.session.jsonio import loads
 
-        return [loads(target.read_text(encoding="utf-8"))]
-    from compilescope.session.build import load_trace
+            with open_trace(target, errors="strict") as handle:
+                return [(loads(handle.read()), None)]
+    from compilescope.session.build import read_traces
 
-    sessions = load_trace(target)
-    for session in sessions:
+    reads = read_traces(target)
+    for read in reads:
+        session = read.session
         if session.program is None:
             from compilescope.session.model import Program
 
             session.program = Program(kind="trace", target=str(session.trace_files[0] if session.trace_files else path))
-    return sessions
+    return [(read.session, read.records) for read in reads]
 
 
 def __getattr__(name: str) -> Any:
@@ -102,9 +117,3 @@ def __getattr__(name: str) -> Any:
 def load(path: str | Path) -> Session:
     """The session at `path` (for a folder of several ranks' traces, the first; see load_all)."""
     return load_all(path)[0]
-
-
-def _looks_like_json(path: Path) -> bool:
-    with open(path, "rb") as handle:
-        start = handle.read(64).lstrip()
-    return start.startswith(b"{")

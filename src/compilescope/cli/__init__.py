@@ -45,8 +45,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[args.command]().run(args)
     except CommandError as error:
-        print(f"compilescope {args.command}: {error}", file=sys.stderr)
+        _say(args.command, error)
         return error.exit_code
     except OutputError as error:  # a path compilescope will not write (outputs.py says why)
-        print(f"compilescope {args.command}: {error}", file=sys.stderr)
+        _say(args.command, error)
         return 2
+
+
+def _say(command: str, error: Exception) -> None:
+    """The one line of an error, its control characters shown visibly: it may repeat a path or
+    a name from a file from elsewhere."""
+    from compilescope.render.console import one_line
+
+    print(f"compilescope {command}: {one_line(str(error))}", file=sys.stderr)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from compilescope.cli.errors import CommandError
 from compilescope.cli.options import add_view_options, open_command, print_session, view_options
+from compilescope.session.model import Session
 
 
 class ReportCommand:
@@ -30,56 +32,105 @@ class ReportCommand:
         add_view_options(parser)
 
     def run(self, args: argparse.Namespace) -> int:
-        from compilescope import load_all
+        from compilescope import _read_all
+        from compilescope.findings import findings
+        from compilescope.outputs import OutputError, absolute, check_writable
+        from compilescope.render.console import escape_control, one_line, printable, rank_summary
         from compilescope.session.jsonio import SessionFormatError
+        from compilescope.trace.reader import UnreadableInput
 
         options = view_options(args)
-        sessions = []
+        outputs = [(given, ext, what) for given, ext, what in ((args.json, ".json", "the session"), (args.html, ".html", "the report")) if given]
+        for given, ext, what in outputs:  # before reading anything: a bad path costs no time
+            _check_output(_target(given, "", ext), what)
+        loaded: list[tuple[Session, int | None]] = []
         for name in args.paths:
             path = Path(name)
-            if not path.exists():
-                raise CommandError(f"no such file or folder: {name}")
+            shown = one_line(name)
+            if not os.path.lexists(path):
+                raise CommandError(f"no such file or folder: {shown}")
             try:
-                sessions.extend(load_all(path))
-            except SessionFormatError as error:
-                raise CommandError(f"{name}: {error}") from None
+                loaded.extend(_read_all(path))
+            except (SessionFormatError, UnreadableInput) as error:
+                message = one_line(str(error))
+                raise CommandError(message if isinstance(error, UnreadableInput) else f"{shown}: {message}") from None
             except FileNotFoundError as error:
-                raise CommandError(str(error)) from None
+                raise CommandError(one_line(str(error))) from None
             except UnicodeDecodeError:
-                raise CommandError(f"{name}: not a text file; expected a session .json or a trace .log") from None
-        named = " ".join(args.paths)
+                raise CommandError(f"{shown}: not a text file; expected a session .json or a trace .log") from None
+            except OSError as error:  # unreadable: permissions, a broken link
+                raise CommandError(f"{shown}: cannot be read ({error.strerror or error})") from None
+        named = one_line(" ".join(args.paths))
         if args.rank is not None:
-            sessions = [s for s in sessions if s.rank == args.rank]
-            if not sessions:
+            loaded = [(s, r) for s, r in loaded if s.rank == args.rank]
+            if not loaded:
                 raise CommandError(f"no trace of rank {args.rank} in {named}")
-        readable = [s for s in sessions if s.frames or not s.skipped or s.program and s.program.kind != "trace"]
-        if not readable:
+        if not any(records is None or records > 0 for _, records in loaded):
+            skipped = next((s.skipped[0] for s, _ in loaded if s.skipped), None)
+            if skipped is None:
+                raise CommandError(
+                    f"{named}: the trace is empty: it holds no records "
+                    "(a trace written with TORCH_TRACE=dir or by compilescope run holds at least one)"
+                )
             raise CommandError(
-                f"{named}: no torch structured-trace records could be read "
-                f"({sessions[0].skipped[0] if sessions and sessions[0].skipped else 'empty'}); "
+                f"{named}: no torch structured-trace records could be read ({one_line(skipped)}); "
                 "expected a file written with TORCH_TRACE=dir or by compilescope run"
             )
-        if len(sessions) > 1:
-            from rich.console import Console, Group
-
-            from compilescope.render.console import rank_summary
-
-            Console(file=sys.stdout, highlight=False).print(Group(*rank_summary(sessions)))
+        sessions = [s for s, _ in loaded]
+        targets: list[tuple[Session, Path | None, Path | None]] = []
         for index, session in enumerate(sessions):
+            suffix = f".rank{session.rank if session.rank is not None else index}" if len(sessions) > 1 else ""
+            targets.append((
+                session,
+                _target(args.json, suffix, ".json") if args.json else None,
+                _target(args.html, suffix, ".html") if args.html else None,
+            ))
+        try:
+            for _, json_path, html_path in targets:  # every output, before anything is written
+                for target, what in ((json_path, "the session"), (html_path, "the report")):
+                    if target is not None:
+                        check_writable(absolute(target), what)
+        except OutputError as error:
+            raise CommandError(one_line(str(error))) from None
+        if len(sessions) > 1:
+            from rich.console import Console
+
+            Console(file=sys.stdout, highlight=False).print(printable(rank_summary(sessions)))
+        for index, (session, json_path, html_path) in enumerate(targets):
             if index:
                 print(file=sys.stdout)
-            print_session(session, options, stream=sys.stdout)
-            suffix = f".rank{session.rank if session.rank is not None else index}" if len(sessions) > 1 else ""
-            if args.json:
-                target = Path(args.json)
-                target = target.with_name(target.stem + suffix + (target.suffix or ".json"))
-                session.save(str(target))
-                print(f"Saved the session to {target}", file=sys.stderr)
-            if args.html:
-                from compilescope.render.html import write_html
+            found = findings(session)  # once, for the terminal and the report
+            print_session(session, {**options, "found": found}, stream=sys.stdout)
+            try:
+                if json_path is not None:
+                    session.save(str(json_path))
+                    print(f"Saved the session to {one_line(str(json_path))}", file=sys.stderr)
+                if html_path is not None:
+                    from compilescope.render.html import write_html
 
-                target = Path(args.html)
-                target = target.with_name(target.stem + suffix + (target.suffix or ".html"))
-                write_html(session, target)
-                print(f"The report: {target}   open it with: {open_command(str(target))}", file=sys.stderr)
+                    write_html(session, html_path, found)
+                    print(escape_control(f"The report: {one_line(str(html_path))}   open it with: {open_command(str(html_path))}"), file=sys.stderr)
+            except OutputError as error:  # something appeared at the path meanwhile
+                raise CommandError(one_line(str(error))) from None
         return 0
+
+
+def _target(given: str, suffix: str, extension: str) -> Path:
+    """Where an output goes: PATH, with .rankN before its suffix for one rank of several."""
+    target = Path(given)
+    return target.with_name(target.stem + suffix + (target.suffix or extension))
+
+
+def _check_output(target: Path, what: str) -> None:
+    """CommandError, before anything is read, where an output can never be written: its folder
+    is missing, or the path is a folder, a link or a special file. (Whether a file there is ours
+    is checked again, with the final names, before anything is written.)"""
+    from compilescope.outputs import OutputError, absolute, check_writable
+    from compilescope.render.console import one_line
+
+    path = absolute(target)
+    try:
+        if not path.parent.is_dir() or (os.path.lexists(path) and (path.is_symlink() or not path.is_file())):
+            check_writable(path, what)
+    except OutputError as error:
+        raise CommandError(one_line(str(error))) from None

@@ -55,7 +55,24 @@ def findings(session: Session) -> list[Finding]:
 
 def _nothing_compiled(session: Session) -> Finding:
     program = session.program
-    if program and program.exception and program.kind != "trace":
+    if program is not None and program.kind == "trace":
+        # A trace from elsewhere shows what it holds, not what ran: a trace begun after the
+        # compiles, cut short, or filtered holds none of them either.
+        return Finding(
+            INFO,
+            "No compile in this trace",
+            detail=(
+                "The trace holds no compile records (torch writes dynamo_start, dynamo_output_graph and "
+                "compilation_metrics for each compile), so it shows nothing of what torch.compile did. "
+                "That is not evidence that nothing was compiled: the trace may have been started after "
+                "the compiles, cut short, or written by a process that did not compile."
+            ),
+            advice=(
+                "Set TORCH_TRACE=dir before the program starts (or run it with compilescope run), so "
+                "the trace holds every compile."
+            ),
+        )
+    if program and program.exception:
         detail = f"The program stopped with {program.exception} before anything was compiled."
     elif program and program.kind in ("function", "capture"):
         detail = (
@@ -198,6 +215,7 @@ def _recompiles(frame: Frame) -> list[Finding]:
     if not versions:
         return []
     out = []
+    served = calls_served(frame)  # the function's, said with each version (once: it reads them all)
     for c in versions:
         guard = c.failed_guards[0] if c.failed_guards else None
         text = (f"{guard.previous_compile}: {guard.text}" if guard.previous_compile else guard.text) if guard else "; ".join(c.recompile_reason or [])
@@ -228,7 +246,6 @@ def _recompiles(frame: Frame) -> list[Finding]:
             )
         elif "grad_mode" in text:
             advice = "Gradient mode changed (torch.no_grad vs training): each mode gets its own compiled version. This is expected when a model is used for both."
-        served = calls_served(frame)
         out.append(
             Finding(
                 WARNING if len(versions) < 4 else PROBLEM,

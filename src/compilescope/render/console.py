@@ -5,16 +5,31 @@ compiled function. Details (guards, graphs, AOT graphs, kernels and their code, 
 compile time by stage) are shown on request, so a large program stays readable.
 
 Every string from the user's program goes into rich `Text` objects, never into markup, so a
-name like "[bold]" or "<script>" shows literally.
+name like "[bold]" or "<script>" shows literally. What is printed then passes `printable()`, the
+one place that bounds and escapes it for the terminal, as the HTML report escapes markup:
+
+- control characters (ESC, which starts a terminal's escape sequences, and the rest of C0 and
+  C1, and the bidirectional overrides) show as visible text, `␛` or `\\x9b`, never raw: a log from
+  elsewhere cannot retitle the terminal, clear it, or hide text;
+- a line of more than LINE_LIMIT characters, or a text of more than TEXT_LINES lines, is cut
+  with a note of how much more there is (the session's JSON keeps the whole value), so one
+  100 MB string prints as a line, not as 100 MB.
+
+Newlines stay where the renderer means them; in a one-line field (a name, a path, a reason)
+`_line()` shows them too.
 """
 
 from __future__ import annotations
 
 import io
 import os
-from typing import Iterable
+import re
+from typing import Any, Iterable
 
-from rich.console import Console, Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.segment import Segment
+from rich.syntax import Syntax
+from rich.table import Table
 from rich.text import Text
 
 from compilescope.findings import INFO, PROBLEM, WARNING, Finding, findings, plural
@@ -32,6 +47,127 @@ _STATUS_STYLE = {
 _LEVEL = {PROBLEM: ("✖", "bold red"), WARNING: ("▲", "yellow"), INFO: ("●", "cyan")}
 
 
+# ---- what reaches the terminal ----------------------------------------------------------------
+LINE_LIMIT = 2000  # characters of one printed line of a value
+TEXT_LINES = 20_000  # lines of one printed block (an AOT graph's ops, a kernel's code)
+MAX_FINDINGS = 25  # findings printed; the HTML report and the JSON have them all
+MAX_COMPILES = 50  # versions printed per function
+
+# C0 controls but tab and newline, DEL, C1 controls, the bidirectional overrides and
+# isolates (which reorder what a terminal shows: "Trojan Source"); and lone surrogates, which
+# no terminal's encoding can hold
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_LINE_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)  # the control picture: ␛ for ESC, ␊ for a newline
+    if code == 0x7F:
+        return "␡"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def escape_control(text: str) -> str:
+    """`text` with every control character shown visibly (newlines and tabs kept)."""
+    return _CONTROL.sub(_visible, text) if _CONTROL.search(text) else text
+
+
+def one_line(text: str) -> str:
+    """`text` for a one-line message (a CLI error that names a path): every control character,
+    newlines and tabs too, shown visibly."""
+    return _LINE_BREAKS.sub(_visible, text) if _LINE_BREAKS.search(text) else text
+
+
+def _line(value: Any) -> str:
+    """A one-line field from the user's program (a name, a path, a reason) as text."""
+    return one_line(value if isinstance(value, str) else str(value))
+
+
+def size_text(text: str) -> str:
+    """How big a piece of text is, for a note: "12,345 characters", "99.9 MB"."""
+    if len(text) < 100_000:
+        return f"{len(text):,} characters"
+    return f"{len(text.encode('utf-8', 'surrogatepass')) / 1e6:.1f} MB"
+
+
+def _bounded_text(text: Text) -> Text:
+    """The Text with each line cut at LINE_LIMIT characters and at most TEXT_LINES lines, each
+    cut said; styles kept. Linear in the text's length, however it is cut."""
+    plain = text.plain
+    if len(plain) <= LINE_LIMIT:
+        return text
+    lines = plain.split("\n")
+    if len(lines) <= TEXT_LINES and max(map(len, lines)) <= LINE_LIMIT:
+        return text
+    # contiguous ranges over the whole text: (start, end, None) kept, (start, end, note) cut
+    ranges: list[tuple[int, int, str | None]] = []
+    position = 0
+    for index, line in enumerate(lines):
+        if index == TEXT_LINES:
+            rest = plain[position:]
+            ranges.append((position, len(plain), f"… {len(lines) - index:,} more lines ({size_text(rest)}), in the session's JSON"))
+            break
+        end = position + len(line)
+        if len(line) > LINE_LIMIT:
+            ranges.append((position, position + LINE_LIMIT, None))
+            ranges.append((position + LINE_LIMIT, end, f"… {size_text(plain[position + LINE_LIMIT : end])} more, in the session's JSON"))
+        else:
+            ranges.append((position, end, None))
+        if index < len(lines) - 1:
+            ranges.append((end, end + 1, None))  # the newline
+        position = end + 1
+    pieces = text.divide([start for start, _, _ in ranges[1:]])
+    out = Text(style=text.style, end=text.end, justify=text.justify, overflow=text.overflow, no_wrap=text.no_wrap)
+    for piece, (_, _, note) in zip(pieces, ranges):
+        out.append_text(piece if note is None else Text(note, style="dim italic"))
+    return out
+
+
+def _bounded(renderable: Any) -> Any:
+    """A renderable with its texts bounded (see the module's docstring)."""
+    if isinstance(renderable, Text):
+        return _bounded_text(renderable)
+    if isinstance(renderable, Group):
+        return Group(*[_bounded(item) for item in renderable.renderables])
+    if isinstance(renderable, Syntax):
+        code = renderable.code
+        if len(code) <= LINE_LIMIT * 100 and all(len(line) <= LINE_LIMIT for line in code.split("\n")):
+            return renderable
+        kept = [line[:LINE_LIMIT] for line in code.split("\n", TEXT_LINES)[:TEXT_LINES]]
+        shown = "\n".join(kept)
+        if len(shown) > LINE_LIMIT * 100:
+            shown = shown[: LINE_LIMIT * 100]
+        renderable.code = shown
+        return Group(renderable, Text(f"… the code is {size_text(code)}; {size_text(shown)} of it shown here, the whole of it in the session's JSON", style="dim italic"))
+    if isinstance(renderable, Table):
+        for column in renderable.columns:
+            column._cells = [_bounded(cell) if isinstance(cell, Text) else cell for cell in column._cells]
+    return renderable
+
+
+class _Escaped:
+    """Renders what it holds, with the control characters in its text shown visibly: the last
+    step before the terminal, after rich laid the text out (rich's own control sequences,
+    styles and cursor moves, are not text and pass)."""
+
+    def __init__(self, renderable: Any) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for segment in console.render(self.renderable, options):
+            if segment.control is None and _CONTROL.search(segment.text):
+                yield Segment(_CONTROL.sub(_visible, segment.text), segment.style)
+            else:
+                yield segment
+
+
+def printable(renderables: Iterable[Any]) -> _Escaped:
+    """What to print for these renderables: bounded and escaped (the module's docstring)."""
+    return _Escaped(Group(*[_bounded(item) for item in renderables]))
+
+
 def _unknown(value: object, suffix: str = "") -> str:
     return "unknown" if value is None else f"{value}{suffix}"
 
@@ -43,6 +179,7 @@ def _seconds(value: float | None) -> str:
 def _short_path(path: str | None) -> str:
     if not path:
         return "unknown file"
+    path = _line(path)
     try:
         relative = os.path.relpath(path)
         return relative if not relative.startswith("..") else path
@@ -61,20 +198,25 @@ def renderables(
     show: Iterable[str] = (),
     frame_filter: str | None = None,
     max_frames: int = 25,
+    found: list[Finding] | None = None,
 ) -> list:
+    """What to print, most important first. `found`: the session's findings, where the caller
+    has them already (report computes them once for the terminal and the HTML report)."""
     show = set(DETAILS) if "all" in show else set(show)
     if session.benchmarks and not session.frames:  # a saved `compilescope bench`: its results
         return [_header(session), Text(""), *runtime(session)]
     out: list = [_header(session), _summary(session), Text("")]
-    found = findings(session)
+    found = findings(session) if found is None else found
     if found:
         out.append(Text("What to look at", style="bold underline"))
-        for finding in found:
+        for finding in found[:MAX_FINDINGS]:
             out.append(_finding(finding))
+        if len(found) > MAX_FINDINGS:
+            out.append(Text(f" … {len(found) - MAX_FINDINGS} more (the HTML report and the session's JSON have them all)", style="dim"))
         out.append(Text(""))
     frames = [f for f in session.frames if frame_filter is None or f.name == frame_filter]
     if frame_filter is not None and not frames:
-        out.append(Text(f"No compiled function is named {frame_filter!r}.", style="red"))
+        out.append(Text(f"No compiled function is named {_line(frame_filter)!r}.", style="red"))
     if frames:
         out.append(Text("Compiled functions", style="bold underline"))
         for frame in frames[:max_frames]:
@@ -107,7 +249,7 @@ def _children(session: Session, limit: int = 10) -> list:
         row = Text(f"  pid {child.pid}", style="bold")
         if child.rank is not None:
             row.append(f" (rank {child.rank})")
-        row.append(f"  {child.command}\n    ")
+        row.append(f"  {_line(child.command)}\n    ")
         row.append(
             f"{plural(child.functions, 'function')} · {plural(child.compiles, 'compile')} ({plural(child.recompiles, 'recompile')}) · "
             f"{plural(child.graph_breaks, 'graph break')} · {plural(child.kernels, 'kernel')} · compile time {_seconds(child.compile_time_s)}"
@@ -120,11 +262,11 @@ def _children(session: Session, limit: int = 10) -> list:
     if len(compiled) > limit:
         out.append(Text(f"  … {len(compiled) - limit} more that compiled (the session's JSON lists them all)", style="dim"))
     if idle:
-        commands = _limited(list(dict.fromkeys(c.command for c in idle)), 3)
+        commands = _limited(list(dict.fromkeys(_line(c.command) for c in idle)), 3)
         out.append(Text(f"  {plural(len(idle), 'more child process', 'more child processes')} compiled nothing: {commands}", style="dim"))
     for child in missed[:limit]:
         row = Text("  not followed: ", style="yellow")
-        row.append(child.command)
+        row.append(_line(child.command))
         row.append(f"\n    {child.why_not or 'unknown why'}", style="dim")
         out.append(row)
     if len(missed) > limit:
@@ -147,13 +289,13 @@ def _header(session: Session) -> Text:
     text = Text("compilescope", style="bold")
     program = session.program
     if program is not None:
-        text.append(" · " if program.kind == "capture" else f" · {program.kind} ")
-        text.append(program.target, style="bold")
+        text.append(" · " if program.kind == "capture" else f" · {_line(program.kind)} ")
+        text.append(_line(program.target), style="bold")
         if program.exit_status is not None:
             text.append(f" · exit status {program.exit_status}")
         if program.exception:
             text.append(" · raised ")
-            text.append(program.exception, style="red")
+            text.append(_line(program.exception), style="red")
         if program.wall_time_s is not None:
             text.append(f" · ran {program.wall_time_s:.1f} s")
     if session.rank is not None:
@@ -194,7 +336,7 @@ def _summary(session: Session) -> Text:
 def _finding(finding: Finding) -> Text:
     mark, style = _LEVEL[finding.level]
     text = Text(f" {mark} ", style=style)
-    text.append(finding.title, style="bold")
+    text.append(_line(finding.title), style="bold")
     if finding.detail:
         for line in finding.detail.splitlines():
             text.append(f"\n     {line}")
@@ -205,21 +347,23 @@ def _finding(finding: Finding) -> Text:
     return text
 
 
-def _frame(frame: Frame, show: set[str]) -> list:
+def _frame(frame: Frame, show: set[str], max_compiles: int = MAX_COMPILES) -> list:
     out: list = []
     title = Text("\n")
-    title.append(frame.name, style="bold")
+    title.append(_line(frame.name), style="bold")
     title.append(f"  {_short_path(frame.filename)}:{_unknown(frame.lineno)}", style="dim")
     if frame.resumes:
-        title.append(f"  (continues {frame.resumes} after a graph break)", style="dim")
+        title.append(f"  (continues {_line(frame.resumes)} after a graph break)", style="dim")
     out.append(title)
-    for c in frame.compiles:
+    for c in frame.compiles[:max_compiles]:
         out.extend(_compile(c, show))
+    if len(frame.compiles) > max_compiles:
+        out.append(Text(f"  … {len(frame.compiles) - max_compiles} more versions of this function (the HTML report and the session's JSON list them all)", style="dim"))
     eager = frame.calls_without_compiled_code
     if eager is not None and eager.calls:
         out.append(Text(f"  {'':6} {'no compiled code':11} {_calls(eager, 'ran')}", style="yellow"))
     if frame.call_order and len(frame.call_order) > 1:
-        order = " → ".join(f"{label} ×{count}" for label, count in frame.call_order[:12])
+        order = " → ".join(f"{_line(label)} ×{count}" for label, count in frame.call_order[:12])
         if len(frame.call_order) > 12 or frame.call_order_cut:
             order += " → …"
         out.append(Text(f"  calls in order: {order}", style="dim"))
@@ -248,7 +392,7 @@ def _calls(times: CallTimes, verb: str = "served") -> str:
 def _compile(c: Compile, show: set[str]) -> list:
     out: list = []
     line = Text("  ")
-    line.append(f"{c.compile_id:6}", style="bold")
+    line.append(f"{_line(c.compile_id):6}", style="bold")
     line.append(f" {c.status:11}", style=_STATUS_STYLE.get(c.status, ""))
     ops = [op for g in c.graphs for op in g.ops]
     if c.graphs:
@@ -262,63 +406,63 @@ def _compile(c: Compile, show: set[str]) -> list:
         for index, guard in enumerate(c.failed_guards):
             reason = Text("         why compiled again: " if index == 0 else "                        and: ", style="yellow")
             if guard.previous_compile:
-                reason.append(f"{guard.previous_compile}: ", style="dim")
-            reason.append(guard.text)
+                reason.append(f"{_line(guard.previous_compile)}: ", style="dim")
+            reason.append(_line(guard.text))
             if guard.user_code:
-                reason.append(f"  (from {guard.user_code}", style="dim")
+                reason.append(f"  (from {_line(guard.user_code)}", style="dim")
                 if guard.filename:
                     reason.append(f" at {_short_path(guard.filename)}:{guard.lineno}", style="dim")
                 reason.append(")", style="dim")
             out.append(reason)
     if c.failure:
         failure = Text("         ", style="red")
-        failure.append(c.failure, style="red")
+        failure.append(_line(c.failure), style="red")
         if c.failure_filename:
             failure.append(f"\n           at {_short_path(c.failure_filename)}:{_unknown(c.failure_lineno)}", style="dim")
             if c.failure_code:
-                failure.append(f": {c.failure_code}")
+                failure.append(f": {_line(c.failure_code)}")
         out.append(failure)
     for brk in c.graph_breaks:
         text = Text("         graph break: ", style="yellow")
-        text.append(brk.reason)
+        text.append(_line(brk.reason))
         if brk.filename:
             text.append(f"\n           at {_short_path(brk.filename)}:{_unknown(brk.lineno)}", style="dim")
             if brk.code:
-                text.append(f": {brk.code}")
+                text.append(f": {_line(brk.code)}")
         out.append(text)
     if c.kernels and "kernels" not in show:
-        out.append(Text("         kernels: " + _limited([k.name for k in c.kernels], 6), style="dim"))
+        out.append(Text("         kernels: " + _limited([_line(k.name) for k in c.kernels], 6), style="dim"))
 
     if "graph" in show:
         for graph in c.graphs:
             out.append(Text("         graph:", style="bold"))
             for node in graph.nodes:
-                row = Text(f"           {node.op:14} ")
-                row.append(node.name)
+                row = Text(f"           {_line(node.op):14} ")
+                row.append(_line(node.name))
                 if node.target and node.op != "output" and node.target != node.name:
-                    row.append(f"  {node.target}", style="dim")
+                    row.append(f"  {_line(node.target)}", style="dim")
                 if node.shape:
-                    row.append(f"  {node.shape}", style="cyan")
+                    row.append(f"  {_line(node.shape)}", style="cyan")
                 out.append(row)
     if "guards" in show:
         out.append(Text(f"         guards: {len(c.guards)} (torch counts {_unknown(c.guard_count)}; checking them took {_unknown(c.guard_latency_us, ' µs')})", style="bold"))
         for guard in c.guards:
             if guard.kind == "DIMENSION_DYNAMIC_MARKING_GUARD":
                 continue
-            row = Text(f"           {guard.kind:16} ", style="dim")
-            row.append(guard.plain)
+            row = Text(f"           {_line(guard.kind):16} ", style="dim")
+            row.append(_line(guard.plain))
             out.append(row)
     if "dynamic" in show and c.dynamic:
         out.append(Text("         dynamic shapes:", style="bold"))
         for d in c.dynamic:
-            row = Text(f"           {d.kind}: ")
-            row.append(" ".join(str(x) for x in (d.symbol, d.source) if x))
+            row = Text(f"           {_line(d.kind)}: ")
+            row.append(" ".join(_line(x) for x in (d.symbol, d.source) if x))
             if d.value:
-                row.append(f" = {d.value}")
+                row.append(f" = {_line(d.value)}")
             if d.range:
-                row.append(f" range {d.range}", style="dim")
+                row.append(f" range {_line(d.range)}", style="dim")
             if d.reason:
-                row.append(f" ({d.reason})", style="dim")
+                row.append(f" ({_line(d.reason)})", style="dim")
             if d.filename:
                 row.append(f"  at {_short_path(d.filename)}:{d.lineno}", style="dim")
             out.append(row)
@@ -327,13 +471,13 @@ def _compile(c: Compile, show: set[str]) -> list:
             graph = getattr(c.aot, which)
             if graph is not None:
                 out.append(Text(f"         AOT {which} graph ({len(graph.ops)} ATen ops):", style="bold"))
-                out.append(Text("           " + "\n           ".join(graph.ops)))
+                out.append(Text("           " + "\n           ".join(_line(op) for op in graph.ops)))
     if "kernels" in show or "code" in show:
         for kernel in c.kernels:
-            row = Text(f"         {kernel.kind:12} ", style="dim")
-            row.append(kernel.name, style="bold")
+            row = Text(f"         {_line(kernel.kind):12} ", style="dim")
+            row.append(_line(kernel.name), style="bold")
             if kernel.aten_ops:
-                row.append("  made from " + ", ".join(kernel.aten_ops))
+                row.append("  made from " + ", ".join(_line(op) for op in kernel.aten_ops))
                 if kernel.aten_ops_from == "kernel name":
                     row.append(" (read from its name)", style="dim")
             elif kernel.aten_ops is None:
@@ -477,7 +621,7 @@ def brief(session: Session) -> str:
 def rank_summary(sessions: list[Session]) -> list:
     """One line per rank, so ranks that compiled differently stand out (a rank that recompiles
     or breaks where others do not stalls every collective that waits for it)."""
-    out: list = [Text("Ranks", style="bold underline")]
+    out: list = [Text("Ranks", style="bold underline")]  # (print through printable())
     rows = []
     for session in sessions:
         rows.append(
@@ -505,7 +649,7 @@ def rank_summary(sessions: list[Session]) -> list:
 
 def show(session: Session, console: Console | None = None, **options) -> None:
     console = console or Console(highlight=False)
-    console.print(Group(*renderables(session, **options)))
+    console.print(printable(renderables(session, **options)))
 
 
 def render_text(session: Session, width: int = 100, **options) -> str:

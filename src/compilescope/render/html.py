@@ -5,6 +5,12 @@ with highlight.js (BSD-3, static/highlight.min.js) for the generated code. Rende
 the browser and lazily (a compile's details when it is opened), so a session of hundreds of
 compiles and thousands of kernels opens quickly.
 
+Bounded: the page's main JSON holds what the overview and the navigation need; each compile's
+details (graphs, guards, kernels, code) and each .py file are a JSON block of their own, parsed
+when opened, up to DETAILS_BUDGET characters in all (a session past it keeps its first compiles'
+details, and the page says how many it left out); one string is cut at TEXT_LIMIT characters
+(code) or NAME_LIMIT (names), with a note. The session's JSON keeps everything whole.
+
 Safety: user strings reach the page only as JSON inside <script type="application/json">, with
 "<", ">" and "&" escaped as \\u003c etc. so they cannot end the script element; the JS puts them
 in the DOM with textContent, never innerHTML. The Content-Security-Policy allows only the
@@ -19,14 +25,15 @@ import functools
 import hashlib
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from compilescope import __version__
-from compilescope.findings import findings
+from compilescope.findings import Finding, findings
 from compilescope.outputs import write_text
 from compilescope.render.pyfiles import guard_function, guard_name, python_files
-from compilescope.session.model import Session
+from compilescope.session.model import Compile, Frame, Session
 
 _STATIC = Path(__file__).with_name("static")
 
@@ -36,8 +43,13 @@ def _asset(name: str) -> str:
     return (_STATIC / name).read_text(encoding="utf-8")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _script_json(data: Any) -> str:
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    if _SURROGATE.search(text):  # a lone surrogate, as JSON's escape (UTF-8 cannot hold it)
+        text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return (
         text.replace("&", "\\u0026")
         .replace("<", "\\u003c")
@@ -51,25 +63,144 @@ def _sha256(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
-def report_data(session: Session) -> dict[str, Any]:
-    files = python_files(session)
-    return {
-        "session": dataclasses.asdict(session),
-        "findings": [dataclasses.asdict(f) for f in findings(session)],
+# What the page holds is bounded, so that any session gives a page a browser opens; the
+# session's JSON keeps everything whole.
+TEXT_LIMIT = 1_000_000  # characters of one text the page shows (code, torch's whole message)
+NAME_LIMIT = 10_000  # characters of any other string (a name, a path, a reason)
+DETAILS_BUDGET = 48_000_000  # characters of compiles' details (and .py files) in the page
+FRAMES_BLOCK = 16_000_000  # characters of the functions' index per JSON block
+MAX_FINDINGS = 2000  # findings in the page (a finding per recompile: a session of 100,000 has as many)
+# strings shown as blocks of text: cut at TEXT_LIMIT; every other string at NAME_LIMIT
+_TEXT_KEYS = frozenset({"code", "inductor_code", "guards_text", "text", "source", "explanation", "hint", "context", "restarts"})
+# a compile's fields that the page reads only when the compile is opened
+_DETAIL_KEYS = (
+    "failed_guards", "restarts", "graph_breaks", "graphs", "guards", "guards_text", "dynamic", "aot",
+    "kernels", "inductor_code", "transformed_code", "original_code", "records",
+)
+_COUNTED = ("graphs", "kernels", "graph_breaks", "guards", "dynamic")
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    from compilescope.render.console import size_text
+
+    return text[:limit] + f"\n… {size_text(text[limit:])} more, in the session's JSON"
+
+
+def _data(value: Any, key: str = "") -> Any:
+    """A dataclass (or a value in one) as JSON data for the page, each string cut to its limit."""
+    if isinstance(value, str):
+        return _cut(value, TEXT_LIMIT if key in _TEXT_KEYS else NAME_LIMIT)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {item.name: _data(getattr(value, item.name), item.name) for item in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [_data(item, key) for item in value]
+    if isinstance(value, dict):
+        return {_cut(str(name), NAME_LIMIT): _data(item) for name, item in value.items()}
+    return value
+
+
+def _fields(value: Any, leave_out: tuple[str, ...]) -> dict[str, Any]:
+    """A dataclass's fields as page data (_data), but those named in `leave_out`."""
+    return {item.name: _data(getattr(value, item.name), item.name) for item in dataclasses.fields(value) if item.name not in leave_out}
+
+
+class _Blocks:
+    """Parts of the page in their own <script type="application/json"> elements, parsed only
+    when shown (a compile's details, a .py file), up to DETAILS_BUDGET characters in all."""
+
+    def __init__(self, budget: int) -> None:
+        self.texts: list[str] = []
+        self.left = budget
+
+    def add(self, data: Any) -> int | None:
+        """The block's number, or None where it would go over the budget (then it is left out)."""
+        text = _script_json(data)
+        if len(text) > self.left:
+            self.left = 0  # and every later one: the page holds the first ones, in order
+            return None
+        self.left -= len(text)
+        self.texts.append(text)
+        return len(self.texts) - 1
+
+
+def _compile_index(frame: Frame, compile_: Compile, blocks: _Blocks) -> dict[str, Any]:
+    """What the page needs of a compile before it is opened; its details go to a block."""
+    index = _fields(compile_, _DETAIL_KEYS)
+    index["counts"] = {name: len(getattr(compile_, name)) for name in _COUNTED}
+    index["details"] = None
+    if blocks.left:  # (past the budget, nothing more is made)
+        details = {name: _data(getattr(compile_, name), name) for name in _DETAIL_KEYS}
+        if compile_.guards and compile_.transformed_code is not None:
+            try:
+                details["guard_function"] = _cut(guard_function(guard_name(frame, compile_), compile_.guards, compile_.compile_id), TEXT_LIMIT)
+            except (ValueError, RecursionError, MemoryError):  # guards too odd to write as Python
+                details["guard_function"] = None
+        index["details"] = blocks.add(details)
+    return index
+
+
+def report_data(session: Session, found: list[Finding] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The page's data, and its blocks (see _Blocks) as JSON text for the page. `found`: the
+    session's findings, where the caller has them already."""
+    found = findings(session) if found is None else found
+    blocks = _Blocks(DETAILS_BUDGET)
+    frames = []
+    embedded: list[tuple[Frame, list[Compile]]] = []
+    for frame in session.frames:
+        light = _fields(frame, ("compiles",))
+        light["compiles"] = [_compile_index(frame, c, blocks) for c in frame.compiles]
+        frames.append(light)
+        embedded.append((frame, [c for c, i in zip(frame.compiles, light["compiles"]) if i["details"] is not None]))
+    shown = session
+    if any(len(kept) < len(frame.compiles) for frame, kept in embedded):
+        # Dynamo's code as .py files shows the compiles the page holds (the JSON has them all)
+        shown = dataclasses.replace(session, frames=[dataclasses.replace(frame, compiles=kept) for frame, kept in embedded if kept])
+    files = []
+    try:
+        made = python_files(shown)
+    except (ValueError, RecursionError, MemoryError):  # code in the session too odd to write as Python
+        made = []
+    for item in made:
+        files.append({"name": _cut(item.name, NAME_LIMIT), "function": _cut(item.function, NAME_LIMIT),
+                      "compiles": _data(item.compiles), "text": blocks.add(_cut(item.text, TEXT_LIMIT))})
+    # The functions go in blocks of their own too, FRAMES_BLOCK characters or so each: a page's
+    # one string cannot pass the browser's limit on a string's length (V8: 2**29 characters).
+    frame_blocks: list[str] = []
+    part: list[str] = []
+    size = 0
+    for light in frames:
+        text = _script_json(light)
+        if part and size + len(text) > FRAMES_BLOCK:
+            frame_blocks.append("[" + ",".join(part) + "]")
+            part, size = [], 0
+        part.append(text)
+        size += len(text) + 1
+    if part:
+        frame_blocks.append("[" + ",".join(part) + "]")
+    first = len(blocks.texts)
+    blocks.texts.extend(frame_blocks)
+    data = {
+        "session": {**_fields(session, ("frames",)), "frames": []},
+        "frame_blocks": list(range(first, first + len(frame_blocks))),
+        "findings": [_data(f) for f in found[:MAX_FINDINGS]],
+        "findings_left_out": max(len(found) - MAX_FINDINGS, 0),
         "compilescope": __version__,
-        # Dynamo's code as Python (compilescope decompile's files): per compile, its guard as a
-        # function and the file that shows it
-        # (only where the report shows Dynamo's code: a session with none pays nothing)
-        "guard_functions": [[guard_function(guard_name(f, c), c.guards, c.compile_id) if c.guards and c.transformed_code is not None else None for c in f.compiles] for f in session.frames],
-        "python_files": [dataclasses.asdict(item) for item in files],
+        # Dynamo's code as Python (compilescope decompile's files): each file's text in a block
+        "python_files": files,
+        "left_out": sum(1 for frame in frames for c in frame["compiles"] if c["details"] is None),
+        "details_budget": DETAILS_BUDGET,
     }
+    return data, blocks.texts
 
 
-def render_html(session: Session) -> str:
+def render_html(session: Session, found: list[Finding] | None = None) -> str:
     title = "compilescope"
     if session.program is not None:
-        title = f"compilescope · {session.program.target}"
+        title = f"compilescope · {_cut(session.program.target, 200)}"
     scripts = [_asset("highlight.min.js"), _asset("report.js")]
+    data, blocks = report_data(session, found)
     policy = "; ".join(
         [
             "default-src 'none'",
@@ -92,16 +223,17 @@ def render_html(session: Session) -> str:
         '<noscript><p class="noscript">This report needs JavaScript to show the session. '
         "The same facts: <code>compilescope report</code> on the saved session.</p></noscript>\n",
         '<div id="app"></div>\n',
-        f'<script type="application/json" id="compilescope-data">{_script_json(report_data(session))}</script>\n',
+        f'<script type="application/json" id="compilescope-data">{_script_json(data)}</script>\n',
     ]
+    parts += [f'<script type="application/json" id="compilescope-block-{n}">{text}</script>\n' for n, text in enumerate(blocks)]
     parts += [f"<script>{s}</script>\n" for s in scripts]
     parts.append("</body>\n</html>\n")
     return "".join(parts)
 
 
-def write_html(session: Session, path: str | Path) -> Path:
+def write_html(session: Session, path: str | Path, found: list[Finding] | None = None) -> Path:
     """Write the report whole (compilescope.outputs: never over someone else's file)."""
-    return write_text(path, render_html(session), "the report")
+    return write_text(path, render_html(session, found), "the report")
 
 
 def notebook_bundle(session: Session) -> dict[str, str]:

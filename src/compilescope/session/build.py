@@ -4,16 +4,23 @@ Records carry a compile id; a compile begins at its `dynamo_start`. Compile ids 
 one trace (`torch._dynamo.reset()`, which `torch._dynamo.explain` calls, starts counting again),
 so a record belongs to the *latest* compile begun with its id. Frames are functions, keyed by
 (file, first line, name): every version Dynamo compiled of one function is one Frame.
+
+A trace may come from elsewhere: every value is checked for its type before it is used (a value
+of the wrong type is left unknown, and said in `Session.skipped`), a record that cannot be read
+is skipped with its reason, and records are built as they are read, one at a time, so that a
+trace of any length takes the memory of the Session it describes, not of the file.
 """
 
 from __future__ import annotations
 
-import contextlib
+import bisect
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from compilescope.session.breaks import parse_graph_break, parse_recompile_reasons, split_recompile_reasons
 from compilescope.session.graphs import parse_aot_graph, parse_dynamo_graph
@@ -27,12 +34,13 @@ from compilescope.session.model import (
     CompileTime,
     DecompiledCode,
     DynamicShape,
+    Environment,
     Frame,
     GraphBreak,
     Program,
     Session,
 )
-from compilescope.trace.reader import CompileId, Record, TraceLog, read_trace, trace_files
+from compilescope.trace.reader import MAX_SKIPPED, CompileId, Record, TraceLog, file_lines, iter_records, json_value, open_trace, trace_files
 
 # Records compilescope's own capture adds to the trace (torch never writes these names).
 CAPTURE_RECORD = "compilescope_capture"  # the first line of a trace compilescope writes
@@ -65,15 +73,43 @@ def _without_attempt(compile_id: str) -> str:
 def _decompiled(data: Any) -> DecompiledCode | None:
     if not isinstance(data, dict) or not isinstance(data.get("source"), str):
         return None
-    return DecompiledCode(source=data["source"], complete=bool(data.get("complete")), note=data.get("note"))
+    return DecompiledCode(source=data["source"], complete=data.get("complete") is True, note=_text(data.get("note")))
+
+
+@dataclass
+class TraceRead:
+    """A Session built from one trace file, and how much of the file was records."""
+
+    session: Session
+    records: int  # records read (interned strings included)
+    lines: int
 
 
 def load_trace(path: str | Path) -> list[Session]:
     """One Session per trace file (per rank) found at `path`."""
+    return [read.session for read in read_traces(path)]
+
+
+def read_traces(path: str | Path) -> list[TraceRead]:
+    """Each trace file (per rank) found at `path`, read one record at a time."""
     files = trace_files(path)
     if not files:
         raise FileNotFoundError(f"no trace files (*.log) in {path}")
-    return [build_session(read_trace(f)) for f in files]
+    reads = []
+    for file in files:
+        with open_trace(file) as handle:
+            reads.append(build_from_lines(file_lines(handle), str(file)))
+    return reads
+
+
+def build_from_lines(lines: Iterable[str], name: str | None) -> TraceRead:
+    """The Session of a trace's lines, built as its records are read (none kept after use)."""
+    log = TraceLog(path=name, records=[], strings={}, skipped=[])
+    builder = _Builder(log)
+    for record in iter_records(lines, log):
+        builder.add(record)
+    records = log.records_read + len(log.strings)
+    return TraceRead(builder.finish(), records, log.lines_read)
 
 
 def build_session(log: TraceLog) -> Session:
@@ -95,6 +131,20 @@ class _Builder:
         self.generated: dict[str, Any] | None = None
         self.kernel_compiles: list[tuple[float, float]] = []  # C++/Triton compile_file spans (µs)
         self._open_compiles: list[float] = []
+        self._sources: dict[str, list[str] | None] = {}  # user files read for graph-break context
+        self._compile_begins: list[float] = []
+        self._compile_spent: list[float] = [0.0]
+        self._skipped_more = 0
+
+    def skip(self, reason: str) -> None:
+        """Say what could not be read (the first MAX_SKIPPED reasons; the rest are counted)."""
+        if len(self.session.skipped) < MAX_SKIPPED:
+            self.session.skipped.append(reason)
+        else:
+            self._skipped_more += 1
+
+    def wrong_type(self, record: Record, key: str, value: Any, expected: str) -> None:
+        self.skip(f"line {record.line}: {_short(record.kind)!r}: {key} is {_a(value)}, not {expected}: left unknown")
 
     # ---- dispatch ---------------------------------------------------------------------------
     def add(self, record: Record) -> None:
@@ -105,9 +155,7 @@ class _Builder:
             try:
                 handler(record)
             except Exception as error:  # a record in a shape we do not know: say so, go on
-                self.session.skipped.append(
-                    f"line {record.line}: could not read {record.kind!r} ({type(error).__name__}: {error})"
-                )
+                self.skip(f"line {record.line}: could not read {_short(record.kind)!r} ({type(error).__name__}: {_short(str(error))})")
 
     def pending(self, record: Record) -> _Pending | None:
         if record.compile_id is None:
@@ -127,18 +175,21 @@ class _Builder:
         found.compile.records.append(record.line)
         return found
 
-    def _where(self, stack: list[dict] | None) -> tuple[tuple[str | None, int | None, str], list[str]]:
+    def _where(self, stack: Any) -> tuple[tuple[str | None, int | None, str], list[str]]:
         """The compiled function (file, first line, name) and the user's frames that called it."""
-        if not stack:
+        if not isinstance(stack, list) or not stack or not isinstance(stack[-1], dict):
             return (None, None, "unknown"), []
         last = stack[-1]
-        frame_key = (self.log.string(last.get("filename")), last.get("line"), str(last.get("name")))
+        name = last.get("name")
+        frame_key = (self.log.string(last.get("filename")), _int(last.get("line")), name if isinstance(name, str) else "unknown")
         called_from = []
         for entry in stack[:-1]:
+            if not isinstance(entry, dict):
+                continue
             filename = self.log.string(entry.get("filename")) or "?"
             if "/torch/" in filename or "/site-packages/" in filename or "/compilescope/" in filename:
                 continue
-            called_from.append(f"{filename}:{entry.get('line')} in {entry.get('name')}")
+            called_from.append(f"{filename}:{_unknown(_int(entry.get('line')))} in {_text(entry.get('name')) or 'unknown'}")
         return frame_key, called_from
 
     def _begin(self, compile_id: CompileId, stack: list[dict] | None) -> _Pending:
@@ -155,6 +206,8 @@ class _Builder:
         assert record.compile_id is not None
         existing = self.latest.get(record.compile_id.key)
         stack = record.metadata.get("stack") if isinstance(record.metadata, dict) else None
+        if stack is not None and not isinstance(stack, list):
+            self.wrong_type(record, "stack", stack, "a list")
         if existing is not None and existing.frame_key[2] == "unknown" and not existing.metrics:
             # Records (a timing event, the recompile reasons) came before dynamo_start: they
             # belong to this compile, which now learns its function.
@@ -222,7 +275,7 @@ class _Builder:
         # Written when Inductor's provenance tracking is on: kernel -> the user's lines.
         item = self.pending(record)
         if item and record.payload:
-            data = json.loads(record.payload)
+            data = json_value(record.payload)
             if isinstance(data, dict):
                 item.kernel_stacks.update({str(k): [str(t) for t in v] for k, v in data.items() if isinstance(v, list)})
 
@@ -243,28 +296,34 @@ class _Builder:
         meta = record.metadata if isinstance(record.metadata, dict) else {}
         if item is None:
             return
+        sources = meta.get("sources")
         decision = DynamicShape(
             kind=kind,
             symbol=_str(meta.get("symbol")) or _str(meta.get("expr")),
-            source=_str(meta.get("source")) or (", ".join(meta["sources"]) if meta.get("sources") else None),
+            source=_str(meta.get("source")) or (", ".join(str(s) for s in sources) if isinstance(sources, list) and sources else None),
             value=_str(meta.get("val", meta.get("value"))),
             range=_str(meta.get("vr")),
             reason=_str(meta.get("reason")),
         )
-        user_stack = meta.get("user_stack") or []
-        if user_stack:
+        user_stack = meta.get("user_stack")
+        if isinstance(user_stack, list) and user_stack:
             top = user_stack[0] if kind in ("symbol", "unbacked symbol") else user_stack[-1]
-            decision.filename = self.log.string(top.get("filename"))
-            decision.lineno = top.get("line")
-            decision.code = top.get("loc")
+            if isinstance(top, dict):
+                decision.filename = self.log.string(top.get("filename"))
+                decision.lineno = _int(top.get("line"))
+                decision.code = _text(top.get("loc"))
         item.compile.dynamic.append(decision)
 
     def _on_chromium_event(self, record: Record) -> None:
         if record.payload is None:
             return
-        event = json.loads(record.payload)
+        event = json_value(record.payload)
+        if not isinstance(event, dict):
+            self.skip(f"line {record.line}: a chromium_event that is not a JSON object")
+            return
         name, phase, stamp = event.get("name"), event.get("ph"), event.get("ts")
-        if name == "compile_file" and isinstance(stamp, (int, float)):
+        stamp = _number(stamp)
+        if name == "compile_file" and stamp is not None:
             if phase == "B":
                 self._open_compiles.append(stamp)
             elif phase == "E" and self._open_compiles:
@@ -272,14 +331,15 @@ class _Builder:
                 if not self._open_compiles:  # only the outermost: nested ones are inside it
                     self.kernel_compiles.append((begin, stamp))
             return
-        if name == "code_gen" and isinstance(stamp, (int, float)) and record.compile_id is not None:
+        if name == "code_gen" and stamp is not None and record.compile_id is not None:
             item = self.pending(record)
             if item is not None and phase in ("B", "E"):
                 item.code_gen.append(stamp)
             return
         if name == "automatic_dynamic" and record.compile_id is not None:
             item = self.pending(record)
-            args = event.get("args", {})
+            args = event.get("args")
+            args = args if isinstance(args, dict) else {}
             if item is not None:
                 dim = args.get("dim_changed")
                 item.compile.dynamic.append(
@@ -293,8 +353,12 @@ class _Builder:
 
     def _on_torch_version(self, record: Record) -> None:
         if record.payload:
-            data = json.loads(record.payload)
-            self.session.environment.torch = self.session.environment.torch or data.get("pytorch_version")
+            data = json_value(record.payload)
+            version = data.get("pytorch_version") if isinstance(data, dict) else None
+            if version is not None and not isinstance(version, str):
+                self.wrong_type(record, "pytorch_version", version, "a string")
+            elif version:
+                self.session.environment.torch = self.session.environment.torch or version
 
     def _on_compilescope_capture(self, record: Record) -> None:
         meta = record.metadata if isinstance(record.metadata, dict) else {}
@@ -303,46 +367,86 @@ class _Builder:
             self.session.rank = rank  # the rank a launcher gave the process (RANK)
 
     def _on_compilescope_environment(self, record: Record) -> None:
-        if isinstance(record.metadata, dict):
-            env = self.session.environment
-            for key, value in record.metadata.items():
-                if hasattr(env, key) and value is not None:
-                    setattr(env, key, value)
+        if not isinstance(record.metadata, dict):
+            self.wrong_type(record, "its metadata", record.metadata, "an object")
+            return
+        env = self.session.environment
+        for key in _ENVIRONMENT_FIELDS:
+            value = record.metadata.get(key)
+            if value is None:
+                continue
+            if key == "threads" and _int(value) is None:
+                self.wrong_type(record, key, value, "a whole number")
+            elif key != "threads" and not isinstance(value, str):
+                self.wrong_type(record, key, value, "a string")
+            else:
+                setattr(env, key, value)
 
     def _on_compilescope_program(self, record: Record) -> None:
-        if isinstance(record.metadata, dict):
-            meta = record.metadata
-            self.program = Program(
-                kind=str(meta.get("kind", "script")),
-                target=str(meta.get("target", "")),
-                argv=list(meta.get("argv", [])),
-                exit_status=meta.get("exit_status"),
-                exception=meta.get("exception"),
-                wall_time_s=meta.get("wall_time_s"),
-            )
+        meta = record.metadata
+        if not isinstance(meta, dict):
+            self.wrong_type(record, "its metadata", meta, "an object")
+            return
+
+        def typed(key: str, check: Any, expected: str) -> Any:
+            value = meta.get(key)
+            if value is None:
+                return None
+            if check(value):
+                return value
+            self.wrong_type(record, key, value, expected)
+            return None
+
+        argv = typed("argv", lambda v: isinstance(v, list) and all(isinstance(a, str) for a in v), "a list of strings")
+        wall = typed("wall_time_s", lambda v: _number(v) is not None, "a number")
+        self.program = Program(
+            kind=typed("kind", _is_str, "a string") or "script",
+            target=typed("target", _is_str, "a string") or "unknown",
+            argv=argv or [],
+            exit_status=typed("exit_status", lambda v: _int(v) is not None, "a whole number"),
+            exception=typed("exception", _is_str, "a string"),
+            wall_time_s=None if wall is None else float(wall),
+        )
 
     def _on_compilescope_calls(self, record: Record) -> None:
         if isinstance(record.metadata, dict):
             self.calls = record.metadata
+            for key in ("versions", "eager", "order"):
+                value = record.metadata.get(key)
+                if value is not None and not isinstance(value, list):
+                    self.wrong_type(record, key, value, "a list")
+        else:
+            self.wrong_type(record, "its metadata", record.metadata, "an object")
 
     def _on_compilescope_children(self, record: Record) -> None:
         if record.payload is None:
             return
-        data = json.loads(record.payload)
+        data = json_value(record.payload)
         if isinstance(data, list):
             self.session.children = [child for item in data if (child := _child(item)) is not None]
 
     def _on_compilescope_generated_code(self, record: Record) -> None:
+        data = record.metadata
         if record.payload:
-            with contextlib.suppress(ValueError):
-                self.generated = json.loads(record.payload)
-        elif isinstance(record.metadata, dict):
-            self.generated = record.metadata
+            try:
+                data = json_value(record.payload)
+            except (ValueError, RecursionError):
+                self.skip(f"line {record.line}: 'compilescope_generated_code': its payload is not JSON: left unknown")
+                return
+        if isinstance(data, dict):
+            self.generated = data
+        else:
+            self.wrong_type(record, "its code", data, "an object")
 
     # ---- finishing ------------------------------------------------------------------------------
     def finish(self) -> Session:
+        self._index_kernel_compiles()
         for item in self.order:
-            self._finish_compile(item)
+            try:
+                self._finish_compile(item)
+            except Exception as error:  # metrics in a shape we do not know: the compile stays, unknown
+                item.compile.status = "unknown"
+                self.skip(f"compile {item.compile.compile_id}: could not read its metrics ({type(error).__name__}: {_short(str(error))})")
             frame = self.frames.get(item.frame_key)
             if frame is None:
                 filename, lineno, name = item.frame_key
@@ -351,53 +455,60 @@ class _Builder:
                 self.session.frames.append(frame)
             frame.compiles.append(item.compile)
         self._link_resumes()
-        self._apply_calls()
-        self._apply_generated_code()
+        for apply, what in ((self._apply_calls, "the calls each version served"), (self._apply_generated_code, "Dynamo's code, decompiled")):
+            try:
+                apply()
+            except Exception as error:  # compilescope's own record, in a shape it does not know
+                self.skip(f"{what}: could not be read ({type(error).__name__}: {_short(str(error))})")
         self.session.program = self.program
         env = self.session.environment
         if env.python is None:
-            env.python = next(
-                (str(i.metrics["python_version"]).split()[0] for i in self.order if i.metrics.get("python_version")),
-                None,
-            )
+            env.python = next((v.split()[0] for i in self.order if isinstance(v := i.metrics.get("python_version"), str) and v.split()), None)
         if env.torch is None:
-            env.torch = next((i.metrics.get("pytorch_version") for i in self.order if i.metrics.get("pytorch_version")), None)
-        self.session.skipped = [f"line {s.line}: {s.reason}" for s in self.log.skipped] + self.session.skipped
+            env.torch = next((v for i in self.order if isinstance(v := i.metrics.get("pytorch_version"), str) and v), None)
+        skipped = [f"line {s.line}: {s.reason}" for s in self.log.skipped] + self.session.skipped
+        more = self.log.skipped_more + self._skipped_more
+        if more:
+            skipped.append(f"… and {more} more that could not be read (only the first {MAX_SKIPPED} of each kind are listed)")
+        self.session.skipped = skipped
         return self.session
 
     def _finish_compile(self, item: _Pending) -> None:
         c, m = item.compile, item.metrics
-        if item.frame_key[2] == "unknown" and m.get("co_name"):
-            item.frame_key = (m.get("co_filename"), m.get("co_firstlineno"), str(m["co_name"]))
+        if item.frame_key[2] == "unknown" and isinstance(m.get("co_name"), str) and m["co_name"]:
+            item.frame_key = (_text(m.get("co_filename")), _int(m.get("co_firstlineno")), m["co_name"])
         c.graph_breaks = [parse_graph_break(text) for text in item.break_texts]
         for brk in c.graph_breaks:
-            _attach_source(brk)
-        c.op_count = m.get("graph_op_count")
-        c.guard_count = m.get("guard_count")
-        c.guard_latency_us = m.get("guard_latency_us")
-        c.restarts = [str(r) for r in m.get("restart_reasons") or []]
-        if c.recompile_reason is None and m.get("recompile_reason"):
-            c.recompile_reason = [str(m["recompile_reason"])]
+            _bound_summaries(brk)
+            self._attach_source(brk)
+        c.op_count = _int(m.get("graph_op_count"))
+        c.guard_count = _int(m.get("guard_count"))
+        c.guard_latency_us = _number(m.get("guard_latency_us"))
+        restarts = m.get("restart_reasons")
+        c.restarts = [str(r) for r in restarts] if isinstance(restarts, list) else []
+        if c.recompile_reason is None and isinstance(m.get("recompile_reason"), str) and m["recompile_reason"]:
+            c.recompile_reason = [m["recompile_reason"]]
             c.failed_guards = parse_recompile_reasons(c.recompile_reason)
         if m.get("fail_type"):
-            reason = str(m.get("fail_reason") or "").strip()
-            c.failure = f"{m['fail_type']}: {reason.splitlines()[0] if reason else ''}".strip()
-            c.failure_filename = m.get("fail_user_frame_filename")
-            c.failure_lineno = m.get("fail_user_frame_lineno")
+            reason = _text(m.get("fail_reason")) or ""
+            reason = reason.strip()
+            c.failure = f"{_text(m['fail_type']) or 'unknown'}: {reason.splitlines()[0] if reason else ''}".strip()
+            c.failure_filename = _text(m.get("fail_user_frame_filename"))
+            c.failure_lineno = _int(m.get("fail_user_frame_lineno"))
             if caused := re.search(r"^Caused by: (.*?)\s+# ", reason, re.M):
                 c.failure_code = caused.group(1).strip()
         c.time = _compile_time(m, item.backward_metrics)
         if len(item.code_gen) >= 2 and c.time.codegen_s is not None and self.kernel_compiles:
             begin, end = item.code_gen[0], item.code_gen[-1]
-            spent = sum(min(e, end) - max(b, begin) for b, e in self.kernel_compiles if b < end and e > begin) / 1e6
+            spent = self._kernel_compile_time(begin, end) / 1e6
             c.time.kernel_compile_s = spent
             c.time.codegen_s = max(c.time.codegen_s - spent, 0.0)
         c.compile_time_s = c.time.total_s
         c.cache = CacheUse(
-            fx_graph_hits=m.get("inductor_fx_local_cache_hit_count"),
-            fx_graph_misses=m.get("inductor_fx_local_cache_miss_count"),
-            aot_autograd_hits=m.get("aotautograd_local_cache_hit_count"),
-            aot_autograd_misses=m.get("aotautograd_local_cache_miss_count"),
+            fx_graph_hits=_int(m.get("inductor_fx_local_cache_hit_count")),
+            fx_graph_misses=_int(m.get("inductor_fx_local_cache_miss_count")),
+            aot_autograd_hits=_int(m.get("aotautograd_local_cache_hit_count")),
+            aot_autograd_misses=_int(m.get("aotautograd_local_cache_miss_count")),
         )
         graph_ops = set()
         for graph in (c.aot.forward, c.aot.backward, c.aot.inference):
@@ -410,16 +521,16 @@ class _Builder:
         c.status = _status(c, m)
 
     def _apply_generated_code(self) -> None:
-        """Put Dynamo's code and the code it compiled, decompiled (compilescope's own record),
-        on each Compile."""
+        """Dynamo's code, decompiled (compilescope's own record): put on each Compile, with the
+        code it compiled."""
         data = self.generated
         if data is None:
             return
         if data.get("unavailable"):
             self.session.decompiled = str(data["unavailable"])
             return
-        seconds = data.get("decompile_s")
-        self.session.decompiled = f"decompiled when the run ended, in {seconds:.2f} s" if isinstance(seconds, (int, float)) else "decompiled"
+        seconds = _number(data.get("decompile_s"))
+        self.session.decompiled = f"decompiled when the run ended, in {seconds:.2f} s" if seconds is not None else "decompiled"
         # Keyed without the restart attempt ("3/0_1" -> "3/0"): inside the bytecode hook torch
         # still reports attempt 0, and the code comes from the last attempt, the one that held.
         # An id comes back after torch._dynamo.reset(): both lists are in the order the compiles
@@ -427,17 +538,21 @@ class _Builder:
         by_id: dict[tuple[str, str], list[Compile]] = {}
         for item in self.order:
             by_id.setdefault((_without_attempt(item.compile.compile_id), item.frame_key[2]), []).append(item.compile)
-        for version in data.get("versions") or []:
-            waiting = by_id.get((_without_attempt(str(version.get("compile_id"))), str(version.get("function")))) or []
+        for version in _list(data.get("versions")):
+            if not isinstance(version, dict) or not isinstance(version.get("compile_id"), str) or not isinstance(version.get("function"), str):
+                self.skip(f"the code of a compiled version: not in the shape compilescope writes ({_a(version)})")
+                continue
+            waiting = by_id.get((_without_attempt(version["compile_id"]), version["function"])) or []
             if not waiting:
-                self.session.skipped.append(f"the code of compiled version {version.get('compile_id')} of {version.get('function')}: the trace has no compile with that id")
+                self.skip(f"the code of compiled version {_short(version['compile_id'])} of {_short(version['function'])}: the trace has no compile with that id")
                 continue
             compile_ = waiting.pop(0)
             compile_.transformed_code = _decompiled(version.get("transformed"))
             compile_.original_code = _decompiled(version.get("original"))
-            compile_.resume_functions = {str(k): str(v) for k, v in (version.get("resume_functions") or {}).items()}
-            compile_.compiled_graphs = [str(n) for n in version.get("compiled_graphs") or []]
-            compile_.called_as = [str(n) for n in version.get("called_as") or []]
+            resumes = version.get("resume_functions")
+            compile_.resume_functions = {str(k): v for k, v in resumes.items() if isinstance(v, str)} if isinstance(resumes, dict) else {}
+            compile_.compiled_graphs = [n for n in _list(version.get("compiled_graphs")) if isinstance(n, str)]
+            compile_.called_as = [n for n in _list(version.get("called_as")) if isinstance(n, str)]
 
     def _apply_calls(self) -> None:
         """Put the calls each version served (compilescope's own record) on its Compile, and the
@@ -448,46 +563,94 @@ class _Builder:
         if data.get("unavailable"):
             self.session.calls_recorded = str(data["unavailable"])
             return
-        self.session.calls_recorded = str(data.get("method") or "recorded")
-        for version in data.get("versions") or []:
-            cid = version.get("compile_id") or {}
-            item = self.latest.get((cid.get("compiled_autograd_id"), cid.get("frame_id"), cid.get("frame_compile_id")))
+        method = data.get("method")
+        self.session.calls_recorded = method if isinstance(method, str) and method else "recorded"
+        for version in _list(data.get("versions")):
+            cid = version.get("compile_id") if isinstance(version, dict) else None
+            if not isinstance(cid, dict):
+                self.skip(f"calls of a compiled version: not in the shape compilescope writes ({_a(version)})")
+                continue
+            key = (_int(cid.get("compiled_autograd_id")), _int(cid.get("frame_id")), _int(cid.get("frame_compile_id")))
+            item = self.latest.get(key)
             if item is None:
-                self.session.skipped.append(f"calls of compiled version {version.get('label')}: the trace has no compile with that id")
+                self.skip(f"calls of compiled version {_short(_str(version.get('label')) or 'unknown')}: the trace has no compile with that id")
                 continue
             item.compile.calls = _call_times(version)
-        for original in data.get("eager") or []:
-            frame = self._frame_named(original.get("frame"))
+        for original in _list(data.get("eager")):
+            frame = self._frame_named(original.get("frame")) if isinstance(original, dict) else None
             if frame is not None:
                 # Two code objects of one function (the resume functions of both sides of a
                 # branch) add up.
                 frame.calls_without_compiled_code = _add_calls(frame.calls_without_compiled_code, _call_times(original))
-        for order in data.get("order") or []:
-            frame = self._frame_named(order.get("frame"))
+        for order in _list(data.get("order")):
+            frame = self._frame_named(order.get("frame")) if isinstance(order, dict) else None
             if frame is not None:
-                frame.call_order = [[str(label), int(count)] for label, count in order.get("runs") or []]
-                frame.call_order_cut = bool(order.get("cut"))
+                runs = [run for run in _list(order.get("runs")) if isinstance(run, list) and len(run) == 2 and isinstance(run[0], str) and _int(run[1]) is not None]
+                frame.call_order = [[label, count] for label, count in runs]
+                frame.call_order_cut = order.get("cut") is True
 
     def _frame_named(self, key: Any) -> Frame | None:
         if not isinstance(key, list) or len(key) != 3:
             return None
         filename, lineno, name = key
+        if not isinstance(filename, (str, type(None))) or _int(lineno) is None or not isinstance(name, str):
+            return None
         return self.frames.get((filename, lineno, name))
+
+    def _index_kernel_compiles(self) -> None:
+        # The C++/Triton compiles, in time order, with the latest end so far at each: the
+        # compile time inside a code_gen span is then found by bisection, not a scan per compile.
+        self.kernel_compiles.sort()
+        self._compile_begins = [b for b, _ in self.kernel_compiles]
+        self._compile_spent = [0.0]
+        for b, e in self.kernel_compiles:
+            self._compile_spent.append(self._compile_spent[-1] + max(e - b, 0.0))
+
+    def _kernel_compile_time(self, begin: float, end: float) -> float:
+        """µs of C++/Triton compiling inside [begin, end] (the outermost compile_file spans, which
+        do not overlap)."""
+        spans = self.kernel_compiles
+        first = max(bisect.bisect_left(self._compile_begins, begin) - 1, 0)
+        last = bisect.bisect_left(self._compile_begins, end)
+        if last - first <= 2:
+            return sum(max(min(e, end) - max(b, begin), 0.0) for b, e in spans[first:last])
+        # Whole spans in the middle, by their running sum; the two at the ends, clipped.
+        inner = self._compile_spent[last - 1] - self._compile_spent[first + 1]
+        ends = [spans[first], spans[last - 1]]
+        return inner + sum(max(min(e, end) - max(b, begin), 0.0) for b, e in ends)
+
+    def _attach_source(self, brk: GraphBreak, around: int = 3) -> None:
+        """The lines around a break, read from the user's file, but only if the file still has,
+        at that line, the code torch reported: a file edited since the run must not mislead."""
+        if not brk.filename or not brk.lineno or not brk.code or brk.lineno < 1:
+            return
+        if brk.filename not in self._sources:
+            if len(self._sources) >= 256:
+                self._sources.clear()
+            self._sources[brk.filename] = _read_source(brk.filename)
+        lines = self._sources[brk.filename]
+        if lines is None or brk.lineno > len(lines) or lines[brk.lineno - 1].strip() != brk.code.strip():
+            return
+        start = max(1, brk.lineno - around)
+        brk.context = lines[start - 1 : brk.lineno + around]
+        brk.context_start = start
 
     def _link_resumes(self) -> None:
         # Dynamo names the function that continues after a break at line N of `fn`
         # "torch_dynamo_resume_in_<fn>_at_<N>".
+        breaks: dict[tuple[str | None, str], list[GraphBreak]] = {}
+        for other in self.session.frames:
+            for compile_ in other.compiles:
+                for brk in compile_.graph_breaks:
+                    breaks.setdefault((brk.filename, str(brk.lineno)), []).append(brk)
         for frame in self.session.frames:
             if not frame.is_resume:
                 continue
             rest = frame.name.removeprefix("torch_dynamo_resume_in_")
             function, _, line = rest.rpartition("_at_")
             frame.resumes = f"{function} line {line}"
-            for other in self.session.frames:
-                for compile_ in other.compiles:
-                    for brk in compile_.graph_breaks:
-                        if brk.filename == frame.filename and str(brk.lineno) == line:
-                            brk.resume_function = frame.name
+            for brk in breaks.get((frame.filename, line), ()):
+                brk.resume_function = frame.name
 
 
 _TRACEBACK_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in [^\n]*\n\s*(?P<code>[^\n]*)')
@@ -514,26 +677,55 @@ def _kernel_sources(c: Compile, stacks: dict[str, list[str]]) -> None:
         elif kernel.source_nodes:
             kernel.source_lines = list(dict.fromkeys(node_sources[n] for n in kernel.source_nodes if n in node_sources))
         if m := re.search(r"'kernel_num_gb': ([0-9.e+-]+)", kernel.code):
-            kernel.num_gb = float(m.group(1))
+            kernel.num_gb = _float_text(m.group(1))
         if m := re.search(r"'kernel_flop': ([0-9.e+-]+)", kernel.code):
-            kernel.flop = float(m.group(1))
+            kernel.flop = _float_text(m.group(1))
 
 
-def _attach_source(brk: GraphBreak, around: int = 3) -> None:
-    """The lines around a break, read from the user's file, but only if the file still has, at
-    that line, the code torch reported: a file edited since the run must not mislead."""
-    if not brk.filename or not brk.lineno or not brk.code:
-        return
+SUMMARY_LIMIT = 1000  # characters of a line read out of torch's message (its whole text is kept)
+
+
+def _bound_summaries(brk: GraphBreak) -> None:
+    """A graph break's one-line reason, explanation, hint and code are lines read out of torch's
+    message, which `text` keeps whole: from a message far longer than torch writes (a huge repr
+    in it), they keep their first SUMMARY_LIMIT characters, and say so, so that nothing that
+    reads them (findings, the terminal, the report) works through megabytes per line."""
+    for name in ("reason", "explanation", "hint", "code"):
+        value = getattr(brk, name)
+        if isinstance(value, str) and len(value) > SUMMARY_LIMIT:
+            setattr(brk, name, value[:SUMMARY_LIMIT] + f"… ({_size(value[SUMMARY_LIMIT:])} more in the graph break's text)")
+
+
+def _size(text: str) -> str:
+    if len(text) < 100_000:
+        return f"{len(text):,} characters"
+    return f"{len(text.encode('utf-8', 'surrogatepass')) / 1e6:.1f} MB"
+
+
+_MAX_SOURCE = 4 * 2**20  # bytes: a user's source file longer than this is not read for context
+
+
+def _read_source(filename: str) -> list[str] | None:
+    """The lines of a user's source file named by the trace, or None: only a Python file (.py)
+    that is a regular file of at most _MAX_SOURCE bytes is read (the trace may come from
+    elsewhere and name a pipe, which would hang us, a device that never ends, or a private file
+    whose lines it guesses, to have them quoted in the report)."""
+    if not filename.endswith(".py"):
+        return None
     try:
-        with open(brk.filename, encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
+        fd = os.open(filename, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):  # ValueError: a name with a NUL in it
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_SOURCE:
+            return None
+        data = os.read(fd, _MAX_SOURCE + 1)
     except OSError:
-        return
-    if brk.lineno > len(lines) or lines[brk.lineno - 1].strip() != brk.code.strip():
-        return
-    start = max(1, brk.lineno - around)
-    brk.context = lines[start - 1 : brk.lineno + around]
-    brk.context_start = start
+        return None
+    finally:
+        os.close(fd)
+    return data[:_MAX_SOURCE].decode("utf-8", errors="replace").splitlines()
 
 
 def _status(c: Compile, metrics: dict[str, Any]) -> str:
@@ -552,8 +744,7 @@ def _status(c: Compile, metrics: dict[str, Any]) -> str:
 
 def _compile_time(m: dict[str, Any], bwd: dict[str, Any]) -> CompileTime:
     def seconds(key: str) -> float | None:
-        value = m.get(key)
-        return float(value) if isinstance(value, (int, float)) else None
+        return _number(m.get(key))
 
     total = seconds("entire_frame_compile_time_s")
     backend = seconds("backend_compile_time_s")
@@ -572,15 +763,14 @@ def _compile_time(m: dict[str, Any], bwd: dict[str, Any]) -> CompileTime:
         time.inductor_s = inductor - (codegen or 0.0)
     time.codegen_s = codegen
     if bwd:
-        value = bwd.get("inductor_compile_time_s")
-        time.backward_s = float(value) if isinstance(value, (int, float)) else None
+        time.backward_s = _number(bwd.get("inductor_compile_time_s"))
     return time
 
 
 def _json_or_lines(payload: str) -> list[str]:
     # One reason is written as plain text (possibly several lines), several as a JSON list.
     try:
-        data = json.loads(payload)
+        data = json_value(payload)
     except json.JSONDecodeError:
         return split_recompile_reasons([line for line in payload.splitlines() if line.strip()])
     if isinstance(data, list):
@@ -618,18 +808,82 @@ def _child(data: Any) -> ChildProcess | None:
 
 
 def _str(value: Any) -> str | None:
-    return None if value is None else str(value)
+    """A scalar as text (torch writes a symbol's value as a number or a string); a list or an
+    object, which torch does not write there, as compact JSON."""
+    if value is None:
+        return None
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)[:10_000]
+    return str(value)
+
+
+def _text(value: Any) -> str | None:
+    """A string as it is, or None for anything else: no value of another type is dressed up as text."""
+    return value if isinstance(value, str) else None
+
+
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _int(value: Any) -> int | None:
+    """A whole number as torch writes one (a line, a count: at most 64 bits), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and -(2**63) < value < 2**63 else None
+
+
+def _number(value: Any) -> float | None:
+    """An int or a float as torch wrote it (not a bool, not NaN, infinite or beyond a float's
+    range, which no timing or count is), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return value if -1e300 < value < 1e300 else None
+
+
+def _float_text(text: str) -> float | None:
+    try:
+        return _number(float(text))
+    except ValueError:
+        return None
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _unknown(value: Any) -> str:
+    return "unknown" if value is None else str(value)
+
+
+def _a(value: Any) -> str:
+    """What a value from a record is, for the user: "a list", "the string 'abc'"."""
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a whole number", float: "a number"}
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return f"the string {_short(value, 40)!r}"
+    if isinstance(value, (bool, int, float)):
+        return f"{names[type(value)]} ({_short(str(value), 40)})"
+    return names.get(type(value), type(value).__name__)
+
+
+def _short(text: str, limit: int = 200) -> str:
+    # Messages quote values from the trace: at most `limit` characters of one.
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} characters more)"
+
+
+_ENVIRONMENT_FIELDS = tuple(Environment.__dataclass_fields__)
 
 
 def _call_times(facts: dict[str, Any]) -> CallTimes:
     iqr = facts.get("iqr_us")
+    iqr_us = [float(v) for v in iqr] if isinstance(iqr, list) and len(iqr) == 2 and all(_number(v) is not None for v in iqr) else None
     return CallTimes(
-        calls=int(facts.get("calls") or 0),
-        total_ms=float(facts.get("total_ms") or 0.0),
-        median_us=facts.get("median_us"),
-        iqr_us=list(iqr) if isinstance(iqr, list) else None,
-        raised=int(facts.get("raised") or 0),
-        sampled=facts.get("sampled"),
+        calls=_int(facts.get("calls")) or 0,
+        total_ms=_number(facts.get("total_ms")) or 0.0,
+        median_us=_number(facts.get("median_us")),
+        iqr_us=iqr_us,
+        raised=_int(facts.get("raised")) or 0,
+        sampled=_int(facts.get("sampled")),
     )
 
 

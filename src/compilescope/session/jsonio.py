@@ -3,12 +3,17 @@
 Dataclasses go out with dataclasses.asdict; they come back through their type hints, so the
 model is the one place that defines the format. Unknown keys from a newer writer are ignored
 and missing keys take their defaults, so old and new files both load.
+
+A session may come from elsewhere: every value is checked against its type hint on the way in,
+so nothing downstream meets a list where the model promises a string.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
+import re
 import types
 import typing
 from pathlib import Path
@@ -16,14 +21,33 @@ from typing import Any
 
 from compilescope.outputs import write_text
 from compilescope.session.model import SCHEMA, Session
+from compilescope.trace.reader import json_value
 
 
 class SessionFormatError(ValueError):
     """The file is not a compilescope session this version can read."""
 
+    def __init__(self, message: str, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path  # where in the session the bad value is ("frames[0].name"), if one is
+
 
 def dumps(session: Session) -> str:
-    return json.dumps(dataclasses.asdict(session), indent=1, ensure_ascii=False)
+    """The session as JSON text, written by json's C encoder straight from the dataclasses (no
+    copy of the session as dicts first: a session of a million records stays one copy)."""
+    text = json.dumps(session, default=_fields_of, ensure_ascii=False)
+    # A lone surrogate (only a Session made in Python can hold one: the loaders replace them)
+    # is written as JSON's escape of it, which UTF-8 can hold.
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _SURROGATE.search(text) else text
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _fields_of(value: Any) -> dict[str, Any]:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {item.name: getattr(value, item.name) for item in dataclasses.fields(value)}
+    raise TypeError(f"not part of a session: {type(value).__name__}")
 
 
 def save(session: Session, path: str | Path) -> Path:
@@ -32,43 +56,137 @@ def save(session: Session, path: str | Path) -> Path:
     return write_text(path, dumps(session), "the session")
 
 
+# The largest whole number a session holds (a count, a line, an exit status): beyond it a value
+# cannot be a fact of a run, and would break arithmetic with floats when rendered.
+MAX_INT = 2**63
+
+
 def loads(text: str) -> Session:
+    """The Session in `text`, checked against the model's types: a value of the wrong type, a
+    missing key the model requires, or nesting deeper than JSON's reader allows gives a
+    SessionFormatError that names where (`frames[0]: expected an object, got 1`)."""
     try:
-        data = json.loads(text)
+        data = json_value(text)
     except json.JSONDecodeError as error:
         raise SessionFormatError(f"not valid JSON: {error}") from None
-    if not isinstance(data, dict) or not str(data.get("schema", "")).startswith("compilescope/"):
+    except RecursionError:
+        raise SessionFormatError("not a compilescope session: nested too deeply to read") from None
+    except ValueError as error:  # a number of more digits than Python reads (int_max_str_digits)
+        raise SessionFormatError(f"not valid JSON: {_short(str(error), 120)}") from None
+    schema = data.get("schema") if isinstance(data, dict) else None
+    if not isinstance(schema, str) or not schema.startswith("compilescope/"):
         raise SessionFormatError("not a compilescope session (no 'schema': 'compilescope/…')")
-    major = str(data["schema"]).split("/", 1)[1]
+    major = schema.split("/", 1)[1]
     if major != SCHEMA.split("/", 1)[1]:
         raise SessionFormatError(
-            f"session schema {data['schema']!r} is not supported by this compilescope "
+            f"session schema {_short(schema, 60)!r} is not supported by this compilescope "
             f"(it reads {SCHEMA!r})"
         )
-    return _build(Session, data)
+    return _build(Session, data, "")
 
 
-def _build(cls: Any, data: Any) -> Any:
+@functools.lru_cache(maxsize=None)
+def _fields(cls: Any) -> tuple[tuple[str, Any, bool], ...]:
+    """(name, type hint, required) for each field of a dataclass of the model."""
     hints = typing.get_type_hints(cls)
+    return tuple(
+        (item.name, hints[item.name], item.default is dataclasses.MISSING and item.default_factory is dataclasses.MISSING)
+        for item in dataclasses.fields(cls)
+    )
+
+
+def _build(cls: Any, data: dict[str, Any], path: str) -> Any:
     values = {}
-    for item in dataclasses.fields(cls):
-        if item.name in data:
-            values[item.name] = _convert(hints[item.name], data[item.name])
+    for name, hint, required in _fields(cls):
+        where = f"{path}.{name}" if path else name
+        if name in data:
+            values[name] = _convert(hint, data[name], where)
+        elif required:
+            raise SessionFormatError(f"{path or 'the session'}: missing {name!r}")
     return cls(**values)
 
 
-def _convert(hint: Any, value: Any) -> Any:
-    if value is None:
-        return None
+def _convert(hint: Any, value: Any, path: str) -> Any:
+    """`value` as the model's type `hint` says, or SessionFormatError naming `path`. The check
+    follows the model, so its depth is the model's: a value nested deeper is of the wrong type."""
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
         options = [a for a in typing.get_args(hint) if a is not type(None)]
-        return _convert(options[0], value) if len(options) == 1 else value
+        if value is None:
+            if len(options) < len(typing.get_args(hint)):
+                return None
+            raise SessionFormatError(f"{path}: expected {_expected(hint)}, got null", path)
+        if len(options) == 1:
+            try:
+                return _convert(options[0], value, path)
+            except SessionFormatError as error:
+                if error.path != path:  # deeper inside: that place says what it expected
+                    raise
+                raise SessionFormatError(f"{path}: expected {_expected(hint)}, got {_got(value)}", path) from None
+        for option in options:
+            try:
+                return _convert(option, value, path)
+            except SessionFormatError:
+                continue
+        raise SessionFormatError(f"{path}: expected {_expected(hint)}, got {_got(value)}", path)
     if origin is list:
-        (inner,) = typing.get_args(hint) or (Any,)
-        return [_convert(inner, v) for v in value]
+        if not isinstance(value, list):
+            raise SessionFormatError(f"{path}: expected {_expected(hint)}, got {_got(value)}", path)
+        (inner,) = typing.get_args(hint)
+        return [_convert(inner, item, f"{path}[{index}]") for index, item in enumerate(value)]
     if origin is dict:
-        return dict(value)
+        if not isinstance(value, dict):
+            raise SessionFormatError(f"{path}: expected {_expected(hint)}, got {_got(value)}", path)
+        _, inner = typing.get_args(hint)
+        return {key: _convert(inner, item, f"{path}[{_short(key, 40)!r}]") for key, item in value.items()}
     if dataclasses.is_dataclass(hint):
-        return _build(hint, value)
-    return value
+        if not isinstance(value, dict):
+            raise SessionFormatError(f"{path}: expected an object, got {_got(value)}", path)
+        return _build(hint, value, path)
+    if _fits(hint, value):
+        return value
+    raise SessionFormatError(f"{path}: expected {_expected(hint)}, got {_got(value)}", path)
+
+
+def _fits(hint: Any, value: Any) -> bool:
+    if hint is str:
+        return isinstance(value, str)
+    if hint is bool:
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if hint is int:
+        return isinstance(value, int) and -MAX_INT < value < MAX_INT
+    if hint is float:  # JSON writes 68.0 as 68 too; NaN and infinities are floats
+        return isinstance(value, float) or (isinstance(value, int) and -MAX_INT < value < MAX_INT)
+    raise TypeError(f"the session model uses a type the loader does not know: {hint!r}")
+
+
+def _expected(hint: Any) -> str:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        names = [_expected(a) for a in typing.get_args(hint) if a is not type(None)]
+        if len(names) < len(typing.get_args(hint)):
+            names.append("null")
+        return " or ".join(names)
+    if origin is list:
+        return "a list"
+    if origin is dict or dataclasses.is_dataclass(hint):
+        return "an object"
+    return {str: "a string", bool: "true or false", int: "a whole number", float: "a number"}.get(hint, repr(hint))
+
+
+def _got(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return json.dumps(_short(value, 40), ensure_ascii=False)
+    if isinstance(value, int) and not isinstance(value, bool) and not -MAX_INT < value < MAX_INT:
+        return f"a number of {len(str(abs(value)))} digits"
+    return json.dumps(value)
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"

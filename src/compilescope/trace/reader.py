@@ -8,16 +8,27 @@ names the record (`dynamo_start`, `artifact`, `compilation_metrics`, ...) plus c
 This module knows only that format. It never imports torch, and it never gives up on a file:
 a line it cannot read, or a payload whose checksum does not match (a file cut off mid-write),
 is listed in `TraceLog.skipped` with the reason, and reading goes on.
+
+A trace may come from elsewhere, so it is untrusted: records are read one at a time
+(`iter_records`), never all kept at once, so memory follows the largest record, not the file;
+only regular files are opened (`open_trace`: a pipe or a device is refused, never waited on);
+the list of what was skipped is cut at `MAX_SKIPPED` entries and counted beyond.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import IO, Any, Iterable, Iterator
+
+MAX_SKIPPED = 1000  # reasons kept for the lines that could not be read; the rest are counted
+MAX_LINE = 512 * 2**20  # characters of one line; a longer one is not read (torch writes none)
+MAX_PAYLOAD = 512 * 2**20  # characters of one record's payload, likewise
 
 # "V1129 11:28:36.564000 1900 torch/_dynamo/utils.py:2350] {...}" (a rank prefix like
 # "[rank0]:" may stand before the level letter in some torch versions).
@@ -86,10 +97,18 @@ class Skipped:
 @dataclass
 class TraceLog:
     path: str | None
-    records: list[Record]
+    records: list[Record]  # empty while records are read one at a time (iter_records)
     strings: dict[int, str]  # torch interns file names: {"str": [name, index]}
     skipped: list[Skipped]
     lines_read: int = 0
+    records_read: int = 0
+    skipped_more: int = 0  # lines that could not be read beyond the MAX_SKIPPED listed
+
+    def skip(self, line: int, reason: str) -> None:
+        if len(self.skipped) < MAX_SKIPPED:
+            self.skipped.append(Skipped(line, reason))
+        else:
+            self.skipped_more += 1
 
     def string(self, index: Any) -> str | None:
         """The file name torch interned as `index`, or None if the trace never said."""
@@ -100,87 +119,190 @@ class TraceLog:
         return None
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_value(text: str) -> Any:
+    """json.loads, but a lone surrogate (JSON may escape one, "\\ud800"; no text holds one)
+    comes back as U+FFFD: a string no UTF-8 writer could write or terminal show is never passed on.
+    Raises ValueError (JSONDecodeError) and RecursionError as json.loads does."""
+    value = json.loads(text)
+    return without_surrogates(value) if _SURROGATE_ESCAPE.search(text) else value
+
+
+def without_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
+    if isinstance(value, list):
+        return [without_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {without_surrogates(key): without_surrogates(item) for key, item in value.items()}
+    return value
+
+
+class UnreadableInput(ValueError):
+    """A path compilescope will not read: not a regular file (a device, a pipe, a socket)."""
+
+
+def open_trace(path: str | Path, errors: str = "replace") -> IO[str]:
+    """The file at `path` opened for reading as text, only if it is a regular file: a pipe
+    would make us wait forever and /dev/zero never ends, so those are refused (UnreadableInput)
+    before a byte is read. Links are followed: reading through one writes nothing."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)  # non-blocking: opening a pipe with no writer returns at once
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise UnreadableInput(f"{path}: {_kind(mode)}, not a regular file: compilescope reads only files and folders")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, encoding="utf-8", errors=errors, newline="\n")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "a special file"
+
+
+def check_input(path: str | Path) -> None:
+    """UnreadableInput where `path` (links followed) is neither a regular file nor a folder."""
+    mode = os.stat(path).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise UnreadableInput(f"{path}: {_kind(mode)}, not a regular file or a folder: compilescope reads only files and folders")
+
+
 def read_trace(source: str | Path | Iterable[str], name: str | None = None) -> TraceLog:
-    """Parse a trace file (or any iterable of its lines) into records."""
+    """Parse a trace file (or any iterable of its lines) into records, all kept in
+    `TraceLog.records` (for a file of any size, iter_records reads them one at a time)."""
     if isinstance(source, (str, Path)):
-        path = Path(source)
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return _parse(handle, str(path))
-    return _parse(source, name)
+        with open_trace(source) as handle:
+            log = TraceLog(path=str(source), records=[], strings={}, skipped=[])
+            log.records.extend(iter_records(file_lines(handle), log))
+            return log
+    log = TraceLog(path=name, records=[], strings={}, skipped=[])
+    log.records.extend(iter_records(source, log))
+    return log
 
 
-def _parse(lines: Iterable[str], path: str | None) -> TraceLog:
-    log = TraceLog(path=path, records=[], strings={}, skipped=[])
+def iter_records(lines: Iterable[str], log: TraceLog) -> Iterator[Record]:
+    """The records in `lines`, one at a time as they are read; interned strings go into
+    `log.strings` and what cannot be read into `log.skipped` as reading goes."""
     pending: tuple[int, re.Match[str]] | None = None
     payload: list[str] = []
-
-    def finish() -> None:
-        if pending is not None:
-            _finish_record(log, pending[0], pending[1], payload)
-
+    payload_size = 0  # characters kept of the pending record's payload
     number = 0
     for number, raw in enumerate(lines, start=1):
-        line = raw.rstrip("\n").rstrip("\r")
-        if line.startswith("\t"):
+        if raw.startswith("\t"):
             if pending is None:
-                log.skipped.append(Skipped(number, "payload line without a record before it"))
-            else:
-                payload.append(line[1:])
+                log.skip(number, "payload line without a record before it")
+            elif payload_size <= MAX_PAYLOAD:
+                payload_size += MAX_PAYLOAD + 1 if isinstance(raw, _LongLine) else len(raw)
+                payload.append(raw)  # as read: _payload_text takes the tabs and line ends off
+                if payload_size > MAX_PAYLOAD:
+                    payload = []  # not read: nothing of it is kept
             continue
-        finish()
-        pending, payload = None, []
+        if pending is not None:
+            record = _finish_record(log, pending[0], pending[1], payload, payload_size > MAX_PAYLOAD)
+            if record is not None:
+                log.records_read += 1
+                yield record
+        pending, payload, payload_size = None, [], 0
+        if isinstance(raw, _LongLine):
+            log.skip(number, f"a line longer than {MAX_LINE // 2**20} MB: not read")
+            continue
+        line = raw.rstrip("\n").rstrip("\r")
         if not line.strip():
             continue
         match = _HEADER.match(line)
         if match is None:
-            log.skipped.append(Skipped(number, "not a structured-trace line"))
+            log.skip(number, "not a structured-trace line")
             continue
         pending = (number, match)
-    finish()
+    if pending is not None:
+        record = _finish_record(log, pending[0], pending[1], payload, payload_size > MAX_PAYLOAD)
+        if record is not None:
+            log.records_read += 1
+            yield record
     log.lines_read = number
-    return log
 
 
-def _finish_record(log: TraceLog, number: int, match: re.Match[str], payload_lines: list[str]) -> None:
+class _LongLine(str):
+    """What is kept of a line longer than MAX_LINE: its first characters, marked."""
+
+
+def file_lines(handle: IO[str]) -> Iterator[str]:
+    """The lines of a file, each at most MAX_LINE characters long: a longer one (a file with no
+    line breaks at all, say) is read through in pieces and given as a _LongLine, so memory stays
+    bounded whatever the file holds."""
+    while True:
+        line = handle.readline(MAX_LINE)
+        if not line:
+            return
+        if len(line) >= MAX_LINE and not line.endswith("\n"):
+            head = line[:1]
+            while line and not line.endswith("\n"):
+                line = handle.readline(MAX_LINE)
+            yield _LongLine(head)
+            continue
+        yield line
+
+
+def _finish_record(log: TraceLog, number: int, match: re.Match[str], payload_lines: list[str], too_long: bool = False) -> Record | None:
     try:
-        data = json.loads(match.group("json"))
+        data = json_value(match.group("json"))
     except json.JSONDecodeError as error:
-        log.skipped.append(Skipped(number, f"record is not valid JSON ({error.msg})"))
-        return
+        log.skip(number, f"record is not valid JSON ({error.msg})")
+        return None
+    except ValueError:  # a number of more digits than Python reads
+        log.skip(number, "record holds a number too long to read")
+        return None
+    except RecursionError:
+        log.skip(number, "record is nested too deeply to read")
+        return None
     if not isinstance(data, dict):
-        log.skipped.append(Skipped(number, "record is not a JSON object"))
-        return
-    names = [key for key in data if key not in _CONTEXT_KEYS]
-    if not names:
-        log.skipped.append(Skipped(number, "record has no name"))
-        return
-    kind = names[0]
+        log.skip(number, "record is not a JSON object")
+        return None
+    kind = next((key for key in data if key not in _CONTEXT_KEYS), None)
+    if kind is None:
+        log.skip(number, "record has no name")
+        return None
     metadata = data[kind]
 
     payload: str | None = None
-    if "has_payload" in data:
-        payload = "\n".join(payload_lines)
-        digest = hashlib.md5(payload.encode("utf-8"), usedforsecurity=False).hexdigest()
+    if too_long:
+        log.skip(number, f"payload of {_describe(kind, metadata)} is longer than {MAX_PAYLOAD // 2**20} MB: not read")
+    elif "has_payload" in data:
+        payload = _payload_text(payload_lines)
+        digest = hashlib.md5(payload.encode("utf-8", errors="replace"), usedforsecurity=False).hexdigest()
         if digest != data["has_payload"]:
             # A file cut off mid-write, or edited: keep the record's metadata, but never
             # explain from a payload we know is not what torch wrote.
-            log.skipped.append(
-                Skipped(number, f"payload of {_describe(kind, metadata)} is incomplete or damaged")
-            )
+            log.skip(number, f"payload of {_describe(kind, metadata)} is incomplete or damaged")
             payload = None
             if not payload_lines:
-                return
+                return None
 
     if kind == "str":
-        if isinstance(metadata, list) and len(metadata) == 2 and isinstance(metadata[1], int):
-            log.strings[metadata[1]] = str(metadata[0])
+        if isinstance(metadata, list) and len(metadata) == 2 and isinstance(metadata[0], str) and _is_int(metadata[1]):
+            log.strings[metadata[1]] = metadata[0]
         else:
-            log.skipped.append(Skipped(number, "string record in an unknown shape"))
-        return
+            log.skip(number, "string record in an unknown shape")
+        return None
 
-    is_artifact = kind == "artifact" and isinstance(metadata, dict) and "name" in metadata
+    is_artifact = kind == "artifact" and isinstance(metadata, dict) and isinstance(metadata.get("name"), str)
     if is_artifact:
-        kind = str(metadata["name"])
+        kind = metadata["name"]
 
     compile_id = None
     if "frame_id" in data or "frame_compile_id" in data:
@@ -191,32 +313,55 @@ def _finish_record(log: TraceLog, number: int, match: re.Match[str], payload_lin
             compiled_autograd_id=_int_or_none(data.get("compiled_autograd_id")),
         )
     context = {key: data[key] for key in data if key in _CONTEXT_KEYS}
-    log.records.append(
-        Record(
-            kind=kind,
-            metadata=metadata,
-            payload=payload,
-            compile_id=compile_id,
-            line=number,
-            pid=_int_or_none(match.group("pid")),
-            rank=_int_or_none(data.get("rank")),
-            is_artifact=is_artifact,
-            context=context,
-        )
+    return Record(
+        kind=kind,
+        metadata=metadata,
+        payload=payload,
+        compile_id=compile_id,
+        line=number,
+        pid=_int_or_none(match.group("pid")),
+        rank=_int_or_none(data.get("rank")),
+        is_artifact=is_artifact,
+        context=context,
     )
+
+
+def _payload_text(raws: list[str]) -> str:
+    """The payload as torch wrote it: its lines, each without the tab before it and its line
+    end, joined by newlines (in one pass over the joined text, not one per line)."""
+    joined = "".join(raws)
+    if joined.endswith("\n"):
+        joined = joined[:-1]
+    if "\r" in joined or joined.count("\n") != len(raws) - 1:
+        # line ends of another system, or lines given without theirs: line by line
+        return "\n".join(raw[1:].rstrip("\n").rstrip("\r") for raw in raws)
+    # every line starts with its tab, so each "\n\t" is a line end and the next line's tab
+    return joined[1:].replace("\n\t", "\n")
 
 
 def _describe(kind: str, metadata: Any) -> str:
     if kind == "artifact" and isinstance(metadata, dict):
-        return f"artifact {metadata.get('name')!r}"
-    return repr(kind)
+        return f"artifact {_short(metadata.get('name'))!r}"
+    return repr(_short(kind))
+
+
+def _short(value: Any, limit: int = 80) -> Any:
+    # A record's name from elsewhere can be of any length: a reason names at most its start.
+    return value[:limit] + "…" if isinstance(value, str) and len(value) > limit else value
+
+
+def _is_int(value: Any) -> bool:
+    # at most 64 bits, as torch writes ids and ranks: a longer one is not an id
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**63) < value < 2**63
 
 
 def _int_or_none(value: Any) -> int | None:
-    try:
-        return int(value) if value is not None else None
-    except (TypeError, ValueError):
-        return None
+    """An id or a rank as torch writes them: an int, or digits (the pid of the header)."""
+    if _is_int(value):
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 18:
+        return int(value)
+    return None
 
 
 def trace_files(path: str | Path) -> list[Path]:
@@ -224,5 +369,6 @@ def trace_files(path: str | Path) -> list[Path]:
     (one per process, so one per rank of a distributed job)."""
     target = Path(path)
     if target.is_dir():
-        return sorted(p for p in target.iterdir() if p.is_file() and p.suffix == ".log")
+        # is_file(): regular files only (links followed), never a pipe someone named *.log
+        return sorted(p for p in target.iterdir() if p.suffix == ".log" and p.is_file())
     return [target]

@@ -2,15 +2,24 @@
  *
  * Every string from the session goes into the DOM as text (el() appends text nodes), never as
  * HTML; the one exception is highlight.js's output, which it builds from escaped text.
- * Heavy parts (graphs, guards, kernels, code) are built only when opened.
+ * Heavy parts (graphs, guards, kernels, code) are built only when opened, and read only then:
+ * each compile's details and each .py file are a JSON block of their own (html.py), parsed the
+ * first time they are shown. A compile whose details the page left out (past its budget) says so.
  */
 (function () {
   "use strict";
 
   var data = JSON.parse(document.getElementById("compilescope-data").textContent);
   var S = data.session;
+  // The compiled functions come in blocks (html.py: a string has a length limit in the browser).
+  (data.frame_blocks || []).forEach(function (n) {
+    var part = block(n);
+    for (var i = 0; i < part.length; i++) S.frames.push(part[i]);
+  });
   var app = document.getElementById("app");
   var LAZY_ROWS = 2000;
+  var NAV_COMPILES = 200; // versions of one function listed in the navigation before "show more"
+  var PART = 500; // functions, findings shown before "show more"
   var HIGHLIGHT_LIMIT = 300000; // characters; longer code is shown plain, to stay fast
   var STAGES = [
     ["dynamo_s", "Dynamo (tracing Python)", "--stage-dynamo"],
@@ -109,17 +118,34 @@
 
   // ---- the session, flattened ---------------------------------------------------------------
   var compiles = [];
+  var byId = {};  // compile id -> its entries (ids repeat across functions, and after a reset)
   S.frames.forEach(function (frame, f) {
     frame.compiles.forEach(function (c, i) {
-      compiles.push({ frame: frame, frameIndex: f, compile: c, indexInFrame: i, index: compiles.length });
+      var entry = { frame: frame, frameIndex: f, compile: c, indexInFrame: i, index: compiles.length };
+      compiles.push(entry);
+      (byId[c.compile_id] = byId[c.compile_id] || []).push(entry);
     });
   });
   function compileById(id, frameName) {
-    for (var i = 0; i < compiles.length; i++) {
-      var entry = compiles[i];
-      if (entry.compile.compile_id === id && (!frameName || entry.frame.name === frameName)) return entry;
-    }
+    var found = Object.prototype.hasOwnProperty.call(byId, id) ? byId[id] : [];
+    for (var i = 0; i < found.length; i++) if (!frameName || found[i].frame.name === frameName) return found[i];
     return null;
+  }
+  function block(n) {
+    return JSON.parse(document.getElementById("compilescope-block-" + n).textContent);
+  }
+  // A compile's details, read from its block the first time they are needed.
+  var EMPTY_DETAILS = { failed_guards: [], restarts: [], graph_breaks: [], graphs: [], guards: [], guards_text: "", dynamic: [],
+    aot: { forward: null, backward: null, inference: null }, kernels: [], inductor_code: "", transformed_code: null, original_code: null, records: [] };
+  function details(entry) {
+    var c = entry.compile;
+    if (c.loaded) return c;
+    var found = c.details === null || c.details === undefined ? EMPTY_DETAILS : block(c.details);
+    Object.keys(EMPTY_DETAILS).forEach(function (key) { c[key] = Object.prototype.hasOwnProperty.call(found, key) ? found[key] : EMPTY_DETAILS[key]; });
+    c.guard_function = found.guard_function || null;
+    c.left_out = c.details === null;
+    c.loaded = true;
+    return c;
   }
   function firstCompileOfFrame(name) {
     for (var i = 0; i < compiles.length; i++) if (compiles[i].frame.name === name) return compiles[i];
@@ -175,11 +201,21 @@
       var item = el("li", null, el("div", { "class": "frame", title: (frame.filename || "") + ":" + frame.lineno }, frame.name,
         el("span", { "class": "muted" }, " " + shortPath(frame.filename) + ":" + unknownText(frame.lineno))));
       var list = el("ul");
-      compiles.forEach(function (entry) {
-        if (entry.frameIndex !== f) return;
-        add(list, el("li", null, el("a", { "class": "compile", href: "#compile-" + entry.index, id: "nav-compile-" + entry.index, "data-compile": String(entry.index) },
-          entry.compile.compile_id + " ", statusBadge(entry.compile.status))));
-      });
+      var own = compilesOf[f] || [];
+      function versionItem(entry) {
+        return el("li", null, el("a", { "class": "compile", href: "#compile-" + entry.index, id: "nav-compile-" + entry.index, "data-compile": String(entry.index) },
+          entry.compile.compile_id + " ", statusBadge(entry.compile.status)));
+      }
+      own.slice(0, NAV_COMPILES).forEach(function (entry) { add(list, versionItem(entry)); });
+      if (own.length > NAV_COMPILES) {
+        // A function compiled thousands of times: its versions are listed on request.
+        var rest = el("li", null, el("button", { onclick: function () {
+          var fragment = document.createDocumentFragment();
+          own.slice(NAV_COMPILES).forEach(function (entry) { fragment.appendChild(versionItem(entry)); });
+          rest.parentNode.replaceChild(fragment, rest);
+        } }, "show " + (own.length - NAV_COMPILES) + " more versions"));
+        add(list, rest);
+      }
       (childrenOf[f] || []).forEach(function (child) {
         var sub = frameItem(child);
         add(list, sub);
@@ -187,10 +223,32 @@
       add(item, list);
       return item;
     }
-    var tree = el("ul");
-    roots.forEach(function (f) { add(tree, frameItem(f)); });
+    var compilesOf = {};
+    compiles.forEach(function (entry) { (compilesOf[entry.frameIndex] = compilesOf[entry.frameIndex] || []).push(entry); });
+    var tree = inParts(roots, frameItem, "functions", "ul");
     add(nav, tree);
     return nav;
+  }
+  // The first PART items now, the rest a button press away: thousands of functions or
+  // findings stay quick to open.
+  function inParts(items, make, what, tag) {
+    var holder = el(tag || "div");
+    var shown = 0;
+    var more = el("button", null, "");
+    function next() {
+      var end = Math.min(items.length, shown + PART);
+      var fragment = document.createDocumentFragment();
+      for (; shown < end; shown++) fragment.appendChild(make(items[shown]));
+      if (more.parentNode) more.parentNode.removeChild(more);
+      holder.appendChild(fragment);
+      if (shown < items.length) {
+        more.textContent = "show " + Math.min(PART, items.length - shown) + " more of " + items.length + " " + what;
+        holder.appendChild(tag === "ul" ? el("li", null, more) : more);
+      }
+    }
+    more.addEventListener("click", next);
+    next();
+    return holder;
   }
   function unknownText(value) { return value === null || value === undefined ? "?" : String(value); }
 
@@ -199,7 +257,7 @@
     compiles.forEach(function (entry) {
       var c = entry.compile;
       if (c.compile_time_s !== null) { total += c.compile_time_s; any = true; }
-      kernels += c.kernels.length; graphs += c.graphs.length; breaks += c.graph_breaks.length;
+      kernels += c.counts.kernels; graphs += c.counts.graphs; breaks += c.counts.graph_breaks;
       if (c.recompile_reason) recompiles++;
       if (c.status === "failed") failed++;
     });
@@ -215,6 +273,9 @@
       ? "The program's own process compiled nothing; its child processes did (below)."
       : "torch.compile compiled nothing in this session."));
     if (children.length) add(section, childrenPart(children));
+    if (data.left_out) add(section, el("p", { "class": "unknown" }, "This report holds the details (graphs, guards, kernels, code) of the first " +
+      (compiles.length - data.left_out) + " of " + compiles.length + " compiles (" + (data.details_budget / 1e6).toFixed(0) + " MB); the other " + data.left_out +
+      " are listed, without their details, which the session's JSON holds: compilescope report SESSION.json --frame NAME --show all prints them."));
     if (S.skipped && S.skipped.length) {
       add(section, lazy("Skipped while reading the trace (" + S.skipped.length + ")", function () {
         return el("ul", null, S.skipped.map(function (s) { return el("li", { "class": "mono" }, s); }));
@@ -248,16 +309,19 @@
   function findingsSection() {
     var section = el("section", { id: "findings" }, el("h2", null, "What to look at"));
     if (!data.findings.length) add(section, el("p", { "class": "muted" }, "Nothing stands out."));
-    data.findings.forEach(function (f) {
-      var box = el("div", { "class": "finding " + f.level }, el("div", { "class": "title" }, f.title));
-      if (f.detail) add(box, el("div", { "class": "detail" }, f.detail));
-      if (f.advice) add(box, el("div", { "class": "advice" }, "→ " + f.advice));
+    function box(f) {
+      var found = el("div", { "class": "finding " + f.level }, el("div", { "class": "title" }, f.title));
+      if (f.detail) add(found, el("div", { "class": "detail" }, f.detail));
+      if (f.advice) add(found, el("div", { "class": "advice" }, "→ " + f.advice));
       (f.compile_ids || []).forEach(function (id) {
         var entry = compileById(id, f.frame);
-        if (entry) add(box, el("div", null, "see ", compileLink(entry)));
+        if (entry) add(found, el("div", null, "see ", compileLink(entry)));
       });
-      add(section, box);
-    });
+      return found;
+    }
+    add(section, inParts(data.findings, box, "findings"));
+    if (data.findings_left_out) add(section, el("p", { "class": "unknown" }, data.findings_left_out + " more findings are not in this report (it holds the first " +
+      data.findings.length + ", most important first); the compiles they are about are all listed under Compiled functions."));
     return section;
   }
 
@@ -453,7 +517,8 @@
   // ---- one compile --------------------------------------------------------------------------------
   function guardDiff(entry) {
     if (entry.indexInFrame === 0) return null;
-    var previous = entry.frame.compiles[entry.indexInFrame - 1];
+    var previous = details(compiles[entry.index - 1]);
+    if (previous.left_out) return null;
     var before = {}, now = {};
     previous.guards.forEach(function (g) { before[g.text] = g; });
     entry.compile.guards.forEach(function (g) { now[g.text] = g; });
@@ -539,7 +604,7 @@
     // Dynamo's code for this version, decompiled (recorded by compilescope run; absent in a
     // trace from elsewhere), with the resume functions it calls linked.
     var c = entry.compile, frame = entry.frame;
-    var guard = (data.guard_functions && data.guard_functions[entry.frameIndex]) ? data.guard_functions[entry.frameIndex][entry.indexInFrame] : null;
+    var guard = c.guard_function;
     if (!c.transformed_code && !c.original_code) return null;
     var box = el("div", { "class": "dynamo-code" });
     add(box, el("h3", null, "Dynamo's code, as Python"));
@@ -556,14 +621,18 @@
     var key = frame.name + " " + c.compile_id;
     (data.python_files || []).forEach(function (file) {
       if (file.compiles.indexOf(key) < 0) return;
-      add(box, lazy("The whole file " + file.name + ": " + file.function + " and what torch.compile made of it, in the order it runs (compilescope decompile writes it)", function () { return codeBlock(file.text, "python"); }));
+      if (file.text === null) return; // past the page's budget: the session's JSON has it
+      add(box, lazy("The whole file " + file.name + ": " + file.function + " and what torch.compile made of it, in the order it runs (compilescope decompile writes it)", function () { return codeBlock(block(file.text), "python"); }));
     });
     return box;
   }
   function compileSection(entry) {
-    var c = entry.compile, frame = entry.frame;
+    var c = details(entry), frame = entry.frame;
     var section = el("section", { id: "compile-view" });
     add(section, el("h2", null, frame.name + " ", el("span", { "class": "muted" }, c.compile_id), " ", statusBadge(c.status)));
+    if (c.left_out) add(section, el("p", { "class": "unknown" }, "The details of this compile (" + plural(c.counts.graphs, "graph") + ", " + plural(c.counts.guards, "guard") + ", " +
+      plural(c.counts.kernels, "kernel") + ", " + plural(c.counts.graph_breaks, "graph break") + ") are past this report's size limit: the session's JSON holds them " +
+      "(compilescope report SESSION.json --frame " + frame.name + " --show all)."));
     add(section, el("div", { "class": "muted" }, shortPath(frame.filename) + ":" + unknownText(frame.lineno) + " · compile time ", seconds(c.compile_time_s),
       c.called_from && c.called_from.length ? " · called from " + c.called_from[c.called_from.length - 1] : "",
       c.calls ? " · " + callsText(c.calls) : ""));
