@@ -219,6 +219,31 @@ def test_escaping_nothing_executes(browser, tmp_path: Path) -> None:
     view.assert_clean()
 
 
+def test_child_processes_in_the_report(browser, tmp_path: Path) -> None:
+    # GIVEN a session whose program compiled nothing itself, one child that compiled, one that
+    # compiled nothing and one that could not be followed (commands carry markup)
+    from compilescope.session.model import ChildProcess
+
+    children = [
+        ChildProcess(pid=4242, parent_pid=1, command="multiprocessing worker (spawn)", how="started", followed=True,
+                     trace=str(tmp_path / "compilescope-x.pid4242.log"), rank=1, functions=2, compiles=3, recompiles=1, graph_breaks=1, kernels=4, compile_time_s=2.5),
+        ChildProcess(pid=4243, parent_pid=1, command="python3 -B -c resource tracker", how="started", followed=True),
+        ChildProcess(pid=None, parent_pid=1, command=f"python3 -I {EVIL['script']}", how="started", followed=False, why_not="python -I ignores PYTHONPATH"),
+    ]
+    html = write_html(Session(children=children), tmp_path / "children.html")
+    view = Opened(browser, html)
+    text = view.page.inner_text("#overview")
+    # THEN the overview says where the compiling happened, each child with its figures and the
+    # command that explains it, and the one not followed, with why, its command literal
+    assert "The program's own process compiled nothing; its child processes did (below)." in text
+    assert "4242\t1\tmultiprocessing worker (spawn)\t2\t3\t1\t1\t4\t2.50 s\tcompilescope report " + str(tmp_path / "compilescope-x.pid4242.log") in text
+    assert "1 more child process was followed and compiled nothing." in text
+    assert f"python3 -I {EVIL['script']}: python -I ignores PYTHONPATH" in text
+    assert view.page.evaluate("window.__pwned") is None
+    view.screenshot("children.png")
+    view.assert_clean()
+
+
 def synthetic_session(compiles: int = 300, kernels: int = 2000, nodes: int = 20000) -> Session:
     kernel_code = "cpp_fused_add_0 = async_compile.cpp_pybinding(['float*'], r'''\n" + "    out[i] = in[i] + 1.0f;\n" * 60 + "''')"
     frames = []
