@@ -39,9 +39,7 @@ class DecompileCommand:
         # (a saved session: whatever is there but a folder, so that a pipe named x.json is refused, not run)
         if not args.module and target.suffix in (".json", ".log") and os.path.lexists(target) and not target.is_dir():
             if args.args:
-                from compilescope.render.console import one_line
-
-                raise CommandError(f"{one_line(args.target)} is a saved session: it takes no program arguments")
+                raise CommandError(f"{args.target} is a saved session: it takes no program arguments")
             return self._from_saved(target, Path(args.out or f"compilescope-{_stem(target)}-decompiled"))
         from compilescope.cli.run import RunCommand
 
@@ -55,38 +53,32 @@ class DecompileCommand:
 
     def _from_saved(self, path: Path, out: Path) -> int:
         from compilescope import load_all
-        from compilescope.render.console import escape_control, one_line
+        from compilescope.render.console import escape_control
         from compilescope.session.jsonio import SessionFormatError
         from compilescope.trace.reader import UnreadableInput
 
+        # (error lines are escaped once, by cli.main: they may repeat a path from elsewhere)
         # The folder first: a path that can never be written costs no reading.
         if out.is_symlink():
-            raise CommandError(f"cannot write .py files into {one_line(str(out))}: it is a symbolic link")
+            raise CommandError(f"cannot write .py files into {out}: it is a symbolic link")
         if os.path.lexists(out) and not out.is_dir():
-            raise CommandError(f"cannot write .py files into {one_line(str(out))}: it is not a folder")
-        try:
-            check_output_folder(out)
-        except CommandError as error:
-            raise CommandError(one_line(str(error))) from None
+            raise CommandError(f"cannot write .py files into {out}: it is not a folder")
+        check_output_folder(out)
         try:
             sessions = load_all(path)
         except UnreadableInput as error:
-            raise CommandError(one_line(str(error))) from None
+            raise CommandError(str(error)) from None
         except (SessionFormatError, FileNotFoundError, UnicodeDecodeError) as error:
-            raise CommandError(f"{one_line(str(path))}: {one_line(str(error))}") from None
+            raise CommandError(f"{path}: {error}") from None
         except OSError as error:
-            raise CommandError(f"{one_line(str(path))}: cannot be read ({error.strerror or error})") from None
-        from compilescope.outputs import OutputError
-
+            raise CommandError(f"{path}: cannot be read ({error.strerror or error})") from None
         messages = []
-        try:
+        try:  # (an OutputError, a path not ours to write, is main's one line)
             for session in sessions:
                 folder = out if len(sessions) == 1 else out / f"rank{session.rank}"
                 messages.append(write_decompiled(session, folder))
-        except OutputError as error:
-            raise CommandError(one_line(str(error))) from None
         except (ValueError, RecursionError, MemoryError) as error:  # code in the session too odd to write
-            raise CommandError(f"{one_line(str(path))}: its code could not be written as Python files ({type(error).__name__}: {one_line(str(error))[:200]})") from None
+            raise CommandError(f"{path}: its code could not be written as Python files ({type(error).__name__}: {str(error)[:200]})") from None
         print(escape_control("\n".join(messages)), file=sys.stderr)
         return 0
 

@@ -34,7 +34,7 @@ class ReportCommand:
     def run(self, args: argparse.Namespace) -> int:
         from compilescope import _read_all
         from compilescope.findings import findings
-        from compilescope.outputs import OutputError, absolute, check_writable
+        from compilescope.outputs import absolute, check_writable
         from compilescope.render.console import escape_control, one_line, printable, rank_summary
         from compilescope.session.jsonio import SessionFormatError
         from compilescope.trace.reader import UnreadableInput
@@ -45,22 +45,21 @@ class ReportCommand:
             _check_output(_target(given, "", ext), what)
         loaded: list[tuple[Session, int | None]] = []
         for name in args.paths:
+            # (error lines are escaped once, by cli.main: they may repeat a path from elsewhere)
             path = Path(name)
-            shown = one_line(name)
             if not os.path.lexists(path):
-                raise CommandError(f"no such file or folder: {shown}")
+                raise CommandError(f"no such file or folder: {name}")
             try:
                 loaded.extend(_read_all(path))
             except (SessionFormatError, UnreadableInput) as error:
-                message = one_line(str(error))
-                raise CommandError(message if isinstance(error, UnreadableInput) else f"{shown}: {message}") from None
+                raise CommandError(str(error) if isinstance(error, UnreadableInput) else f"{name}: {error}") from None
             except FileNotFoundError as error:
-                raise CommandError(one_line(str(error))) from None
+                raise CommandError(str(error)) from None
             except UnicodeDecodeError:
-                raise CommandError(f"{shown}: not a text file; expected a session .json or a trace .log") from None
+                raise CommandError(f"{name}: not a text file; expected a session .json or a trace .log") from None
             except OSError as error:  # unreadable: permissions, a broken link
-                raise CommandError(f"{shown}: cannot be read ({error.strerror or error})") from None
-        named = one_line(" ".join(args.paths))
+                raise CommandError(f"{name}: cannot be read ({error.strerror or error})") from None
+        named = " ".join(args.paths)
         if args.rank is not None:
             loaded = [(s, r) for s, r in loaded if s.rank == args.rank]
             if not loaded:
@@ -73,7 +72,7 @@ class ReportCommand:
                     "(a trace written with TORCH_TRACE=dir or by compilescope run holds at least one)"
                 )
             raise CommandError(
-                f"{named}: no torch structured-trace records could be read ({one_line(skipped)}); "
+                f"{named}: no torch structured-trace records could be read ({skipped}); "
                 "expected a file written with TORCH_TRACE=dir or by compilescope run"
             )
         sessions = [s for s, _ in loaded]
@@ -85,13 +84,10 @@ class ReportCommand:
                 _target(args.json, suffix, ".json") if args.json else None,
                 _target(args.html, suffix, ".html") if args.html else None,
             ))
-        try:
-            for _, json_path, html_path in targets:  # every output, before anything is written
-                for target, what in ((json_path, "the session"), (html_path, "the report")):
-                    if target is not None:
-                        check_writable(absolute(target), what)
-        except OutputError as error:
-            raise CommandError(one_line(str(error))) from None
+        for _, json_path, html_path in targets:  # every output, before anything is written
+            for target, what in ((json_path, "the session"), (html_path, "the report")):
+                if target is not None:
+                    check_writable(absolute(target), what)
         if len(sessions) > 1:
             from rich.console import Console
 
@@ -101,17 +97,15 @@ class ReportCommand:
                 print(file=sys.stdout)
             found = findings(session)  # once, for the terminal and the report
             print_session(session, {**options, "found": found}, stream=sys.stdout)
-            try:
-                if json_path is not None:
-                    session.save(str(json_path))
-                    print(f"Saved the session to {one_line(str(json_path))}", file=sys.stderr)
-                if html_path is not None:
-                    from compilescope.render.html import write_html
+            # (an OutputError here, a file that appeared at the path meanwhile, is main's one line)
+            if json_path is not None:
+                session.save(str(json_path))
+                print(f"Saved the session to {one_line(str(json_path))}", file=sys.stderr)
+            if html_path is not None:
+                from compilescope.render.html import write_html
 
-                    write_html(session, html_path, found)
-                    print(escape_control(f"The report: {one_line(str(html_path))}   open it with: {open_command(str(html_path))}"), file=sys.stderr)
-            except OutputError as error:  # something appeared at the path meanwhile
-                raise CommandError(one_line(str(error))) from None
+                write_html(session, html_path, found)
+                print(escape_control(f"The report: {one_line(str(html_path))}   open it with: {open_command(str(html_path))}"), file=sys.stderr)
         return 0
 
 
@@ -122,15 +116,11 @@ def _target(given: str, suffix: str, extension: str) -> Path:
 
 
 def _check_output(target: Path, what: str) -> None:
-    """CommandError, before anything is read, where an output can never be written: its folder
+    """OutputError, before anything is read, where an output can never be written: its folder
     is missing, or the path is a folder, a link or a special file. (Whether a file there is ours
     is checked again, with the final names, before anything is written.)"""
-    from compilescope.outputs import OutputError, absolute, check_writable
-    from compilescope.render.console import one_line
+    from compilescope.outputs import absolute, check_writable
 
     path = absolute(target)
-    try:
-        if not path.parent.is_dir() or (os.path.lexists(path) and (path.is_symlink() or not path.is_file())):
-            check_writable(path, what)
-    except OutputError as error:
-        raise CommandError(one_line(str(error))) from None
+    if not path.parent.is_dir() or (os.path.lexists(path) and (path.is_symlink() or not path.is_file())):
+        check_writable(path, what)

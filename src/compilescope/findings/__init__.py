@@ -30,7 +30,7 @@ class Finding:
 
 def findings(session: Session) -> list[Finding]:
     found: list[Finding] = []
-    compiled_in_children = [c for c in session.children or [] if c.compiles]
+    compiled_in_children = any(c.compiles for c in session.children or [])
     if not session.compiles and not session.benchmarks and not compiled_in_children:  # bench compiles in its own workers
         found.append(_nothing_compiled(session))
     found.extend(_children(session))
@@ -108,7 +108,7 @@ def _children(session: Session) -> list[Finding]:
             Finding(
                 INFO,
                 f"{plural(len(compiled), 'child process', 'child processes')} compiled too: {plural(compiles, 'compile')}{where}",
-                detail="\n".join(f"pid {c.pid}: {c.command}" for c in compiled[:5]) + ("\n…" if len(compiled) > 5 else ""),
+                detail=_first_lines([f"pid {c.pid}: {c.command}" for c in compiled]),
                 advice="Each child's compiles are in its own trace, listed under 'Child processes': compilescope report TRACE explains one.",
             )
         )
@@ -118,11 +118,16 @@ def _children(session: Session) -> list[Finding]:
             Finding(
                 WARNING,
                 f"{plural(len(missed), 'Python child process', 'Python child processes')} not followed: what they compiled is not in this session",
-                detail="\n".join(f"{c.command}: {c.why_not or 'unknown why'}" for c in missed[:5]) + ("\n…" if len(missed) > 5 else ""),
+                detail=_first_lines([f"{c.command}: {c.why_not or 'unknown why'}" for c in missed]),
                 advice="Start them with the environment they inherit (keep PYTHONPATH and COMPILESCOPE_CHILDREN, no python -I/-E/-S), or run each with compilescope run.",
             )
         )
     return out
+
+
+def _first_lines(lines: list[str], limit: int = 5) -> str:
+    """The first `limit` lines, and "…" where there are more."""
+    return "\n".join(lines[:limit]) + ("\n…" if len(lines) > limit else "")
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:

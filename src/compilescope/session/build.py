@@ -17,7 +17,6 @@ import bisect
 import json
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -713,19 +712,12 @@ def _read_source(filename: str) -> list[str] | None:
     if not filename.endswith(".py"):
         return None
     try:
-        fd = os.open(filename, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except (OSError, ValueError):  # ValueError: a name with a NUL in it
+        with open_trace(filename) as handle:
+            if os.fstat(handle.fileno()).st_size > _MAX_SOURCE:
+                return None
+            return handle.read(_MAX_SOURCE).splitlines()
+    except (OSError, ValueError):  # UnreadableInput (not a regular file), or a NUL in the name
         return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_SOURCE:
-            return None
-        data = os.read(fd, _MAX_SOURCE + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return data[:_MAX_SOURCE].decode("utf-8", errors="replace").splitlines()
 
 
 def _status(c: Compile, metrics: dict[str, Any]) -> str:
