@@ -75,6 +75,9 @@ def test_bench_profile_roofline_on_a_pointwise_chain(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-3000:]
     bench = json.loads((tmp_path / "bench.json").read_text())["benchmarks"][0]
     assert bench["speedup"] > 2  # twenty memory passes become one
+    # Warmed up for at least 2 s while the GPU's clocks rose; the figures settle it.
+    assert bench["conditions"]["warmup_s"] >= 2.0 and bench["conditions"]["warmup_steady"] is not False, bench["conditions"]
+    assert bench["verdict"] == "faster" and bench["verdict_why"].startswith("compiled is"), bench["verdict_why"]
     fused = [k for k in bench["kernels"] if k["kind"] == "triton"]
     assert len(fused) == 1 and fused[0]["aten_ops"]
     assert 0.2 < fused[0]["bandwidth_of_peak"] < 1.2

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from compilescope.benchmark.measure import Config
-from compilescope.session.model import Benchmark, KernelTime, Program, Session, error_summary
+from compilescope.session.model import BenchConditions, Benchmark, KernelTime, Program, Session, error_summary
 
 DEFAULT_BACKENDS = ("inductor",)
 DEFAULT_MODES = ("default",)
@@ -83,15 +83,19 @@ def to_benchmark(cold: dict[str, Any], warm: dict[str, Any], in_process: bool) -
         accuracy=warm.get("accuracy"),
         tolerance=warm.get("tolerance"),
         warm_in_process=in_process,
+        verdict=warm.get("verdict"),
+        verdict_why=warm.get("verdict_why"),
+        conditions=BenchConditions(**warm["conditions"]) if warm.get("conditions") else None,
     )
     bench.break_even_calls = break_even(bench.first_call_cold_s, bench.eager_ms, bench.compiled_ms)
     return bench
 
 
-def _worker(target: str, config: Config, cache_dir: str, runs: int, warmup: int, first_call_only: bool, timeout: int, profile: bool = False) -> dict[str, Any]:
+def _worker(target: str, config: Config, cache_dir: str, plan: Plan, first_call_only: bool, profile: bool = False) -> dict[str, Any]:
     with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as handle:
         out_path = handle.name
-    spec = {"target": target, "config": config.__dict__, "runs": runs, "warmup": warmup, "first_call_only": first_call_only, "out": out_path, "profile": profile}
+    spec = {"target": target, "config": config.__dict__, "runs": plan.runs, "warmup": plan.warmup, "warmup_s": plan.warmup_s, "first_call_only": first_call_only, "out": out_path, "profile": profile}
+    timeout = plan.timeout
     env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache_dir}
     try:
         completed = subprocess.run(
@@ -131,6 +135,7 @@ class Plan:
     device: str = "cpu"
     runs: int = 50
     warmup: int = 3
+    warmup_s: float | None = None  # the warm-up's floor in seconds; None: 1 s on a CPU, 2 s on a GPU
     timeout: int = 1800
     progress: Callable[[str], None] = field(default=lambda label: None)
     profile: bool = False
@@ -145,13 +150,13 @@ def bench_target(target: str, plan: Plan) -> list[Benchmark]:
     for config in configs(plan.backends, plan.modes, plan.training, plan.device):
         with tempfile.TemporaryDirectory(prefix="compilescope-bench-cache-") as cache_dir:
             plan.progress(f"{config.label}: first call, cold compile cache")
-            cold = _worker(target, config, cache_dir, plan.runs, plan.warmup, True, plan.timeout)
+            cold = _worker(target, config, cache_dir, plan, True)
             plan.progress(f"{config.label}: warm compile cache, {plan.runs} timed calls")
-            warm = _worker(target, config, cache_dir, plan.runs, plan.warmup, False, plan.timeout) if "error" not in cold and "skipped" not in cold else cold
+            warm = _worker(target, config, cache_dir, plan, False) if "error" not in cold and "skipped" not in cold else cold
             profiled = {}
             if plan.profile and "error" not in warm and "skipped" not in warm:
                 plan.progress(f"{config.label}: profiling the compiled calls")
-                profiled = _worker(target, config, cache_dir, plan.runs, plan.warmup, False, plan.timeout, profile=True)
+                profiled = _worker(target, config, cache_dir, plan, False, profile=True)
         bench = to_benchmark(cold, warm, in_process=False)
         _add_profile(bench, profiled)
         results.append(bench)
@@ -167,10 +172,14 @@ def bench(
     device: str | None = None,
     runs: int = 50,
     warmup: int = 3,
+    warmup_s: float | None = None,
 ):
     """Benchmark eager against torch.compile. Returns a Session whose `benchmarks` hold one
-    result per configuration (backend x mode x inference/training)."""
-    plan = Plan(tuple(backends), tuple(modes), tuple(training), device or _default_device(target, args), runs, warmup)
+    result per configuration (backend x mode x inference/training), each with a verdict
+    ("faster", "slower", "about even" or "too noisy to say") and what it was measured under.
+    `warmup` calls and `warmup_s` seconds at least (default 1 s on a CPU, 2 s on a GPU) are a
+    floor: the warm-up goes on until the per-call times stop falling."""
+    plan = Plan(tuple(backends), tuple(modes), tuple(training), device or _default_device(target, args), runs, warmup, warmup_s)
     return run_plan(target, args, plan)
 
 
@@ -220,7 +229,7 @@ def _bench_object(target: Any, args: tuple, plan: Plan) -> list[Benchmark]:
                 cold = measure(make, config, first_call_only=True)
                 plan.progress(f"{config.label}: warm compile cache, {plan.runs} timed calls")
                 torch._dynamo.reset()
-                warm = measure(make, config, runs=plan.runs, warmup=plan.warmup)
+                warm = measure(make, config, runs=plan.runs, warmup=plan.warmup, warmup_s=plan.warmup_s)
             except Exception as error:
                 cold = warm = config.failed(error_summary(error))
             finally:

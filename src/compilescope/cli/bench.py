@@ -30,8 +30,10 @@ class BenchCommand:
 
     make() returns (model_or_function, example_inputs). Each configuration runs in fresh worker
     processes: the first call with an empty compile cache (cold) and with the filled one (warm),
-    then eager and compiled calls taking turns (warm-up, then --runs timed calls; medians and
-    IQR), peak memory, and compiled-vs-eager accuracy.
+    then eager and compiled calls taking turns (a warm-up until their times stop falling, then
+    --runs timed calls; medians and IQR), peak memory, and compiled-vs-eager accuracy. Each
+    row's verdict (faster, slower, about even, too noisy to say) says whether the figures settle
+    it; a busy machine or a wide spread is measured again, and said.
     """
 
     @staticmethod
@@ -43,7 +45,8 @@ class BenchCommand:
         parser.add_argument("--train-only", action="store_true", help="measure only the training step")
         parser.add_argument("--device", default=None, help="cpu or cuda (default: where make()'s inputs are)")
         parser.add_argument("--runs", type=int, default=50, help="timed calls of each (default 50)")
-        parser.add_argument("--warmup", type=int, default=3, help="untimed calls of each first (default 3; on a GPU, also at least 2 s of them, while its clocks rise)")
+        parser.add_argument("--warmup", type=int, default=3, help="untimed calls of each first, at least (default 3); the warm-up goes on until the per-call times stop falling")
+        parser.add_argument("--warmup-s", type=float, default=None, metavar="SECONDS", help="warm up for at least this long (default 1 on a CPU, 2 on a GPU, while its clocks rise)")
         parser.add_argument("--profile", action="store_true", help="also profile the compiled calls: time per kernel, its ATen ops and source lines; on a GPU against the device's measured limits")
         parser.add_argument("--json", metavar="PATH", help="save the results (a session with 'benchmarks')")
         parser.add_argument("--html", metavar="PATH", help="write the report with the results")
@@ -53,12 +56,12 @@ class BenchCommand:
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
         from compilescope.benchmark import BenchError, Plan, configs, run_plan
-        from compilescope.render.console import runtime
+        from compilescope.render.console import console_for, runtime
 
         backends = _choices(args.backends, BACKENDS, "--backends")
         modes = _choices(args.modes, MODES, "--modes")
-        if args.runs < 2 or args.warmup < 0:
-            raise CommandError("--runs must be at least 2 and --warmup at least 0")
+        if args.runs < 2 or args.warmup < 0 or (args.warmup_s is not None and not 0 <= args.warmup_s <= 3600):
+            raise CommandError("--runs must be at least 2, --warmup at least 0 and --warmup-s between 0 and 3600")
         # Where the results go is checked before minutes of measuring, not after.
         for given, what in ((args.json, "the results"), (args.html, "the report")):
             if given:
@@ -75,13 +78,13 @@ class BenchCommand:
             def step(label: str) -> None:
                 progress.update(task, description=label, advance=1 if progress.tasks[0].description != "starting" else 0)
 
-            plan = Plan(backends, modes, training, device, args.runs, args.warmup, progress=step, profile=args.profile)
+            plan = Plan(backends, modes, training, device, args.runs, args.warmup, args.warmup_s, progress=step, profile=args.profile)
             try:
                 session = run_plan(args.target, (), plan)
             except BenchError as error:
                 raise CommandError(str(error)) from None
-        # A table wants room: when piped, rich would squeeze it into 80 columns.
-        out = Console(highlight=False, width=None if sys.stdout.isatty() else 150)
+        # The terminal's width, or 100 columns when piped; the tables fit it or become lines.
+        out = console_for(sys.stdout)
         for part in runtime(session):  # the table, and with --profile each kernel table
             out.print(part)
         if args.json:

@@ -327,6 +327,26 @@ class Benchmark:
     peak_matmul_tflops: float | None = None  # measured: a large matrix product in the model's dtype
     profile_error: str | None = None  # why --profile has no figures for this configuration
     profile_notes: list[str] = field(default_factory=list)  # what Inductor could not be asked for
+    # Whether the figures settle the question: "faster", "slower", "about even", or "too noisy
+    # to say"; verdict_why says why, in a sentence (the spread, or the busy machine).
+    verdict: str | None = None
+    verdict_why: str | None = None
+    conditions: BenchConditions | None = None  # what it was measured under
+
+
+@dataclass
+class BenchConditions:
+    """What a benchmark was measured under, so a reader can judge its figures (bench
+    measures them on the CPU; None where it could not tell)."""
+
+    cpus: int | None = None  # cores this process may run on
+    load_before: float | None = None  # runnable tasks (1-minute load average) before measuring
+    load_after: float | None = None
+    others_cpu: float | None = None  # cores' worth of CPU other processes used while it measured
+    busy: bool = False  # other work competed for the cores this process needed
+    warmup_s: float | None = None  # how long the warm-up took, until per-call times stopped falling
+    warmup_steady: bool | None = None  # False: times were still falling when the warm-up ran out
+    rounds: int | None = None  # timed rounds; more than one when a wide spread was measured again
 
 
 @dataclass
