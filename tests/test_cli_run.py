@@ -139,7 +139,8 @@ def test_program_without_torch_at_all(tmp_path: Path) -> None:
     result = run_cli("run", "hello.py", cwd=tmp_path)
     assert result.returncode == 0 and result.stdout == "hello\n"
     assert "Nothing was compiled" in result.stderr
-    assert "torch unknown" in result.stderr  # never imported, so never asked
+    assert "the program did not import torch" in result.stderr  # never imported, so never asked
+    assert "compiled object" not in result.stderr  # no advice about calling the compiled one
 
 
 # ---- report ----------------------------------------------------------------------------------

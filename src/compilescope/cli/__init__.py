@@ -28,12 +28,19 @@ def build_parser() -> argparse.ArgumentParser:
         doc = (command.__doc__ or "").strip()
         sub = subparsers.add_parser(
             name,
-            help=doc.splitlines()[0] if doc else None,
+            help=summary(doc) or None,
             description=doc,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         command.prepare_parser(sub)
     return parser
+
+
+def summary(doc: str) -> str:
+    """A command's one-sentence help, for `compilescope --help`: the first paragraph of its
+    docstring, however many lines it was written on."""
+    paragraph = doc.strip().split("\n\n", 1)[0]
+    return " ".join(paragraph.split())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -49,10 +49,11 @@ class DoctorCommand:
         parser.add_argument("--no-compile", action="store_true", help="skip the tiny real compile (it takes seconds)")
 
     def run(self, args: argparse.Namespace) -> int:
-        from rich.console import Console
         from rich.text import Text
 
-        console = Console(highlight=False)
+        from compilescope.render.console import console_for
+
+        console = console_for(sys.stdout)
         checks = list(self.checks(compile_test=not args.no_compile, console=console))
         failed = [c for c in checks if c.ok is False]
         console.print(Text(f"\n{'All good: torch.compile can work here.' if not failed else f'{len(failed)} problem(s) found.'}", style="bold green" if not failed else "bold red"))

@@ -30,11 +30,10 @@ def view_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def print_session(session: Session, options: dict[str, Any], stream: TextIO) -> None:
-    from rich.console import Console
+    """The explanation, laid out for `stream`: the terminal's width, or 100 columns piped."""
+    from compilescope.render.console import console_for, show
 
-    from compilescope.render.console import show
-
-    show(session, console=Console(file=stream, highlight=False), **options)
+    show(session, console=console_for(stream), **options)
 
 
 def open_command(path: str) -> str:

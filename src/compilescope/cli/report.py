@@ -35,7 +35,7 @@ class ReportCommand:
         from compilescope import _read_all
         from compilescope.findings import findings
         from compilescope.outputs import absolute, check_writable
-        from compilescope.render.console import escape_control, one_line, printable, rank_summary
+        from compilescope.render.console import console_for, escape_control, one_line, printable, rank_summary
         from compilescope.session.jsonio import SessionFormatError
         from compilescope.trace.reader import UnreadableInput
 
@@ -89,9 +89,7 @@ class ReportCommand:
                 if target is not None:
                     check_writable(absolute(target), what)
         if len(sessions) > 1:
-            from rich.console import Console
-
-            Console(file=sys.stdout, highlight=False).print(printable(rank_summary(sessions)))
+            console_for(sys.stdout).print(printable(rank_summary(sessions)))
         for index, (session, json_path, html_path) in enumerate(targets):
             if index:
                 print(file=sys.stdout)

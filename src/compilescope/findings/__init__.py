@@ -72,9 +72,22 @@ def _nothing_compiled(session: Session) -> Finding:
                 "the trace holds every compile."
             ),
         )
-    if program and program.exception:
-        detail = f"The program stopped with {program.exception} before anything was compiled."
-    elif program and program.kind in ("function", "capture"):
+    if program is not None and program.exception:
+        return _failed_first(session, program.exception)
+    if program is not None and program.exit_status:
+        what = "program" if program.kind in ("script", "module") else "code"
+        return Finding(
+            WARNING,
+            f"The {what} exited with status {program.exit_status} before torch.compile compiled anything",
+            detail="There is nothing compiled to explain.",
+        )
+    if never_imported_torch(session):
+        return Finding(
+            INFO,
+            "Nothing was compiled: the program never imported torch",
+            detail="It ran without torch, so torch.compile never ran and there is nothing to explain.",
+        )
+    if program and program.kind in ("function", "capture"):
         detail = (
             "torch.compile compiled nothing while this ran. In a process that already ran this "
             "code compiled, Dynamo reuses what it compiled then (it caches per function, across "
@@ -92,6 +105,37 @@ def _nothing_compiled(session: Session) -> Finding:
             "wrapped model or function. Check that the compiled object (not the original) is "
             "the one called, and that it is called at all."
         ),
+    )
+
+
+def never_imported_torch(session: Session) -> bool:
+    """Whether the program `compilescope run` ran never imported torch. The run records torch's
+    version when the program imports it, and again as the program ends (record/recorder.py), so
+    for a script or module it ran, no version means no torch; elsewhere (a trace, a capture())
+    it means only that torch did not say."""
+    program = session.program
+    return (
+        program is not None
+        and program.kind in ("script", "module")
+        and session.environment.torch is None
+        and not session.compiles
+    )
+
+
+def _failed_first(session: Session, exception: str) -> Finding:
+    """The program raised before anything was compiled: its error is the thing to fix, and
+    there is nothing of torch.compile's to explain (its traceback is in the program's output)."""
+    program = session.program
+    what = "program" if program is not None and program.kind in ("script", "module") else "code"
+    how = "was stopped (Ctrl-C)" if exception.startswith("KeyboardInterrupt") else "failed"
+    detail = exception
+    if never_imported_torch(session):
+        detail += "\nIt had not imported torch."
+    return Finding(
+        PROBLEM,
+        f"The {what} {how} before torch.compile compiled anything",
+        detail=detail + "\nThere is nothing compiled to explain.",
+        advice="" if how != "failed" else f"Fix that error (Python printed its traceback with the {what}'s output) and run it again.",
     )
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import os
 import re
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
@@ -32,8 +33,8 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from compilescope.findings import INFO, PROBLEM, WARNING, Finding, findings, plural
-from compilescope.session.model import CallTimes, Compile, Frame, Session
+from compilescope.findings import INFO, PROBLEM, WARNING, Finding, findings, never_imported_torch, plural
+from compilescope.session.model import Benchmark, CallTimes, Compile, Frame, Profile, Session
 
 DETAILS = ("graph", "guards", "dynamic", "aot", "kernels", "code", "time")
 _STATUS_STYLE = {
@@ -57,7 +58,24 @@ MAX_COMPILES = 50  # versions printed per function
 # isolates (which reorder what a terminal shows: "Trojan Source"); and lone surrogates, which
 # no terminal's encoding can hold
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_LINE_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_LINE_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufdd0]")
+
+# A space rich must not break a line at: a noncharacter (never in text meant for reading) that
+# the last step before the terminal, _Escaped, turns back into a space once rich has laid the
+# text out. A one-line field from the program shows its own as "\ufdd0" (_LINE_BREAKS).
+_KEEP = "\ufdd0"
+# what reads wrong cut in two: "expected 8, actual 16", "(8 → 16)"
+_PHRASES = re.compile(r"expected [^\s,]{1,40}, actual [^\s,]{1,40}|\([^\s()]{1,40} → [^\s()]{1,40}\)")
+
+
+def _together(phrase: str) -> str:
+    """A short phrase that stays on one line when rich wraps the text around it."""
+    return phrase.replace(" ", _KEEP)
+
+
+def _keep_phrases(text: str) -> str:
+    """`text` with the phrases that read wrong cut in two (_PHRASES) kept on one line each."""
+    return _PHRASES.sub(lambda match: _together(match.group()), text)
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -150,17 +168,46 @@ def _bounded(renderable: Any) -> Any:
 class _Escaped:
     """Renders what it holds, with the control characters in its text shown visibly: the last
     step before the terminal, after rich laid the text out (rich's own control sequences,
-    styles and cursor moves, are not text and pass)."""
+    styles and cursor moves, are not text and pass). Spaces kept together (_KEEP) become
+    spaces again, and the blank padding rich leaves at the end of a line is dropped (piped
+    into a file, every line would end in spaces)."""
 
     def __init__(self, renderable: Any) -> None:
         self.renderable = renderable
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        held: list[Segment] = []  # blanks that are trailing if a line ends before more text
         for segment in console.render(self.renderable, options):
-            if segment.control is None and _CONTROL.search(segment.text):
-                yield Segment(_CONTROL.sub(_visible, segment.text), segment.style)
-            else:
+            if segment.control is not None:
+                yield from held
+                held.clear()
                 yield segment
+                continue
+            text = segment.text.replace(_KEEP, " ") if _KEEP in segment.text else segment.text
+            if _CONTROL.search(text):
+                text = _CONTROL.sub(_visible, text)
+            if _shows_blanks(segment.style):
+                yield from held
+                held.clear()
+                yield segment if text is segment.text else Segment(text, segment.style)
+                continue
+            for index, piece in enumerate(text.split("\n")):
+                if index:
+                    held.clear()
+                    yield Segment.line()
+                content = piece.rstrip(" ")
+                if content:
+                    yield from held
+                    held.clear()
+                    yield Segment(content, segment.style)
+                if len(content) < len(piece):
+                    held.append(Segment(piece[len(content):], segment.style))
+        yield from held
+
+
+def _shows_blanks(style: Any) -> bool:
+    """Whether spaces in this style are visible (a background, an underline)."""
+    return style is not None and bool(style.bgcolor or style.underline or style.strike or style.reverse)
 
 
 def printable(renderables: Iterable[Any]) -> _Escaped:
@@ -292,25 +339,28 @@ def _header(session: Session) -> Text:
         text.append(" · " if program.kind == "capture" else f" · {_line(program.kind)} ")
         text.append(_line(program.target), style="bold")
         if program.exit_status is not None:
-            text.append(f" · exit status {program.exit_status}")
+            text.append(" · " + _together(f"exit status {program.exit_status}"))
         if program.exception:
             text.append(" · raised ")
             text.append(_line(program.exception), style="red")
         if program.wall_time_s is not None:
-            text.append(f" · ran {program.wall_time_s:.1f} s")
+            text.append(" · " + _together(f"ran {program.wall_time_s:.1f} s"))
     if session.rank is not None:
         text.append(f" · rank {session.rank}")
     env = session.environment
     text.append("\n")
-    parts = [
-        f"Python {_unknown(env.python)}",
-        f"torch {_unknown(env.torch)}",
-        f"device {_unknown(env.device)}",
-    ]
-    if env.threads is not None:
-        parts.append(f"{env.threads} threads")
-    parts.append(f"C++ compiler {_unknown(env.compiler)}")
-    text.append(" · ".join(parts), style="dim")
+    if never_imported_torch(session):  # so there was nothing to ask about the device or compiler
+        parts = [f"Python {_unknown(env.python)}", "the program did not import torch"]
+    else:
+        parts = [
+            f"Python {_unknown(env.python)}",
+            f"torch {_unknown(env.torch)}",
+            f"device {_unknown(env.device)}",
+        ]
+        if env.threads is not None:
+            parts.append(f"{env.threads} threads")
+        parts.append(f"C++ compiler {_unknown(env.compiler)}")
+    text.append(" · ".join(_together(_line(part)) for part in parts), style="dim")
     return text
 
 
@@ -319,32 +369,41 @@ def _summary(session: Session) -> Text:
     recompiles = len(session.recompiles)
     failed = sum(1 for c in compiles if c.status == "failed")
     text = Text("\n")
-    text.append(f"{plural(len(session.frames), 'function')} compiled · {plural(len(compiles), 'compile')}")
+    # (each figure kept on one line: "5 compiles" / "(3 recompiles)", never "5" / "compiles")
+    text.append(_together(f"{plural(len(session.frames), 'function')} compiled") + " · " + _together(plural(len(compiles), "compile")))
     if recompiles:
-        text.append(f" ({plural(recompiles, 'recompile')})", style="yellow")
+        text.append(" " + _together(f"({plural(recompiles, 'recompile')})"), style="yellow")
     if failed:
-        text.append(f" · {failed} failed", style="red")
-    text.append(f" · {plural(session.graph_count, 'graph')} · ")
+        text.append(" · " + _together(f"{failed} failed"), style="red")
+    text.append(" · " + _together(plural(session.graph_count, "graph")) + " · ")
     breaks = len(session.graph_breaks)
-    text.append(plural(breaks, "graph break"), style="yellow" if breaks else "")
-    text.append(f" · {plural(len(session.kernels), 'kernel')} · compile time {_seconds(session.total_compile_time_s)}")
-    if session.calls_recorded:
+    text.append(_together(plural(breaks, "graph break")), style="yellow" if breaks else "")
+    text.append(" · " + _together(plural(len(session.kernels), "kernel")) + " · " + _together(f"compile time {_seconds(session.total_compile_time_s)}"))
+    if session.calls_recorded and compiles:  # (nothing compiled: no calls to count either way)
         text.append(f"\nCalls per compiled version: {session.calls_recorded}", style="dim")
     return text
 
 
-def _finding(finding: Finding) -> Text:
+def _finding(finding: Finding) -> Group:
+    """A finding, its lines indented under its title; a line too long for the terminal goes on
+    at its own indent (a grid's second column), and "expected 8, actual 16" stays on one line."""
     mark, style = _LEVEL[finding.level]
-    text = Text(f" {mark} ", style=style)
-    text.append(_line(finding.title), style="bold")
-    if finding.detail:
-        for line in finding.detail.splitlines():
-            text.append(f"\n     {line}")
-    if finding.advice:
-        for index, line in enumerate(finding.advice.splitlines()):
-            text.append("\n   → " if index == 0 else "\n     ", style="green")
-            text.append(line, style="green")
-    return text
+    title = _hanging(3)
+    title.add_row(Text(f" {mark} ", style=style), Text(_line(finding.title), style="bold"))
+    body = _hanging(5)
+    for line in finding.detail.splitlines() if finding.detail else ():
+        body.add_row("", Text(_keep_phrases(line)))
+    for index, line in enumerate(finding.advice.splitlines() if finding.advice else ()):
+        body.add_row(Text("   → " if index == 0 else "", style="green"), Text(_keep_phrases(line), style="green"))
+    return Group(title, body) if body.row_count else Group(title)
+
+
+def _hanging(indent: int) -> Table:
+    """Two columns: `indent` cells for a mark, then text that wraps within its own column."""
+    grid = Table.grid(padding=0)
+    grid.add_column(width=indent, no_wrap=True)
+    grid.add_column(overflow="fold")
+    return grid
 
 
 def _frame(frame: Frame, show: set[str], max_compiles: int = MAX_COMPILES) -> list:
@@ -404,16 +463,19 @@ def _compile(c: Compile, show: set[str]) -> list:
     out.append(line)
     if c.recompile_reason:
         for index, guard in enumerate(c.failed_guards):
-            reason = Text("         why compiled again: " if index == 0 else "                        and: ", style="yellow")
+            # (a long reason goes on under itself, not under the version's id)
+            grid = _hanging(29)
+            reason = Text()
             if guard.previous_compile:
                 reason.append(f"{_line(guard.previous_compile)}: ", style="dim")
-            reason.append(_line(guard.text))
+            reason.append(_keep_phrases(_line(guard.text)))
             if guard.user_code:
                 reason.append(f"  (from {_line(guard.user_code)}", style="dim")
                 if guard.filename:
                     reason.append(f" at {_short_path(guard.filename)}:{guard.lineno}", style="dim")
                 reason.append(")", style="dim")
-            out.append(reason)
+            grid.add_row(Text("         why compiled again: " if index == 0 else "                        and: ", style="yellow"), reason)
+            out.append(grid)
     if c.failure:
         failure = Text("         ", style="red")
         failure.append(_line(c.failure), style="red")
@@ -503,18 +565,175 @@ def _compile(c: Compile, show: set[str]) -> list:
     return out
 
 
-def bench_table(session: Session):
+@dataclass
+class Column:
+    """A column of a FitTable."""
+
+    header: str
+    justify: str = "left"  # "left" or "right"
+    long: bool = False  # free text (ATen ops, source lines): a line of its own when rows are lines
+    label: str | None = None  # its name before each value when rows are lines (default: the header)
+
+
+class FitTable:
+    """A table where the output is wide enough for it, and each row as lines where it is not.
+
+    rich fits any table into any width by narrowing its columns, down to one word a line: piped
+    into 80 columns, a kernel table of seven columns comes out as a column of words. Here each
+    column gets room for its longest word and, where its cells are longer, for SHORT_ROOM cells
+    of them (LONG_ROOM for free text), and what is left is shared out up to each column's
+    widest line. Where even that is wider than the output, each row is printed as lines
+    instead: its first cell, its short cells packed into lines ("calls: 2 · share: 100%"),
+    then each long cell after its label.
+
+    Cells are bounded (_bounded_text) as they are added, and what is printed passes _Escaped:
+    `compilescope bench` prints this without printable().
+    """
+
+    SHORT_ROOM = 10
+    LONG_ROOM = 20
+    INDENT = 4  # the lines of a row, under its first cell
+
+    def __init__(self, columns: list[Column], title: str | None = None, box: Any = None) -> None:
+        from rich import box as boxes
+
+        self.columns = columns
+        self.title = title
+        self.box = boxes.HEAVY_HEAD if box is None else box
+        self.rows: list[tuple[list[Text], bool]] = []
+
+    def add_row(self, *cells: str | Text) -> None:
+        row = [_bounded_text(cell if isinstance(cell, Text) else Text(cell)) for cell in cells]
+        self.rows.append((row + [Text("")] * (len(self.columns) - len(row)), False))
+
+    def add_note(self, first: str | Text, note: Text) -> None:
+        """A row that has a note instead of figures ("no figures (below)")."""
+        self.add_row(first, note)
+        self.rows[-1] = (self.rows[-1][0], True)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        widths = self._widths(console, options)
+        inner = self._table(widths) if widths is not None else self._lines(console, options)
+        yield from _Escaped(inner).__rich_console__(console, options)
+
+    def _table(self, widths: list[int]) -> Table:
+        table = Table(title=self.title, title_justify="left", box=self.box)
+        for column, width in zip(self.columns, widths):
+            table.add_column(column.header, justify=column.justify, width=width, overflow="fold")  # type: ignore[arg-type]
+        for cells, _ in self.rows:
+            table.add_row(*cells)
+        return table
+
+    def _widths(self, console: Console, options: ConsoleOptions) -> list[int] | None:
+        """Each column's width, or None where the table does not fit (rows as lines)."""
+        from rich.measure import Measurement
+
+        wide = options.update_width(10**6)
+        need, cells_width, full = [], [], []
+        for index, column in enumerate(self.columns):
+            header = Measurement.get(console, wide, Text(column.header))
+            measured = [(Measurement.get(console, wide, cells[index]), is_note) for cells, is_note in self.rows]
+            longest_word = max([header.minimum, *(m.minimum for m, _ in measured)])
+            widest = max([0, *(m.maximum for m, is_note in measured if not is_note)])  # (a note may wrap)
+            room = self.LONG_ROOM if column.long else self.SHORT_ROOM
+            need.append(max(longest_word, min(widest, room), 1))
+            cells_width.append(max(need[-1], widest))
+            full.append(max(cells_width[-1], header.maximum))
+        # what the borders and padding take: the table with every column one cell wide
+        bare = self._table([1] * len(self.columns))
+        bare.title = None
+        overhead = Measurement.get(console, wide, bare).maximum - len(self.columns)
+        spare = options.max_width - overhead - sum(need)
+        if spare < 0:
+            return None
+        widths = need[:]
+        # what is left goes first to cells (a figure whole on its line), then to the headers
+        for goal in (cells_width, full):
+            spare = _share_out(widths, goal, spare)
+        return widths
+
+    def _lines(self, console: Console, options: ConsoleOptions) -> Group:
+        from rich.cells import cell_len
+        from rich.padding import Padding
+
+        room = max(options.max_width - self.INDENT, 20)
+        out: list = [Text(self.title, style="table.title")] if self.title else []
+        long_columns = [c for c in self.columns[1:] if c.long]
+        label_width = max((cell_len(c.label or c.header) for c in long_columns), default=0) + 2
+        for cells, is_note in self.rows:
+            out.append(Text.assemble(cells[0], style="bold"))
+            parts: list = []
+            if is_note:
+                parts.append(cells[1])
+                out.append(Padding(Group(*parts), (0, 0, 0, self.INDENT), expand=False))
+                continue
+            lines: list[Text] = []
+            for column, cell in zip(self.columns[1:], cells[1:]):
+                if column.long or not cell.plain.strip():
+                    continue
+                item = Text(f"{column.label or column.header}: ", style="dim")
+                item.append_text(_joined_lines(cell))
+                if lines and cell_len(lines[-1].plain) + 3 + cell_len(item.plain) <= room:
+                    lines[-1].append(" · ", style="dim")
+                    lines[-1].append_text(item)
+                else:
+                    lines.append(item)
+            parts.extend(lines)
+            grid = _hanging(label_width)
+            for column, cell in zip(self.columns[1:], cells[1:]):
+                if column.long and cell.plain.strip():
+                    grid.add_row(Text(f"{column.label or column.header}:", style="dim"), cell)
+            if grid.row_count:
+                parts.append(grid)
+            if parts:
+                out.append(Padding(Group(*parts), (0, 0, 0, self.INDENT), expand=False))
+        return Group(*out)
+
+
+def _share_out(widths: list[int], goal: list[int], spare: int) -> int:
+    """Widen `widths` towards `goal`, evenly, with at most `spare` cells; what is left over."""
+    wanting = [i for i in range(len(widths)) if goal[i] > widths[i]]
+    while spare > 0 and wanting:
+        share = max(1, spare // len(wanting))
+        for i in list(wanting):
+            give = min(share, goal[i] - widths[i], spare)
+            widths[i] += give
+            spare -= give
+            if widths[i] >= goal[i]:
+                wanting.remove(i)
+            if not spare:
+                break
+    return spare
+
+
+def _joined_lines(text: Text) -> Text:
+    """A cell's lines as one line ("1.234 (1.1–1.3)"), styles kept."""
+    if "\n" not in text.plain:
+        return text
+    return Text(" ").join(line for line in text.split("\n") if line.plain)
+
+
+_VERDICT_STYLE = {"faster": "green", "slower": "red", "about even": "", "too noisy to say": "yellow"}
+
+
+def bench_table(session: Session) -> _Escaped:
     """The benchmark results as a table, with how they were measured underneath."""
     from rich import box
-    from rich.table import Table
 
-    table = Table(title=f"Eager vs torch.compile · {session.environment.device or 'unknown device'}", title_justify="left", box=box.SIMPLE_HEAD)
-    for column in ("configuration", "eager ms", "compiled ms", "speedup", "first call: cold / warm", "break-even calls", "peak memory", "accuracy"):
+    verdicts = any(b.verdict for b in session.benchmarks)  # (sessions saved before verdicts have none)
+    columns = [
         # The configuration is never cut ("inductor/reduce-o…" names no mode): it wraps.
-        if column == "configuration":
-            table.add_column(column, overflow="fold")
-        else:
-            table.add_column(column, justify="left" if column == "accuracy" else "right")
+        Column("configuration"),
+        Column("eager ms", "right", label="eager (ms)"),
+        Column("compiled ms", "right", label="compiled (ms)"),
+        Column("speedup", "right"),
+        *([Column("verdict")] if verdicts else []),
+        Column("first call: cold / warm", "right", label="first call (cold / warm)"),
+        Column("break-even calls", "right"),
+        Column("peak memory", "right"),
+        Column("accuracy"),
+    ]
+    table = FitTable(columns, title=f"Eager vs torch.compile · {session.environment.device or 'unknown device'}", box=box.SIMPLE_HEAD)
 
     def ms(median: float | None, iqr: list[float] | None) -> Text:
         if median is None:
@@ -526,14 +745,15 @@ def bench_table(session: Session):
 
     for b in session.benchmarks:
         if b.skipped:
-            table.add_row(Text(b.config), Text("no figures (below)", style="yellow"), *[""] * 6)
+            table.add_note(Text(b.config), Text("no figures (below)", style="yellow"))
             continue
         speed = Text("unknown", style="dim") if b.speedup is None else Text(f"{b.speedup:.2f}x", style="green" if b.speedup >= 1.05 else ("red" if b.speedup < 0.95 else ""))
         even = "never" if b.break_even_calls is None and b.speedup is not None else _unknown(None if b.break_even_calls is None else f"{b.break_even_calls:.0f}")
+        verdict = [Text(_unknown(b.verdict), style=_VERDICT_STYLE.get(b.verdict or "", "dim"))] if verdicts else []
         table.add_row(
-            Text(b.config), ms(b.eager_ms, b.eager_iqr_ms), ms(b.compiled_ms, b.compiled_iqr_ms), speed,
-            f"{_seconds(b.first_call_cold_s)} / {_seconds(b.first_call_warm_s)}", even,
-            _unknown(None if b.peak_memory_mb is None else f"{b.peak_memory_mb:.0f} MB"),
+            Text(b.config), ms(b.eager_ms, b.eager_iqr_ms), ms(b.compiled_ms, b.compiled_iqr_ms), speed, *verdict,
+            f"{_together(_seconds(b.first_call_cold_s))} / {_together(_seconds(b.first_call_warm_s))}", even,
+            _together(_unknown(None if b.peak_memory_mb is None else f"{b.peak_memory_mb:.0f} MB")),
             Text(_unknown(b.accuracy), style="red" if b.accuracy == "fail" else ""),
         )
     measured = next((b for b in session.benchmarks if not b.skipped), None)
@@ -542,15 +762,51 @@ def bench_table(session: Session):
         if b.skipped:
             notes.append(f"{b.config}: no figures: ", style="yellow")
             notes.append(b.skipped + "\n", style="yellow")
+    for b in session.benchmarks:
+        for line in _judged(b):
+            notes.append(f"{b.config}: ", style="bold")
+            notes.append(line + "\n", style="yellow" if b.conditions is not None and b.conditions.busy else "")
     if measured is not None:
+        warmed = f"{measured.warmup} warm-up calls"
+        if measured.conditions is not None and measured.conditions.warmup_s is not None:
+            warmed += f" ({measured.conditions.warmup_s:.1f} s, until the times stopped falling)"
         notes.append(
-            f"medians of {measured.runs} timed calls each (IQR in brackets) after {measured.warmup} warm-up calls, eager and compiled "
-            f"taking turns; {measured.threads} threads; timer: {measured.timer}; memory: {measured.memory_kind}.\n"
+            f"medians of {measured.runs} timed calls each (IQR in brackets) after {warmed}, eager and compiled "
+            f"taking turns{' in short blocks' if measured.conditions is not None else ''}; {measured.threads} threads; timer: {measured.timer}; memory: {measured.memory_kind}.\n"
             "break-even: calls after which the compile has paid for itself (first call's extra time / time saved per call)."
         )
         if measured.warm_in_process:
             notes.append("\nwarm first call measured in the same process as the cold one (in-memory caches help it).")
-    return Group(table, notes)
+    # (escaped here too: `compilescope bench` prints this without printable())
+    return _Escaped(Group(table, _bounded_text(notes)))
+
+
+def _judged(bench: Benchmark) -> list[str]:
+    """What a reader needs to judge one benchmark's figures, where bench said it: why its
+    verdict, a machine busy with other work, a warm-up that ended before the times settled."""
+    out = []
+    if bench.verdict_why:
+        out.append(_line(bench.verdict_why))
+    conditions = bench.conditions
+    if conditions is not None and conditions.busy and bench.verdict_why and "busy" in bench.verdict_why:
+        # The verdict said so already: add only the load it does not give.
+        if conditions.load_before is not None or conditions.load_after is not None:
+            out.append(f"load average {_unknown(conditions.load_before)} before, {_unknown(conditions.load_after)} after.")
+    elif conditions is not None and conditions.busy:
+        facts = []
+        if conditions.others_cpu is not None:
+            facts.append(f"other processes used {conditions.others_cpu:.1f} cores' worth of CPU while it measured")
+        if conditions.load_before is not None or conditions.load_after is not None:
+            facts.append(f"load {_unknown(conditions.load_before)} before, {_unknown(conditions.load_after)} after")
+        if conditions.cpus is not None:
+            facts.append(f"on {plural(conditions.cpus, 'core')}")
+        out.append("measured on a busy machine" + (f" ({'; '.join(facts)})" if facts else "") + ": its figures may not hold on a quiet one.")
+    if conditions is not None and conditions.warmup_steady is False:
+        took = " after " + _together(f"{conditions.warmup_s:.1f} s") if conditions.warmup_s is not None else ""
+        out.append(f"the per-call times were still falling when the warm-up ended{took}.")
+    if conditions is not None and conditions.rounds is not None and conditions.rounds > 1:
+        out.append(f"timed in {conditions.rounds} rounds: the first did not settle the verdict (a busy machine or a wide spread); the figures are the quietest round's.")
+    return out
 
 
 def _kernel_name(kernel) -> Text:
@@ -560,25 +816,24 @@ def _kernel_name(kernel) -> Text:
     return text
 
 
-def kernel_time_table(bench, limit: int = 15):
+def kernel_time_table(bench: Benchmark | Profile, limit: int = 15) -> _Escaped | Text:
     """Where the compiled time went, kernel by kernel (bench --profile, run --profile)."""
-    from rich.table import Table
-
     if bench.profile_error:
         return Text(f"{bench.config}: no profile: {bench.profile_error}", style="yellow")
     if not bench.kernels:
         return Text(f"{bench.config}: the profile recorded no kernel time", style="yellow")
-    where = "GPU time" if bench.kernels[0].where == "device" else "CPU time"
-    title = f"{bench.config}: {where} by kernel over {bench.profiled_calls} calls of compiled code"
-    table = Table(title=title, title_justify="left")
     gpu = bench.kernels[0].where == "device"
-    columns = ["kernel", "kind", "calls", "µs per call", "share", "made from (ATen)", "your code"]
+    where = "GPU time" if gpu else "CPU time"
+    title = f"{bench.config}: {where} by kernel over {bench.profiled_calls} calls of compiled code"
+    columns = [
+        Column("kernel"), Column("kind"), Column("calls", "right"), Column("µs per call", "right"), Column("share", "right"),
+        Column("made from (ATen)", long=True), Column("your code", long=True),
+    ]
     if gpu:
-        columns += ["GB/s", "of copy peak", "TFLOP/s"]
-    for column in columns:
-        table.add_column(column, justify="right" if column in ("calls", "µs per call", "share", "GB/s", "of copy peak", "TFLOP/s") else "left")
+        columns += [Column("GB/s", "right"), Column("of copy peak", "right"), Column("TFLOP/s", "right")]
+    table = FitTable(columns, title=title)
     for k in bench.kernels[:limit]:
-        row = [
+        row: list[str | Text] = [
             _kernel_name(k), Text(k.kind), str(k.calls), f"{k.total_us / max(k.calls, 1):.1f}", f"{100 * k.share:.0f}%",
             Text(", ".join(k.aten_ops) if k.aten_ops else "unknown", style="" if k.aten_ops else "dim"),
             Text("\n".join(_short_source(s) for s in k.source_lines[:3]) if k.source_lines else "unknown", style="" if k.source_lines else "dim"),
@@ -599,7 +854,7 @@ def kernel_time_table(bench, limit: int = 15):
         notes.append(f"device limits measured here: copy {bench.peak_copy_gbps:.0f} GB/s (read + write), matrix product {bench.peak_matmul_tflops:.0f} TFLOP/s\n")
     for note in bench.profile_notes:
         notes.append(note + "\n")
-    return Group(table, notes)
+    return _Escaped(Group(table, _bounded_text(notes)))
 
 
 def _short_source(line: str) -> str:
@@ -647,8 +902,36 @@ def rank_summary(sessions: list[Session]) -> list:
     return out
 
 
+PIPED_WIDTH = 100  # columns when the output is not a terminal (a file, a pipe, a CI log)
+
+
+def width_for(stream: Any) -> int:
+    """The width to lay text out at for `stream`: $COLUMNS where it is set (as rich and
+    shutil read it), else the terminal's width when the stream is a terminal, else
+    PIPED_WIDTH. (rich's own default for a pipe is 80, which cuts phrases and squeezes
+    tables that 100 holds.)"""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        if stream.isatty():
+            return os.get_terminal_size(stream.fileno()).columns or PIPED_WIDTH
+    except (AttributeError, OSError, ValueError):  # not a file, or a closed one
+        pass
+    return PIPED_WIDTH
+
+
+def console_for(stream: Any) -> Console:
+    """The Console that prints to `stream` (sys.stdout, sys.stderr, or a copy of one) at the
+    width `width_for` gives; colour only where the stream is a terminal (rich decides)."""
+    return Console(file=stream, width=width_for(stream), highlight=False)
+
+
 def show(session: Session, console: Console | None = None, **options) -> None:
-    console = console or Console(highlight=False)
+    if console is None:
+        import sys
+
+        console = console_for(sys.stdout)
     console.print(printable(renderables(session, **options)))
 
 
