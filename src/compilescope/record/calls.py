@@ -25,7 +25,6 @@ from collections.abc import Callable
 from types import CodeType
 from typing import Any
 
-from compilescope.stats import summary
 from compilescope.trace.reader import CompileId
 
 # Per-call times are kept for at most this many calls of each version (every call, then every
@@ -77,6 +76,8 @@ class _Watched:
         self.total_ns += sum(times)
 
     def facts(self) -> dict[str, Any]:
+        from compilescope.stats import summary  # (statistics imports random, hashlib: only when needed)
+
         self.fold()
         stats = summary([s / 1000 for s in self.samples]) if self.samples else None
         return {
@@ -113,15 +114,27 @@ class CallRecorder:
         self._lock = threading.Lock()
 
     # ---- attaching -----------------------------------------------------------------------------
-    def start(self) -> None:
-        monitoring = getattr(sys, "monitoring", None)
-        if monitoring is None:
+    def start(self, now: bool = True) -> None:
+        """Start recording (`now`), or, with now=False, only say whether calls can be recorded
+        here: Capture starts the watching with `hook_dynamo()` once the program imports Dynamo.
+        Until then there is no compiled code to watch, and a program that never compiles is not
+        instrumented at all (nor made to import Dynamo)."""
+        if getattr(sys, "monitoring", None) is None:
             self.unavailable = (
                 f"not recorded on Python {sys.version_info.major}.{sys.version_info.minor}: counting the calls each "
                 "compiled version serves needs sys.monitoring (Python 3.12 or newer); "
                 "`compilescope run --profile` counts them from torch.profiler instead"
             )
             return
+        if now:
+            self.hook_dynamo()
+
+    def hook_dynamo(self) -> None:
+        """Start watching: have Dynamo tell us each code object it generates. Called once Dynamo
+        is imported (record/import_hook.py), before it can generate any."""
+        if self.unavailable is not None or self._tool is not None:
+            return
+        monitoring = sys.monitoring
         tool = next((t for t in _TOOL_IDS if monitoring.get_tool(t) is None), None)
         if tool is None:
             self.unavailable = "not recorded: sys.monitoring tool ids 3 and 4 are both taken by other tools"
@@ -135,7 +148,8 @@ class CallRecorder:
         monitoring.register_callback(tool, events.PY_START, on_start)
         monitoring.register_callback(tool, events.PY_RETURN, on_return)
         # An exception leaving a watched frame: PY_UNWIND is not a local event, so it is on for
-        # the whole program, and costs a dict lookup per frame an exception unwinds.
+        # the whole program (from Dynamo's import on), and costs a dict lookup per frame an
+        # exception unwinds.
         monitoring.register_callback(tool, events.PY_UNWIND, on_unwind)
         monitoring.set_events(tool, events.PY_UNWIND)
         handle = torch_adapter.register_bytecode_hook(self._on_new_code)

@@ -85,11 +85,11 @@ class GeneratedCodeRecorder:
         compiled version, its function's code and the transformed code, decompiled."""
         if self.unavailable is not None:
             return {"unavailable": self.unavailable}
-        from compilescope.decompiler import decompile_code
-
         started = time.perf_counter()
         with self._lock:
             generated = list(self._generated)
+        if generated:  # the decompiler takes a tenth of a second to import: only when needed
+            from compilescope.decompiler import decompile_code
         originals: dict[int, dict[str, Any]] = {}
         versions = []
         for item in generated:

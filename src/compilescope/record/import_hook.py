@@ -1,9 +1,15 @@
-"""Run a callback right after the program itself imports torch.
+"""Run a callback right after the program itself imports a module (torch, or torch._dynamo).
 
 `compilescope run` must not import torch before the user's program does: a program may set
 environment variables (TORCHINDUCTOR_CACHE_DIR, TORCH_LOGS, CUDA_VISIBLE_DEVICES, ...) that torch
 reads once, at import. So capture waits for the program's own `import torch`, then attaches.
 Nothing compiles while torch itself is being imported, so no record is missed.
+
+The same holds one level down: Dynamo (torch._dynamo, about a second to import on a CPU, and it
+brings Inductor with it) is imported by torch.compile on its first use, not by `import torch`.
+compilescope's bytecode hooks wait for that import too, so that a program which never compiles
+never loads Dynamo through us; Dynamo generates no code before its own import has finished, so
+no code object is missed either.
 """
 
 from __future__ import annotations
@@ -17,15 +23,16 @@ if TYPE_CHECKING:
     import importlib.machinery
 
 
-class _AfterTorchImport:  # a meta path finder (importlib.abc is not imported: it is slow to)
-    def __init__(self, callback: Callable[[], None]) -> None:
+class _AfterImport:  # a meta path finder (importlib.abc is not imported: it is slow to)
+    def __init__(self, name: str, callback: Callable[[], None]) -> None:
+        self.name = name
         self.callback = callback
         self.done = False
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
-        if fullname != "torch" or self.done:
+        if fullname != self.name or self.done:
             return None
-        # Find torch the ordinary way (without us), then wrap its loader.
+        # Find the module the ordinary way (without us), then wrap its loader.
         self.done = True
         remove(self)
         spec = importlib.util.find_spec(fullname)
@@ -50,12 +57,18 @@ def remove(finder: Any) -> None:
         pass
 
 
-def when_torch_imported(callback: Callable[[], None]) -> _AfterTorchImport | None:
-    """Call `callback` now if torch is imported already, else right after its import.
-    Returns the finder to `remove()` if the program ends without importing torch."""
-    if "torch" in sys.modules:
+def when_imported(name: str, callback: Callable[[], None]) -> _AfterImport | None:
+    """Call `callback` now if the module `name` is imported already, else right after its
+    import (once its code has run). Returns the finder to `remove()` if the program ends without
+    importing it."""
+    if name in sys.modules:
         callback()
         return None
-    finder = _AfterTorchImport(callback)
+    finder = _AfterImport(name, callback)
     sys.meta_path.insert(0, finder)
     return finder
+
+
+def when_torch_imported(callback: Callable[[], None]) -> _AfterImport | None:
+    """Call `callback` now if torch is imported already, else right after its import."""
+    return when_imported("torch", callback)

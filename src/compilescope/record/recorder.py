@@ -37,7 +37,7 @@ from compilescope.trace.reader import read_trace
 def environment(final: bool = False) -> dict[str, Any]:
     """What we can say about this process's setup without changing it: no torch import if the
     program has none, no CUDA start if the program has not started it."""
-    facts: dict[str, Any] = {"python": platform.python_version(), "platform": platform.platform(terse=True)}
+    facts: dict[str, Any] = {"python": platform.python_version(), "platform": _platform_name()}
     torch = sys.modules.get("torch")
     if torch is None or not hasattr(torch, "__version__"):
         return facts
@@ -47,7 +47,9 @@ def environment(final: bool = False) -> dict[str, Any]:
     facts.update(
         torch=str(torch.__version__),
         threads=torch.get_num_threads(),
-        compiler=torch_adapter.inductor_cxx(),
+        # Only once the program has loaded Inductor (torch.compile does): asking before would
+        # import Dynamo and Inductor, a second or more, into a program that may never compile.
+        compiler=torch_adapter.inductor_cxx(only_if_loaded=True),
         cuda=getattr(torch.version, "cuda", None),
     )
     device = f"cpu ({_cpu_name()})"
@@ -60,6 +62,25 @@ def environment(final: bool = False) -> dict[str, Any]:
     if triton is not None:
         facts["triton"] = getattr(triton, "__version__", None)
     return facts
+
+
+def _platform_name() -> str:
+    """platform.platform(terse=True), without the `uname -p` subprocess it starts on Linux to
+    learn the processor (unpacking platform.uname() asks for it): the program would see a child
+    process it did not start. On Linux that string never shows the processor anyway, unless
+    `uname -p` names one other than the machine ("unknown" and the machine itself are left out)."""
+    if sys.platform.startswith("linux"):
+        system = os.uname()
+        libc, version = platform.libc_ver()  # os.confstr: no subprocess
+        parts = [system.sysname, system.release, system.machine, "with", libc + version]
+        name = "-".join(part.strip() for part in parts if part)
+        for character in ' /\\:;"()':
+            name = name.replace(character, "_" if character == " " else "-")
+        name = name.replace("unknown", "")
+        while "--" in name:
+            name = name.replace("--", "-")
+        return name.rstrip("-")
+    return platform.platform(terse=True)
 
 
 def _process_facts() -> dict[str, Any]:
@@ -83,7 +104,9 @@ def _cpu_name() -> str:
                     return f"{line.split(':', 1)[1].strip()}, {os.cpu_count()} cores"
     except OSError:
         pass
-    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+    # platform.processor() runs `uname -p` on Linux (a child process the program would see)
+    processor = platform.machine() if sys.platform.startswith("linux") else (platform.processor() or platform.machine())
+    return f"{processor}, {os.cpu_count()} cores"
 
 
 class Capture:
@@ -117,6 +140,7 @@ class Capture:
         self._logger: logging.Logger | None = None
         self._old_level: int | None = None
         self._finder = None
+        self._dynamo_finder = None
         self._attached = False
         self._detached = False
         if wait_for_torch:
@@ -141,18 +165,43 @@ class Capture:
         self._logger = logger
         if self.calls is not None:
             try:
-                self.calls.start()
+                self.calls.start(now=False)
             except Exception as error:  # counting calls is a bonus: never fail the program for it
                 self.calls.stop()
+                self.calls.unavailable = f"not recorded: {error_summary(error)}"
+        # The bytecode hooks need Dynamo: they are set once the program imports it (torch.compile
+        # does, on its first use), never by us before (import_hook.py says why nothing is missed).
+        if self.calls is not None or self.code is not None:
+            self._dynamo_finder = import_hook.when_imported(torch_adapter.DYNAMO_MODULE, self._attach_dynamo)
+        if self._on_attach is not None:
+            self._on_attach()
+
+    def _attach_dynamo(self) -> None:
+        """Dynamo is imported (inside the program's import of it): hook its code generation.
+        Never raises into the program's import."""
+        self._dynamo_finder = None
+        if self._detached:
+            return
+        # Dynamo brought Inductor's config: the C++ compiler is known now (written here too, so
+        # that a run killed before its end still says it).
+        with contextlib.suppress(Exception):
+            facts = environment()
+            if facts.get("compiler") is not None:
+                self.writer.write_record(ENVIRONMENT_RECORD, facts)
+        if self.calls is not None:
+            try:
+                self.calls.hook_dynamo()
+            except Exception as error:  # counting calls is a bonus: never fail the program for it
+                with contextlib.suppress(Exception):
+                    self.calls.stop()
                 self.calls.unavailable = f"not recorded: {error_summary(error)}"
         if self.code is not None:
             try:
                 self.code.start()
             except Exception as error:  # a bonus too
-                self.code.stop()
+                with contextlib.suppress(Exception):
+                    self.code.stop()
                 self.code.unavailable = f"not recorded: {error_summary(error)}"
-        if self._on_attach is not None:
-            self._on_attach()
 
     def _repeat_file_names(self) -> None:
         """torch writes each file name once per process (`str` records, which later records
@@ -172,9 +221,10 @@ class Capture:
         self.writer.write_record(CHILDREN_RECORD, {}, json.dumps([dataclasses.asdict(c) for c in children]))
 
     def detach(self) -> None:
-        if self._finder is not None:
-            import_hook.remove(self._finder)
-            self._finder = None
+        for finder in (self._finder, self._dynamo_finder):
+            if finder is not None:
+                import_hook.remove(finder)
+        self._finder = self._dynamo_finder = None
         if self.calls is not None:
             self.calls.stop()
         if self.code is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import sys
 from collections.abc import Callable
 from types import CodeType
 from typing import Any
@@ -45,10 +46,21 @@ def interned_strings() -> dict[str, int] | str:
     return not_available("file names interned before capture")
 
 
-def inductor_cxx() -> str | None:
-    """The C++ compiler Inductor will call, as it would find it."""
+# Dynamo's module: once it is imported, torch.compile can generate code (and it brings Inductor).
+DYNAMO_MODULE = "torch._dynamo"
+
+
+def inductor_cxx(only_if_loaded: bool = False) -> str | None:
+    """The C++ compiler Inductor will call, as it would find it. `only_if_loaded`: None unless
+    the program has loaded Inductor's config already (importing it imports Dynamo and Inductor,
+    about a second, in a program that may never compile)."""
     try:
-        from torch._inductor import config
+        if only_if_loaded:
+            config = sys.modules.get("torch._inductor.config")
+            if config is None:
+                return None
+        else:
+            from torch._inductor import config
 
         configured = config.cpp.cxx
         names = [c for c in configured if c] if isinstance(configured, tuple) else [configured]
@@ -95,8 +107,6 @@ def compiling_globals(original: CodeType) -> dict[str, Any] | None:
     where it installs the names its code calls (`__resume_at_*`, `__compiled_fn_*`). Found as
     the `globals` argument of convert_frame's `_compile` up the stack; None where that is not
     there (a newer torch)."""
-    import sys
-
     try:
         frame = sys._getframe(1)
         while frame is not None:

@@ -21,10 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from compilescope.session.breaks import parse_graph_break, parse_recompile_reasons, split_recompile_reasons
-from compilescope.session.graphs import parse_aot_graph, parse_dynamo_graph
-from compilescope.session.guards import parse_guard_tree
-from compilescope.session.kernels import parse_kernels
 from compilescope.session.model import (
     CacheUse,
     CallTimes,
@@ -39,6 +35,9 @@ from compilescope.session.model import (
     Program,
     Session,
 )
+# The parsers of graphs, guards, graph breaks and kernels (session/breaks.py, graphs.py, guards.py,
+# kernels.py: some 30 regular expressions to compile) are imported where first used: building the
+# session of a run that compiled nothing, at the end of `compilescope run`, never needs them.
 from compilescope.trace.reader import MAX_SKIPPED, CompileId, Record, TraceLog, file_lines, iter_records, json_value, open_trace, trace_files
 
 # Records compilescope's own capture adds to the trace (torch never writes these names).
@@ -221,12 +220,14 @@ class _Builder:
     def _on_dynamo_output_graph(self, record: Record) -> None:
         item = self.pending(record)
         if item and record.payload is not None:
+            from compilescope.session.graphs import parse_dynamo_graph
             item.compile.graphs.append(parse_dynamo_graph(record.payload))
 
     def _on_dynamo_cpp_guards_str(self, record: Record) -> None:
         item = self.pending(record)
         if item and record.payload is not None:
             item.compile.guards_text = record.payload
+            from compilescope.session.guards import parse_guard_tree
             item.compile.guards = parse_guard_tree(record.payload)
 
     def _on_dynamo_graph_break_reason(self, record: Record) -> None:
@@ -239,6 +240,7 @@ class _Builder:
         if item and record.payload is not None:
             lines = _json_or_lines(record.payload)
             item.compile.recompile_reason = lines
+            from compilescope.session.breaks import parse_recompile_reasons
             item.compile.failed_guards = parse_recompile_reasons(lines)
 
     def _on_compilation_metrics(self, record: Record) -> None:
@@ -254,6 +256,7 @@ class _Builder:
     def _aot(self, record: Record, which: str) -> None:
         item = self.pending(record)
         if item and record.payload is not None:
+            from compilescope.session.graphs import parse_aot_graph
             setattr(item.compile.aot, which, parse_aot_graph(record.payload))
 
     def _on_aot_forward_graph(self, record: Record) -> None:
@@ -476,6 +479,7 @@ class _Builder:
         c, m = item.compile, item.metrics
         if item.frame_key[2] == "unknown" and isinstance(m.get("co_name"), str) and m["co_name"]:
             item.frame_key = (_text(m.get("co_filename")), _int(m.get("co_firstlineno")), m["co_name"])
+        from compilescope.session.breaks import parse_graph_break
         c.graph_breaks = [parse_graph_break(text) for text in item.break_texts]
         for brk in c.graph_breaks:
             _bound_summaries(brk)
@@ -487,6 +491,7 @@ class _Builder:
         c.restarts = [str(r) for r in restarts] if isinstance(restarts, list) else []
         if c.recompile_reason is None and isinstance(m.get("recompile_reason"), str) and m["recompile_reason"]:
             c.recompile_reason = [m["recompile_reason"]]
+            from compilescope.session.breaks import parse_recompile_reasons
             c.failed_guards = parse_recompile_reasons(c.recompile_reason)
         if m.get("fail_type"):
             reason = _text(m.get("fail_reason")) or ""
@@ -514,6 +519,8 @@ class _Builder:
             if graph is not None:
                 graph_ops.update(graph.ops)
         c.inductor_code = "\n\n".join(item.output_code)
+        from compilescope.session.kernels import parse_kernels
+
         for code in item.output_code:
             c.kernels.extend(parse_kernels(code, graph_ops))
         _kernel_sources(c, item.kernel_stacks)
@@ -764,6 +771,7 @@ def _json_or_lines(payload: str) -> list[str]:
     try:
         data = json_value(payload)
     except json.JSONDecodeError:
+        from compilescope.session.breaks import split_recompile_reasons
         return split_recompile_reasons([line for line in payload.splitlines() if line.strip()])
     if isinstance(data, list):
         return [str(item) for item in data]
