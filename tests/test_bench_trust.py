@@ -99,14 +99,22 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _bench_then_plain_loop(models: Path) -> tuple:
+def _plain_loop(models: Path) -> tuple[dict, bool]:
+    watch = CpuWatch.start()
+    plain = json.loads(subprocess.run([sys.executable, "plain_loop.py"], cwd=models, capture_output=True, text=True, check=True).stdout)
+    return plain, is_busy(watch.others(), threads=torch_threads(), available=cpus())
+
+
+def _plain_bench_plain(models: Path) -> tuple:
+    """A plain loop, bench, and a plain loop again: on a virtual machine the host's load moves
+    the figures over minutes without showing in this machine's counters, so bench is compared
+    with loops timed just before and just after it."""
+    before, busy_before = _plain_loop(models)
     result = run_cli("bench", "models.py:mlp", "--runs", "100", "--json", "bench.json", cwd=models)
     assert result.returncode == 0, result.stderr
     (bench,) = json.loads((models / "bench.json").read_text())["benchmarks"]
-    watch = CpuWatch.start()
-    plain = json.loads(subprocess.run([sys.executable, "plain_loop.py"], cwd=models, capture_output=True, text=True, check=True).stdout)
-    plain_busy = is_busy(watch.others(), threads=torch_threads(), available=cpus())
-    return result, bench, plain, plain_busy
+    after, busy_after = _plain_loop(models)
+    return result, bench, (before, after), busy_before or busy_after
 
 
 def torch_threads() -> int:
@@ -117,19 +125,24 @@ def torch_threads() -> int:
 
 @pytestmark_slow
 def test_bench_agrees_with_a_plain_loop(models: Path) -> None:
-    result, bench, plain, plain_busy = _bench_then_plain_loop(models)
+    result, bench, plain, plain_busy = _plain_bench_plain(models)
     if bench["conditions"]["busy"] or plain_busy:
         # Same conditions or no comparison: bench said the machine was busy (and gave no
-        # verdict); measure both once more.
+        # verdict), or the loops ran while it was; measure all three once more.
         assert bench["conditions"]["busy"] is False or bench["verdict"] == "too noisy to say"
-        result, bench, plain, plain_busy = _bench_then_plain_loop(models)
+        result, bench, plain, plain_busy = _plain_bench_plain(models)
     conditions = bench["conditions"]
-    note = f"bench {bench['eager_ms']:.3f}/{bench['compiled_ms']:.3f} ms, plain loop {plain['eager_ms']:.3f}/{plain['compiled_ms']:.3f} ms (busy: {plain_busy}), conditions {conditions}"
+    note = (
+        f"bench {bench['eager_ms']:.3f}/{bench['compiled_ms']:.3f} ms; plain loop before "
+        f"{plain[0]['eager_ms']:.3f}/{plain[0]['compiled_ms']:.3f} ms, after {plain[1]['eager_ms']:.3f}/"
+        f"{plain[1]['compiled_ms']:.3f} ms (busy: {plain_busy}); conditions {conditions}"
+    )
     # Warmed up until its times stopped falling (at least 1 s), on a machine it judged quiet.
     assert conditions["warmup_s"] >= 1.0 and conditions["warmup_steady"] is not False, note
     assert not conditions["busy"] and not plain_busy, note
     for key in ("eager_ms", "compiled_ms"):
-        assert bench[key] == pytest.approx(plain[key], rel=0.15), note
+        low, high = min(p[key] for p in plain), max(p[key] for p in plain)
+        assert 0.85 * low <= bench[key] <= 1.15 * high, note
     # The verdict is given, in the table and the JSON, with why.
     assert bench["verdict"] in ("faster", "slower", "about even", "too noisy to say")
     assert bench["verdict_why"] and bench["verdict"] in result.stdout
