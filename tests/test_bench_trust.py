@@ -125,12 +125,15 @@ def torch_threads() -> int:
 
 @pytestmark_slow
 def test_bench_agrees_with_a_plain_loop(models: Path) -> None:
-    result, bench, plain, plain_busy = _plain_bench_plain(models)
-    if bench["conditions"]["busy"] or plain_busy:
-        # Same conditions or no comparison: bench said the machine was busy (and gave no
-        # verdict), or the loops ran while it was; measure all three once more.
-        assert bench["conditions"]["busy"] is False or bench["verdict"] == "too noisy to say"
+    for _ in range(3):
         result, bench, plain, plain_busy = _plain_bench_plain(models)
+        if not (bench["conditions"]["busy"] or plain_busy):
+            break
+        # Same conditions or no comparison: bench said the machine was busy (and gave no
+        # verdict), or the loops ran while it was; measure all three again.
+        assert bench["conditions"]["busy"] is False or bench["verdict"] == "too noisy to say"
+    else:
+        pytest.skip(f"other processes kept the machine busy in three attempts: no like-for-like comparison (bench {bench['conditions']})")
     conditions = bench["conditions"]
     note = (
         f"bench {bench['eager_ms']:.3f}/{bench['compiled_ms']:.3f} ms; plain loop before "

@@ -52,8 +52,10 @@ def _system_busy_s() -> float | None:
 
 
 def _own_s() -> float:
+    """CPU time of this process and of its children it has waited for (a measuring loop run
+    as a subprocess is ours, not other work)."""
     times = os.times()
-    return times.user + times.system
+    return times.user + times.system + times.children_user + times.children_system
 
 
 @dataclass
