@@ -123,32 +123,43 @@ def torch_threads() -> int:
     return torch.get_num_threads()
 
 
-@pytestmark_slow
-def test_bench_agrees_with_a_plain_loop(models: Path) -> None:
-    for _ in range(3):
-        result, bench, plain, plain_busy = _plain_bench_plain(models)
-        if not (bench["conditions"]["busy"] or plain_busy):
-            break
-        # Same conditions or no comparison: bench said the machine was busy (and gave no
-        # verdict), or the loops ran while it was; measure all three again.
-        assert bench["conditions"]["busy"] is False or bench["verdict"] == "too noisy to say"
-    else:
-        pytest.skip(f"other processes kept the machine busy in three attempts: no like-for-like comparison (bench {bench['conditions']})")
-    conditions = bench["conditions"]
-    note = (
-        f"bench {bench['eager_ms']:.3f}/{bench['compiled_ms']:.3f} ms; plain loop before "
-        f"{plain[0]['eager_ms']:.3f}/{plain[0]['compiled_ms']:.3f} ms, after {plain[1]['eager_ms']:.3f}/"
-        f"{plain[1]['compiled_ms']:.3f} ms (busy: {plain_busy}); conditions {conditions}"
-    )
-    # Warmed up until its times stopped falling (at least 1 s), on a machine it judged quiet.
-    assert conditions["warmup_s"] >= 1.0 and conditions["warmup_steady"] is not False, note
-    assert not conditions["busy"] and not plain_busy, note
+def _agrees(bench: dict, plain: tuple) -> bool:
     for key in ("eager_ms", "compiled_ms"):
         low, high = min(p[key] for p in plain), max(p[key] for p in plain)
-        assert 0.85 * low <= bench[key] <= 1.15 * high, note
-    # The verdict is given, in the table and the JSON, with why.
-    assert bench["verdict"] in ("faster", "slower", "about even", "too noisy to say")
-    assert bench["verdict_why"] and bench["verdict"] in result.stdout
+        if not 0.85 * low <= bench[key] <= 1.15 * high:
+            return False
+    return True
+
+
+@pytestmark_slow
+def test_bench_agrees_with_a_plain_loop(models: Path) -> None:
+    # Up to three attempts: this VM's host moves timings by tens of percent over a minute
+    # without showing in the guest's CPU counters, so one disagreement may be the host's; a
+    # bench that is biased disagrees every time.
+    notes, quiet = [], 0
+    for _ in range(3):
+        result, bench, plain, plain_busy = _plain_bench_plain(models)
+        conditions = bench["conditions"]
+        notes.append(
+            f"bench {bench['eager_ms']:.3f}/{bench['compiled_ms']:.3f} ms; plain loop before "
+            f"{plain[0]['eager_ms']:.3f}/{plain[0]['compiled_ms']:.3f} ms, after {plain[1]['eager_ms']:.3f}/"
+            f"{plain[1]['compiled_ms']:.3f} ms (busy: {plain_busy}); conditions {conditions}"
+        )
+        if conditions["busy"]:  # bench said the machine was busy, and gave no verdict
+            assert bench["verdict"] == "too noisy to say", notes[-1]
+        if conditions["busy"] or plain_busy:
+            continue  # same conditions or no comparison
+        quiet += 1
+        # Warmed up until its times stopped falling (at least 1 s), on a machine it judged quiet.
+        assert conditions["warmup_s"] >= 1.0 and conditions["warmup_steady"] is not False, notes[-1]
+        # The verdict is given, in the table and the JSON, with why.
+        assert bench["verdict"] in ("faster", "slower", "about even", "too noisy to say")
+        assert bench["verdict_why"] and bench["verdict"] in result.stdout
+        if _agrees(bench, plain):
+            return
+    if not quiet:
+        pytest.skip("other processes kept the machine busy in three attempts: no like-for-like comparison\n" + "\n".join(notes))
+    pytest.fail("bench disagreed with the plain loops in every quiet attempt:\n" + "\n".join(notes))
 
 
 @pytestmark_slow
