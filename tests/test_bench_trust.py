@@ -180,7 +180,9 @@ def test_a_busy_core_makes_it_too_noisy_to_say(models: Path) -> None:
     assert result.returncode == 0, result.stderr
     (bench,) = json.loads((models / "busy.json").read_text())["benchmarks"]
     assert bench["verdict"] == "too noisy to say", bench
-    assert bench["conditions"]["busy"] and bench["conditions"]["others_cpu"] >= 0.5, bench
+    # (the spinner shares the cores with bench's own threads: it gets a part of one, 0.43 to
+    # ~0.7 of a core in runs here; the busy rule needs more than a quarter beyond the spare ones)
+    assert bench["conditions"]["busy"] and bench["conditions"]["others_cpu"] > 0.25, bench
     assert "busy" in bench["verdict_why"] and f"of its {os.cpu_count() if cpus() == os.cpu_count() else cpus()} cores" in bench["verdict_why"]
     assert bench["conditions"]["rounds"] == 3  # measured again while it stayed busy
     assert "too noisy to say" in result.stdout

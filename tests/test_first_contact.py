@@ -14,7 +14,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from compilescope.cli import COMMANDS, summary
+from compilescope.cli import COMMANDS, command, summary
 
 MISLEADING = ("compiled object", "torch unknown", "the one called")
 
@@ -110,7 +110,7 @@ def test_help_describes_every_command_in_a_whole_sentence(tmp_path: Path) -> Non
         entries = _help_entries(listing, list(COMMANDS))
         assert set(entries) == set(COMMANDS)
         for name, text in entries.items():
-            assert text == summary(COMMANDS[name].__doc__ or ""), name
+            assert text == summary(command(name).__doc__ or ""), name
             assert text.endswith("."), f"{name}: {text!r} is cut"
             assert len(text.split()) > 4, name
 

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from compilescope.render.console import PIPED_WIDTH, console_for, printable, runtime, width_for
+from compilescope.render.console import console_for, printable, runtime
+from compilescope.render.text import PIPED_WIDTH, width_for
 from compilescope.session.model import (
     BenchConditions,
     Benchmark,

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import compilescope
-from compilescope.findings import PROBLEM
+from compilescope.findings.rules import PROBLEM
 
 transformers = pytest.importorskip("transformers")
 pytestmark = pytest.mark.slow

@@ -47,7 +47,7 @@ def test_a_program_that_compiles_nothing_loads_no_dynamo_and_starts_no_process(t
     # GIVEN a program that imports torch, computes, and compiles nothing
     (tmp_path / "plain.py").write_text(WATCH + "import torch\nprint(torch.ones(3).sum().item())\n")
 
-    # WHEN it runs under python and under compilescope run (default outputs: JSON, HTML, trace)
+    # WHEN it runs under python and under compilescope run (default outputs)
     plain = subprocess.run([sys.executable, "plain.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     ours = run_cli("run", "plain.py", cwd=tmp_path, timeout=300)
 
@@ -56,9 +56,10 @@ def test_a_program_that_compiles_nothing_loads_no_dynamo_and_starts_no_process(t
     assert plain.returncode == ours.returncode == 0, ours.stderr[-3000:]
     assert ours.stdout == plain.stdout
     assert watched(ours.stdout) == {"loaded": [], "started": []}
-    # and the outputs are all there
-    for suffix in (".json", ".html", ".log"):
+    # and the outputs are there: the session and its trace (no HTML report: nothing to show)
+    for suffix in (".json", ".log"):
         assert (tmp_path / f"compilescope-plain{suffix}").is_file()
+    assert not (tmp_path / "compilescope-plain.html").exists() and "No HTML report" in ours.stderr
     data = json.loads((tmp_path / "compilescope-plain.json").read_text())
     assert data["frames"] == [] and data["program"]["exit_status"] == 0
     # the C++ compiler is Inductor's to choose: not asked when Inductor was never loaded

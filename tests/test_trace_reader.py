@@ -76,7 +76,7 @@ def test_report_side_imports_no_torch() -> None:
     import subprocess
 
     code = (
-        "import sys, compilescope, compilescope.cli, compilescope.session.build, compilescope.findings, "
+        "import sys, compilescope, compilescope.cli, compilescope.session.build, compilescope.findings.rules, "
         "compilescope.render.console, compilescope.trace.reader; print('torch' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -15,10 +15,10 @@ Importing compilescope does not import torch; capture() and explain() do, when c
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ContextManager
-
+TYPE_CHECKING = False  # (typing itself is not imported: `import compilescope` stays light)
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any, ContextManager
 
     from compilescope.session.model import Session
 

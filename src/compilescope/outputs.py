@@ -16,7 +16,9 @@ symbolic link, and each process gets its own outputs, resolved where the command
   locked (`create_locked`); a second compilescope process sees the lock and takes another name,
   rather than deleting the file from under the first.
 
-No torch here: every layer that writes uses it.
+No torch here: every layer that writes uses it. Paths are plain strings (any os.PathLike is taken):
+this module runs before a program under `compilescope run`, and pathlib would cost ~3 ms of a
+short program's run (docs/cli.md, "What run costs").
 """
 
 from __future__ import annotations
@@ -25,8 +27,12 @@ import contextlib
 import os
 import re
 import stat
-from pathlib import Path
-from typing import IO
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO
+
+    Place = str | os.PathLike[str]  # a path, as a string or a pathlib.Path
 
 try:
     import fcntl
@@ -42,21 +48,30 @@ class OutputError(Exception):
 # its header with "compilescope/capture.py:0]" (see record.writer), and the writer's first line is
 # always one of ours; a session starts with its schema; a report names its generator; a .py file
 # starts with the comment pyfiles writes.
+# (Compiled when first used, by re's cache: a run that writes nothing over a file never needs them.)
 _OURS = (
-    re.compile(rb"^V\d{4} [\d:.]+ +\d+ compilescope/capture\.py:0\] \{"),
-    re.compile(rb'^\{\s*"schema":\s*"compilescope/'),
-    re.compile(rb'^<!DOCTYPE html>.{0,4096}?(<meta name="generator" content="compilescope|<title>compilescope)', re.S),
-    re.compile(rb"^# compilescope: "),
+    (rb"^V\d{4} [\d:.]+ +\d+ compilescope/capture\.py:0\] \{", 0),
+    (rb'^\{\s*"schema":\s*"compilescope/', 0),
+    (rb'^<!DOCTYPE html>.{0,4096}?(<meta name="generator" content="compilescope|<title>compilescope)', re.S),
+    (rb"^# compilescope: ", 0),
 )
 _HEAD_BYTES = 8192
 # To look at a file: never through a link, never waiting on a pipe.
 _LOOK = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
-def absolute(path: str | os.PathLike[str]) -> Path:
+def absolute(path: Place) -> str:
     """The path made absolute against the current folder, without resolving links (a link in a
     folder above is the user's setup; only the file itself is checked)."""
-    return Path(os.path.abspath(os.fspath(path)))
+    return os.path.abspath(os.fspath(path))
+
+
+def stem_and_suffix(path: Place) -> tuple[str, str]:
+    """The last part of the path as pathlib splits it: ("train", ".json") for "out/train.json",
+    (".env", "") for ".env", ("x.tar", ".gz") for "x.tar.gz"."""
+    name = os.path.basename(os.fspath(path))
+    dot = name.rfind(".")
+    return (name[:dot], name[dot:]) if 0 < dot < len(name) - 1 else (name, "")
 
 
 def process_tag() -> str:
@@ -66,14 +81,14 @@ def process_tag() -> str:
     return f".rank{rank}" if rank.isdigit() else ""
 
 
-def _describe_link(path: Path) -> str:
+def _describe_link(path: Place) -> str:
     try:
         return f"it is a symbolic link (to {os.readlink(path)})"
     except OSError:
         return "it is a symbolic link"
 
 
-def is_ours(path: Path) -> bool:
+def is_ours(path: Place) -> bool:
     """Whether `path` is a regular file (not a link) that compilescope wrote."""
     try:
         info = os.lstat(path)
@@ -91,17 +106,17 @@ def is_ours(path: Path) -> bool:
         return False
     finally:
         os.close(fd)
-    return any(pattern.match(head) for pattern in _OURS)
+    return any(re.match(pattern, head, flags) for pattern, flags in _OURS)
 
 
-def refusal(path: Path) -> str | None:
+def refusal(path: Place) -> str | None:
     """Why compilescope may not write `path` ("it is a symbolic link (to /etc/passwd)", ...), or
     None where it may: nothing is there, or a file compilescope wrote."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
-        parent = path.parent
-        if not parent.is_dir():
+        parent = os.path.dirname(os.fspath(path)) or "."
+        if not os.path.isdir(parent):
             return f"its folder {parent} does not exist"
         return None
     except OSError as error:
@@ -117,14 +132,14 @@ def refusal(path: Path) -> str | None:
     return None
 
 
-def check_writable(path: Path, what: str) -> None:
+def check_writable(path: Place, what: str) -> None:
     """Raise OutputError, with a message for the user, where `path` may not be written."""
     reason = refusal(path)
     if reason is not None:
         raise OutputError(f"will not write {what} to {path}: {reason}")
 
 
-def write_text(path: str | os.PathLike[str], text: str, what: str = "a file") -> Path:
+def write_text(path: Place, text: str, what: str = "a file") -> str:
     """Write `text` to `path` whole, as a new file or over a file of ours (see the module's
     docstring); OutputError where the path is not ours to write."""
     target = absolute(path)
@@ -144,11 +159,12 @@ def write_text(path: str | os.PathLike[str], text: str, what: str = "a file") ->
 _CREATE = os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _new_beside(target: Path) -> tuple[int, Path]:
+def _new_beside(target: str) -> tuple[int, str]:
     """A new, hidden file in the target's folder, created exclusively, with the permissions the
     user's umask gives new files (tempfile's would be private to the user)."""
     for _ in range(100):
-        candidate = target.with_name(f".{target.name}.{os.urandom(6).hex()}.partial")
+        folder, name = os.path.split(target)
+        candidate = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.partial")
         try:
             return os.open(candidate, _CREATE | os.O_WRONLY, 0o666), candidate
         except FileExistsError:
@@ -156,7 +172,7 @@ def _new_beside(target: Path) -> tuple[int, Path]:
     raise OutputError(f"could not create a new file beside {target}")
 
 
-def _put_in_place(temporary: Path, target: Path, what: str) -> None:
+def _put_in_place(temporary: str, target: str, what: str) -> None:
     if not os.path.lexists(target):
         try:
             os.link(temporary, target)  # fails, never follows, if something appeared meanwhile
@@ -167,7 +183,7 @@ def _put_in_place(temporary: Path, target: Path, what: str) -> None:
     os.replace(temporary, target)
 
 
-def in_use(path: Path) -> bool:
+def in_use(path: Place) -> bool:
     """Whether another process holds the lock of a file compilescope is writing (a trace)."""
     if fcntl is None:
         return False
@@ -184,7 +200,7 @@ def in_use(path: Path) -> bool:
     return False
 
 
-def create_locked(path: str | os.PathLike[str], what: str = "a file") -> IO[str]:
+def create_locked(path: Place, what: str = "a file") -> IO[str]:
     """A new file at `path` for reading and writing, locked while it is open. A file of ours
     already there (an earlier run's) is replaced; one that another process is writing is not
     (OutputError)."""
@@ -205,12 +221,14 @@ def create_locked(path: str | os.PathLike[str], what: str = "a file") -> IO[str]
     return os.fdopen(fd, "w+", encoding="utf-8")
 
 
-def other_name(path: Path, tag: str) -> Path:
+def other_name(path: Place, tag: str) -> str:
     """A sibling of `path` with `tag` before its suffix that nothing occupies yet:
     compilescope-train.json -> compilescope-train.2.json (tag "2")."""
-    candidate = path.with_name(f"{path.stem}.{tag}{path.suffix}")
+    folder = os.path.dirname(os.fspath(path))
+    stem, suffix = stem_and_suffix(path)
+    candidate = os.path.join(folder, f"{stem}.{tag}{suffix}")
     number = 1
     while os.path.lexists(candidate):
         number += 1
-        candidate = path.with_name(f"{path.stem}.{tag}-{number}{path.suffix}")
+        candidate = os.path.join(folder, f"{stem}.{tag}-{number}{suffix}")
     return candidate

@@ -1,39 +1,97 @@
-"""The `compilescope` command: one module per subcommand, each a class whose docstring is its help."""
+"""The `compilescope` command: one module per subcommand, each a class whose docstring is its help.
+
+Only the command asked for is imported (its module, and what it needs): `compilescope run` on a
+program that never imports torch costs little more than python itself (docs/cli.md).
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import os
 import sys
 
 from compilescope import __version__
-from compilescope.cli.bench import BenchCommand
-from compilescope.cli.decompile import DecompileCommand
-from compilescope.cli.doctor import DoctorCommand
 from compilescope.cli.errors import CommandError
-from compilescope.cli.report import ReportCommand
-from compilescope.cli.run import RunCommand
 from compilescope.outputs import OutputError
 
-COMMANDS = {"run": RunCommand, "report": ReportCommand, "bench": BenchCommand, "decompile": DecompileCommand, "doctor": DoctorCommand}
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# each command: the module and class that run it
+COMMANDS = {
+    "run": "compilescope.cli.run:RunCommand",
+    "report": "compilescope.cli.report:ReportCommand",
+    "bench": "compilescope.cli.bench:BenchCommand",
+    "decompile": "compilescope.cli.decompile:DecompileCommand",
+    "doctor": "compilescope.cli.doctor:DoctorCommand",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command(name: str) -> Any:
+    """The class of the command `name` (its module imported now)."""
+    module, cls = COMMANDS[name].split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def _asked_for(argv: list[str]) -> str | None:
+    """The command the arguments name, if they name one (the first word not an option)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with `only`, that command's alone (the others are not imported:
+    the arguments name `only`)."""
     parser = argparse.ArgumentParser(
         prog="compilescope",
         description="See what torch.compile did to your program, whether it paid off, and what to change.",
+        formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"compilescope {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, command in COMMANDS.items():
-        doc = (command.__doc__ or "").strip()
+    for name in COMMANDS if only is None else [only]:
+        cls = command(name)
+        doc = (cls.__doc__ or "").strip()
         sub = subparsers.add_parser(
             name,
             help=summary(doc) or None,
             description=doc,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            formatter_class=_RawDescriptionFormatter,
         )
-        command.prepare_parser(sub)
+        cls.prepare_parser(sub)
     return parser
+
+
+def _columns() -> int:
+    """The terminal's width as shutil.get_terminal_size() finds it for argparse: $COLUMNS, else
+    the width of the terminal on stdout, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help layout, its width found without importing shutil: argparse makes a
+    formatter for every option it is given, and shutil (with bz2, lzma, fnmatch) adds ~2 ms to
+    every command's start, `compilescope run` on a short program included."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, width if width is not None else _columns() - 2)
+
+
+class _RawDescriptionFormatter(_Formatter, argparse.RawDescriptionHelpFormatter):
+    """A command's help: its docstring as written (the same width rule as _Formatter)."""
 
 
 def summary(doc: str) -> str:
@@ -44,13 +102,14 @@ def summary(doc: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(only=_asked_for(argv))
+    args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return COMMANDS[args.command]().run(args)
+        return command(args.command)().run(args)
     except CommandError as error:
         _say(args.command, error)
         return error.exit_code
@@ -59,9 +118,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def _say(command: str, error: Exception) -> None:
+def _say(name: str, error: Exception) -> None:
     """The one line of an error, its control characters shown visibly: it may repeat a path or
     a name from a file from elsewhere."""
-    from compilescope.render.console import one_line
+    from compilescope.render.text import one_line
 
-    print(f"compilescope {command}: {one_line(str(error))}", file=sys.stderr)
+    print(f"compilescope {name}: {one_line(str(error))}", file=sys.stderr)

@@ -53,7 +53,7 @@ class DecompileCommand:
 
     def _from_saved(self, path: Path, out: Path) -> int:
         from compilescope import load_all
-        from compilescope.render.console import escape_control
+        from compilescope.render.text import escape_control
         from compilescope.session.jsonio import SessionFormatError
         from compilescope.trace.reader import UnreadableInput
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
-from typing import Any, TextIO
-
 from compilescope.cli.errors import CommandError
-from compilescope.render.console import DETAILS
-from compilescope.session.model import Session
+from compilescope.render import DETAILS
+
+# Light on purpose (run loads it before the program): rich and the session model come in with
+# print_session, when there is something to print.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any, TextIO
+
+    from compilescope.session.model import Session
 
 
 def add_view_options(parser: argparse.ArgumentParser) -> None:

@@ -8,7 +8,12 @@ import sys
 from pathlib import Path
 
 from compilescope.cli.errors import CommandError
-from compilescope.cli.options import add_view_options, open_command, print_session, view_options
+from compilescope.cli.options import (
+    add_view_options,
+    open_command,
+    print_session,
+    view_options,
+)
 from compilescope.session.model import Session
 
 
@@ -33,9 +38,10 @@ class ReportCommand:
 
     def run(self, args: argparse.Namespace) -> int:
         from compilescope import _read_all
-        from compilescope.findings import findings
+        from compilescope.findings.rules import findings
         from compilescope.outputs import absolute, check_writable
-        from compilescope.render.console import console_for, escape_control, one_line, printable, rank_summary
+        from compilescope.render.console import console_for, printable, rank_summary
+        from compilescope.render.text import escape_control, one_line
         from compilescope.session.jsonio import SessionFormatError
         from compilescope.trace.reader import UnreadableInput
 
@@ -119,6 +125,6 @@ def _check_output(target: Path, what: str) -> None:
     is checked again, with the final names, before anything is written.)"""
     from compilescope.outputs import absolute, check_writable
 
-    path = absolute(target)
+    path = Path(absolute(target))
     if not path.parent.is_dir() or (os.path.lexists(path) and (path.is_symlink() or not path.is_file())):
         check_writable(path, what)

@@ -7,24 +7,25 @@ import builtins
 import contextlib
 import gc
 import importlib.machinery
-import importlib.util
 import os
-import runpy
 import sys
 import time
 import types
-import zipfile
-from collections.abc import Iterator
-from pathlib import Path
-from types import TracebackType
-from typing import TextIO
 
-from compilescope.cli.decompile import check_output_folder, write_decompiled
 from compilescope.cli.errors import CommandError
 from compilescope.cli.options import add_view_options, print_session, view_options
 from compilescope.cli.run_outputs import OutputPlan
-from compilescope.outputs import OutputError, absolute
-from compilescope.session.model import Program, error_summary
+from compilescope.outputs import OutputError, absolute, stem_and_suffix
+
+# What runs before the program, and after it when the program never imported torch, imports
+# only what it needs: on a program that never imports torch, `run` costs a few percent over
+# python (docs/cli.md, "What run costs"). The session model, rich, the trace's reader and the
+# decompiler come in at the end, when there is something to explain.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from types import TracebackType
+    from typing import Any, TextIO
 
 
 class RunCommand:
@@ -35,9 +36,9 @@ class RunCommand:
 
     The program's output, exit status and exceptions pass through unchanged; the explanation
     goes to stderr afterwards. The session is saved as compilescope-<name>.json, the report as
-    compilescope-<name>.html (one self-contained file), and torch's raw structured trace as
-    compilescope-<name>.log (readable by `compilescope report` and tlparse), also when the
-    program crashes.
+    compilescope-<name>.html (one self-contained file; none where nothing was compiled), and
+    torch's raw structured trace as compilescope-<name>.log (readable by `compilescope report`
+    and tlparse), also when the program crashes.
     """
 
     @staticmethod
@@ -80,10 +81,14 @@ class RunCommand:
         plan = OutputPlan.of(args, program)
         decompile_dir = None
         if getattr(args, "decompile", None) is not None:
-            decompile_dir = absolute(args.decompile)
+            from compilescope.cli.decompile import check_output_folder
+
+            from pathlib import Path
+
+            decompile_dir = Path(absolute(args.decompile))
             check_output_folder(decompile_dir)
 
-        from compilescope.record import Capture
+        from compilescope.record.recorder import Capture
 
         profiler = None
         if args.profile:
@@ -105,8 +110,8 @@ class RunCommand:
                 print(f"compilescope: the program's child processes are not followed: {error}", file=stream)
                 children = None
 
-        # Everything made so far (compilescope's modules, rich's, argparse's: some 20,000 objects)
-        # lives until the end: move it out of the garbage collector's view, so that the program's
+        # Everything made so far (compilescope's modules, argparse's: thousands of objects) lives
+        # until the end: move it out of the garbage collector's view, so that the program's
         # collections see what they see under python. Without this, `import torch` ran one more
         # full collection than under python (3 instead of 2, ~0.1 s on 2 cores; docs/cli.md).
         gc.freeze()
@@ -118,44 +123,112 @@ class RunCommand:
             # (its own trace is finished at its exit); the outputs are the parent's to write.
             return exit_status
         _flush_streams()
-
-        record = Program(kind=program.kind, target=program.target, argv=list(args.args), exit_status=exit_status, exception=exception, wall_time_s=wall)
-        recorder.record_program(record)
-        if children is not None:
-            try:
-                found = children.finish()
-            except Exception as error:  # never let our bookkeeping change how the run ends
-                print(f"compilescope: the program's child processes could not be listed: {error_summary(error)}", file=stream)
-                found = []
-            if plan.json is None:  # --no-save: the children's traces were temporary
-                plan.forget_temporary()
-                for item in found:
-                    item.trace = None
-            recorder.record_children(found)
-        session = recorder.build()
-        session.program = record
-        if profiler is not None:
-            session.profile = profiler.finish(session)
-        saved = plan.save(session, stream)
-        if getattr(args, "explanation", True):
-            if session.rank:  # under a launcher, rank 0 explains; the others say one line each
-                from compilescope.render.console import brief
-
-                print(brief(session), file=stream)
+        # The program is done: its objects (torch's, a million and more) move out of the
+        # collector's view while we build and write, so that a full collection our own work
+        # triggers does not scan them all (~85 ms on 2 cores); they are back in it before we
+        # return, so that the interpreter's exit collects as it would under python.
+        gc.freeze()
+        try:
+            record = {"kind": program.kind, "target": program.target, "argv": list(args.args), "exit_status": exit_status, "exception": exception, "wall_time_s": wall}
+            recorder.record_program(record)
+            found: list[Any] | None = None
+            if children is not None:
+                try:
+                    found = children.finish()
+                except Exception as error:  # never let our bookkeeping change how the run ends
+                    print(f"compilescope: the program's child processes could not be listed: {_summary(error)}", file=stream)
+                    found = []
+                if plan.json is None:  # --no-save: the children's traces were temporary
+                    plan.forget_temporary()
+                    for item in found:
+                        item.trace = None
+                recorder.record_children(found)
+            if "torch" not in sys.modules and not found and profiler is None and decompile_dir is None and not _rank() and not plan.report_wanted(args):
+                saved = _explain_without_torch(recorder, record, plan, found, args, stream)
             else:
-                print_session(session, view_options(args), stream=stream)  # with --profile's kernel table
-        if decompile_dir is not None:
-            try:
-                print(write_decompiled(session, decompile_dir, shown=args.decompile.rstrip('/')), file=stream)
-            except OutputError as error:
-                print(f"compilescope: no .py files written: {error}", file=stream)
-        if saved:
-            print(saved, file=stream)
+                saved = _explain(recorder, record, plan, profiler, decompile_dir, args, stream)
+            if saved:
+                print(saved, file=stream)
+        finally:
+            gc.unfreeze()
         if stream is not sys.stderr:
             stream.close()
         if interrupted:
             _die_by_sigint()
         return exit_status
+
+
+def _explain(recorder: Any, record: dict[str, Any], plan: OutputPlan, profiler: Any, decompile_dir: Any, args: argparse.Namespace, stream: TextIO) -> str:
+    """Build the session from the trace, save it and the report, and print the explanation;
+    what to tell the user about the files."""
+    from compilescope.session.model import Program
+
+    session = recorder.build()
+    session.program = Program(**record)
+    if profiler is not None:
+        session.profile = profiler.finish(session)
+    nothing = not session.frames and not session.children and not session.skipped and session.profile is None
+    if nothing and session.rank is None and decompile_dir is None and not plan.report_wanted(args):
+        # Nothing compiled (the program imported torch, but compiled nothing): rich, the rules
+        # and the report would cost more than 5% of a short run, to show only that.
+        import dataclasses
+
+        def json_of(traces: list[str]) -> str:
+            session.trace_files = traces
+            return session.to_json()
+
+        return _say_nothing_compiled(plan.save_without_report(json_of, stream), record, dataclasses.asdict(session.environment), args, stream)
+    saved = plan.save(session, stream)
+    if getattr(args, "explanation", True):
+        if session.rank:  # under a launcher, rank 0 explains; the others say one line each
+            from compilescope.render.console import brief
+
+            print(brief(session), file=stream)
+        else:
+            print_session(session, view_options(args), stream=stream)  # with --profile's kernel table
+    if decompile_dir is not None:
+        from compilescope.cli.decompile import write_decompiled
+
+        try:
+            print(write_decompiled(session, decompile_dir, shown=args.decompile.rstrip('/')), file=stream)
+        except OutputError as error:
+            print(f"compilescope: no .py files written: {error}", file=stream)
+    return saved
+
+
+def _explain_without_torch(recorder: Any, record: dict[str, Any], plan: OutputPlan, children: list[Any] | None, args: argparse.Namespace, stream: TextIO) -> str:
+    """The end of a run whose program never imported torch (nor started a child that did): the
+    session saved without the session model (session/empty.py), whose import alone (with
+    dataclasses) would cost more than 5% of a short program's run; there is nothing compiled."""
+    from compilescope import __version__
+    from compilescope.session.empty import session_json
+
+    environment = recorder.finish_without_torch()
+    saved = plan.save_without_report(lambda traces: session_json(environment, record, traces, __version__, children), stream)
+    return _say_nothing_compiled(saved, record, environment, args, stream)
+
+
+def _say_nothing_compiled(saved: str, record: dict[str, Any], environment: dict[str, Any], args: argparse.Namespace, stream: TextIO) -> str:
+    """Print the few lines that say nothing was compiled (render/plain.py); `saved`, passed on."""
+    if getattr(args, "explanation", True):
+        from compilescope.render.plain import nothing_compiled_text
+        from compilescope.render.text import width_for
+
+        print(nothing_compiled_text(record, environment, width_for(stream)), file=stream)
+    return saved
+
+
+def _rank() -> str:
+    """The rank a launcher gave this process, if one did (its outputs are named by it)."""
+    from compilescope.outputs import process_tag
+
+    return process_tag()
+
+
+def _summary(error: BaseException) -> str:
+    from compilescope.session.model import error_summary
+
+    return error_summary(error)
 
 
 class _Launch:
@@ -174,12 +247,11 @@ class _Launch:
             self.name = args.target.rsplit(".", 1)[-1]
             self.file = spec.origin
         else:
-            script = Path(args.target)
-            if not script.exists():
+            if not os.path.exists(args.target):
                 raise CommandError(f"no such script: {args.target}")
-            if script.is_dir():
+            if os.path.isdir(args.target):
                 raise CommandError(f"{args.target} is a folder; give a .py file, or -m for a package")
-            self.name = script.stem
+            self.name = stem_and_suffix(args.target)[0]
             # As python: __file__ and tracebacks name the script by its absolute path, sys.argv[0]
             # as typed, sys.path[0] the folder of the script it links to.
             self.file = os.path.abspath(args.target)
@@ -194,6 +266,8 @@ class _Launch:
         try:
             with _sys_path0(self.path0):
                 if self.module:
+                    import runpy
+
                     runpy.run_module(self.target, run_name="__main__", alter_sys=True)
                 else:
                     _run_script(self.file)
@@ -203,13 +277,15 @@ class _Launch:
             _report_exception(error)
             interrupted = isinstance(error, KeyboardInterrupt)
             exit_status = 130 if interrupted else 1
-            exception = error_summary(error)
+            exception = _summary(error)
         finally:
             sys.argv = saved_argv
         return exit_status, exception, interrupted
 
 
-def _find_module(name: str):
+def _find_module(name: str) -> Any:
+    import importlib.util
+
     try:
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError) as error:
@@ -231,7 +307,9 @@ def _run_script(path: str) -> None:
     file goes through runpy, which knows them."""
     with open(path, "rb") as handle:
         source = handle.read()
-    if source[:4] == importlib.util.MAGIC_NUMBER or zipfile.is_zipfile(path):
+    if _compiled_or_zipped(path, source):
+        import runpy
+
         runpy.run_path(path, run_name="__main__")
         return
     main = types.ModuleType("__main__")
@@ -245,6 +323,23 @@ def _run_script(path: str) -> None:
     finally:
         if saved is not None:
             sys.modules["__main__"] = saved
+
+
+def _compiled_or_zipped(path: str, source: bytes) -> bool:
+    """Whether the file is a .pyc (it starts with the magic number) or a zip application: which
+    runpy runs, not compile(). importlib.util and zipfile are imported only where the bytes
+    could be one of these: a magic number ends in "\\r\\n", and a zip file's last 64 KiB hold
+    the end of its central directory."""
+    if source[2:4] == b"\r\n":
+        import importlib.util
+
+        if source[:4] == importlib.util.MAGIC_NUMBER:
+            return True
+    if b"PK\x05\x06" in source[-(65536 + 22) :]:
+        import zipfile
+
+        return zipfile.is_zipfile(path)
+    return False
 
 
 def _exit_status(stop: SystemExit) -> int:
@@ -275,11 +370,12 @@ def _sys_path0(folder: str) -> Iterator[None]:
             sys.path[0] = saved
 
 
-_PACKAGE = str(Path(__file__).resolve().parent.parent)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
 def _is_ours(filename: str) -> bool:
-    return filename in (runpy.__file__, "<frozen runpy>") or os.path.abspath(filename).startswith(_PACKAGE)
+    runpy = sys.modules.get("runpy")
+    return filename in (getattr(runpy, "__file__", None), "<frozen runpy>") or os.path.abspath(filename).startswith(_PACKAGE)
 
 
 def _program_traceback(error: BaseException) -> TracebackType | None:

@@ -13,14 +13,7 @@
 
 from __future__ import annotations
 
-import argparse
 import os
-import shutil
-import tempfile
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Protocol, TextIO
 
 from compilescope.cli.errors import CommandError
 from compilescope.cli.options import open_command
@@ -32,20 +25,33 @@ from compilescope.outputs import (
     other_name,
     process_tag,
     refusal,
+    stem_and_suffix,
 )
-from compilescope.session.model import Session
+
+# (No dataclasses, typing, pathlib or session model at run time: this module is loaded before
+# the program runs, and a program that never imports torch is saved without them; run.py says
+# why. Paths are absolute strings.)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Iterable
+    from typing import Protocol, TextIO
+
+    from compilescope.session.model import Session
+
+    class Launched(Protocol):
+        name: str  # the script's stem or the module's last part: names the default outputs
+        file: str | None  # the program's own file
 
 
-class Launched(Protocol):
-    name: str  # the script's stem or the module's last part: names the default outputs
-    file: str | None  # the program's own file
+def _tagged(path: str, tag: str) -> str:
+    if not tag:
+        return path
+    stem, suffix = stem_and_suffix(path)
+    return os.path.join(os.path.dirname(path), f"{stem}{tag}{suffix}")
 
 
-def _tagged(path: Path, tag: str) -> Path:
-    return path.with_name(f"{path.stem}{tag}{path.suffix}") if tag else path
-
-
-def _paths_named(arguments: Iterable[str]) -> set[Path]:
+def _paths_named(arguments: Iterable[str]) -> set[str]:
     """Every path the program's arguments could name: each argument, and the value of each
     --option=value."""
     named = set()
@@ -60,23 +66,25 @@ def _paths_named(arguments: Iterable[str]) -> set[Path]:
     return named
 
 
-@dataclass
 class OutputPlan:
-    json: Path | None  # None: --no-save
-    html: Path | None  # None: --no-html or --no-save
-    trace: Path | None  # None: --no-save (a temporary trace, removed at the end)
-    folder: Path  # where run started: paths are shown relative to it
-    _temporary: Path | None = field(default=None, repr=False)
+    def __init__(self, json: str | None, html: str | None, trace: str | None, folder: str) -> None:
+        self.json = json  # None: --no-save
+        self.html = html  # None: --no-html or --no-save
+        self.trace = trace  # None: --no-save (a temporary trace, removed at the end)
+        self.folder = folder  # where run started: paths are shown relative to it
+        self._temporary: str | None = None
 
     @property
-    def children_folder(self) -> Path:
+    def children_folder(self) -> str:
         """Where the program's child processes write their traces: beside the program's (a
         temporary folder with --no-save, removed at the end)."""
         if self.trace is None:
             if self._temporary is None:
-                self._temporary = Path(tempfile.mkdtemp(prefix="compilescope-children-"))
+                import tempfile
+
+                self._temporary = tempfile.mkdtemp(prefix="compilescope-children-")
             return self._temporary
-        return self.trace.parent
+        return os.path.dirname(self.trace)
 
     @property
     def children_base(self) -> str:
@@ -84,12 +92,14 @@ class OutputPlan:
         child adds its own, and its process id)."""
         if self.trace is None:
             return "child"
-        stem = self.trace.stem
+        stem = stem_and_suffix(self.trace)[0]
         tag = process_tag()
         return stem[: -len(tag)] if tag and stem.endswith(tag) else stem
 
     def forget_temporary(self) -> None:
         if self._temporary is not None:
+            import shutil
+
             shutil.rmtree(self._temporary, ignore_errors=True)
             self._temporary = None
 
@@ -101,7 +111,7 @@ class OutputPlan:
         tag = process_tag()
         base = f"compilescope-{program.name}"
 
-        def place(given: str | None, suffix: str) -> Path:
+        def place(given: str | None, suffix: str) -> str:
             return _tagged(absolute(given), tag) if given else absolute(f"{base}{tag}{suffix}")
 
         plan = cls(json=place(args.json, ".json"), html=None if args.no_html else place(args.html, ".html"), trace=place(args.trace, ".log"), folder=folder)
@@ -118,7 +128,7 @@ class OutputPlan:
         plan.check(args, program)
         return plan
 
-    def _named(self, args: argparse.Namespace) -> list[tuple[str, str, Path]]:
+    def _named(self, args: argparse.Namespace) -> list[tuple[str, str, str]]:
         """(how the user named it, its option, the path) for each file to write."""
         options = [("--json", self.json, args.json), ("--html", self.html, args.html), ("--trace", self.trace, args.trace)]
         return [(option if given else f"the default {option[2:]} path", option, path) for option, path, given in options if path is not None]
@@ -127,7 +137,7 @@ class OutputPlan:
         """Stop (CommandError) before the program runs where a path may not be written."""
         named = _paths_named(args.args)
         own_file = absolute(program.file) if program.file else None
-        seen: dict[Path, str] = {}
+        seen: dict[str, str] = {}
         for label, option, path in self._named(args):
             if path in seen:
                 raise CommandError(f"{seen[path]} and {label} name the same file, {path}: give each its own")
@@ -147,11 +157,10 @@ class OutputPlan:
         if self.json is None:
             session.trace_files = []
             return ""
-        lines = []
-        if self.trace is not None and not is_ours(self.trace):
-            lines.append(f"The program removed or replaced torch's trace {self.trace} while it ran: the session holds what was written.")
+        lines = self._trace_lost()
+        if lines:
             session.trace_files = []
-        json_path = _write(lambda path: session.save(str(path)), self.json, "the session", stream)
+        json_path = _write(lambda path: session.save(path), self.json, "the session", stream)
         html_path = None
         if self.html is not None:
             from compilescope.render.html import write_html
@@ -165,13 +174,45 @@ class OutputPlan:
             lines.append(f"The report: {_shown(html_path, self.folder)}   open it with: {open_command(_shown(html_path, self.folder))}")
         lines.append(f"Every detail in the terminal: compilescope report {_shown(json_path, self.folder)} --show all")
         tag = process_tag()
-        if tag and json_path.name.count(tag) == 1:
+        if tag and os.path.basename(json_path).count(tag) == 1:
             every = _shown(json_path, self.folder).replace(tag, ".rank*")
             lines.append(f"Every rank together: compilescope report {every}")
         return "\n".join(lines)
 
+    def report_wanted(self, args: argparse.Namespace) -> bool:
+        """Whether a run in which nothing was compiled still writes the HTML report: the user
+        named it (--html), or a file has its name (a report of an earlier run, which would
+        otherwise pass for this one's)."""
+        return self.html is not None and (bool(args.html) or os.path.lexists(self.html))
 
-def _write(write: Callable[[Path], object], path: Path, what: str, stream: TextIO) -> Path | None:
+    def save_without_report(self, session_json: Callable[[list[str]], str], stream: TextIO) -> str:
+        """For a run in which nothing was compiled: the session, whose JSON `session_json` makes
+        from the trace files it names, beside the trace; no HTML report, which would show
+        nothing more than the terminal (report_wanted says when one is written all the same).
+        What to tell the user; never raises."""
+        if self.json is None:
+            return ""
+        from compilescope.outputs import write_text
+
+        lines = self._trace_lost()
+        traces = [str(self.trace)] if self.trace is not None and not lines else []
+        json_path = _write(lambda path: write_text(path, session_json(traces), "the session"), self.json, "the session", stream)
+        if json_path is None:
+            return "\n".join(lines)
+        trace = f" and its trace to {_shown(self.trace, self.folder)}" if traces and self.trace is not None else ""
+        lines.insert(0, f"\nSaved the session to {_shown(json_path, self.folder)}{trace}.")
+        if self.html is not None:
+            lines.append("No HTML report: with nothing compiled, it would show nothing more than this.")
+        return "\n".join(lines)
+
+    def _trace_lost(self) -> list[str]:
+        """A line for the user where the program removed or replaced our trace while it ran."""
+        if self.trace is not None and not is_ours(self.trace):
+            return [f"The program removed or replaced torch's trace {self.trace} while it ran: the session holds what was written."]
+        return []
+
+
+def _write(write: Callable[[str], object], path: str, what: str, stream: TextIO) -> str | None:
     """Write at `path`, or, where the program put a file of its own there while it ran, beside
     it under another name. None (and a line on `stream`) where neither can be written."""
     try:
@@ -191,7 +232,7 @@ def _write(write: Callable[[Path], object], path: Path, what: str, stream: TextI
         return None
 
 
-def _shown(path: Path, folder: Path) -> str:
+def _shown(path: str, folder: str) -> str:
     """A path as the user would type it: relative to the folder run started in, where it lies
     below it."""
     try:
@@ -201,7 +242,7 @@ def _shown(path: Path, folder: Path) -> str:
     return relative if not relative.startswith("..") else str(path)
 
 
-def _same_file(first: Path, second: Path) -> bool:
+def _same_file(first: str, second: str) -> bool:
     try:
         return os.path.samefile(first, second)
     except OSError:

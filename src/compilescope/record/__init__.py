@@ -15,7 +15,9 @@ child process of a program under `compilescope run` imports it at start-up, befo
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # (typing is not imported: a program's child processes load this package)
+if TYPE_CHECKING:
+    from typing import Any
 
 _RECORDER = frozenset({"Capture", "capture", "explain", "environment", "_cpu_name"})
 

@@ -26,12 +26,13 @@ import json
 import os
 import shlex
 import sys
-from typing import TYPE_CHECKING, Any
 
 from compilescope.record import import_hook
 
+TYPE_CHECKING = False  # (typing is not imported: every Python child of the program loads this module)
 if TYPE_CHECKING:
     from types import FrameType
+    from typing import Any
 
     from compilescope.record.recorder import Capture
 

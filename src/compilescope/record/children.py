@@ -14,32 +14,35 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import sys
-import tempfile
-from pathlib import Path
-from typing import Any
 
 from compilescope.record import child
 from compilescope.record.child import ENV, STARTUP, Settings
-from compilescope.session.model import ChildProcess
+
+# The session model comes in only where a child was found (describe): a program that starts
+# none pays nothing for it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from compilescope.session.model import ChildProcess
 
 _MOST_REGISTRY_BYTES = 16 * 1024 * 1024
 _MOST_SUMMARISED = 64  # children whose traces are read back for their figures
-_PYTHON = re.compile(r"^(python|pypy)[\d.]*(\.exe)?$")
+_PYTHON = r"^(python|pypy)[\d.]*(\.exe)?$"  # (compiled by re when a child is described)
 
 
 class FollowChildren:
-    def __init__(self, folder: Path, base: str, record_calls: bool) -> None:
+    def __init__(self, folder: str, base: str, record_calls: bool) -> None:
         self.folder, self.base, self.record_calls = folder, base, record_calls
         self.settings: Settings | None = None
         self._saved: dict[str, str | None] = {}
 
     def start(self, capture: Any) -> None:
         """From now on, the program's children are followed (`capture`: this process's own)."""
-        _remove_abandoned_registries()
-        handle, registry = tempfile.mkstemp(prefix=f"compilescope-children-{os.getpid()}-", suffix=".jsonl")
-        os.close(handle)
+        folder = _registry_folder()
+        _remove_abandoned_registries(folder)
+        registry = _new_registry(folder)
         self.settings = Settings(str(self.folder), self.base, registry, self.record_calls)
         self._saved = {name: os.environ.get(name) for name in (ENV, "PYTHONPATH")}
         os.environ[ENV] = self.settings.to_environment()
@@ -63,16 +66,49 @@ class FollowChildren:
         return describe(lines)
 
 
-def _remove_abandoned_registries() -> None:
+_REGISTRY = "compilescope-children-"  # + the run's pid, "-", a random part, ".jsonl"
+
+
+def _registry_folder() -> str:
+    """The temporary folder: the first of tempfile.gettempdir()'s candidates that is a folder we
+    may write in, found without importing tempfile (with random, hashlib and shutil, ~5 ms
+    before the program runs)."""
+    candidates = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")]
+    candidates += [r"c:\temp", r"c:\tmp", r"\temp", r"\tmp"] if os.name == "nt" else ["/tmp", "/var/tmp", "/usr/tmp"]
+    for folder in candidates:
+        if folder and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
+            return os.path.abspath(folder)
+    return os.getcwd()
+
+
+def _new_registry(folder: str) -> str:
+    """A new, empty registry file of this run's, readable by this user only (as mkstemp makes)."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        path = os.path.join(folder, f"{_REGISTRY}{os.getpid()}-{os.urandom(6).hex()}.jsonl")
+        try:
+            os.close(os.open(path, flags, 0o600))
+            return path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no new registry name in {folder}")
+
+
+def _remove_abandoned_registries(folder: str) -> None:
     """A run that ended without finishing (the program called os._exit, or was killed) leaves
     its registry behind: remove those whose run is gone (our own files, by name and owner)."""
-    folder = Path(tempfile.gettempdir())
-    for path in folder.glob("compilescope-children-*-*.jsonl"):
-        pid = path.name.split("-")[2]
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if not (entry.name.startswith(_REGISTRY) and entry.name.endswith(".jsonl")):
+            continue
+        pid = entry.name.split("-")[2]
         with contextlib.suppress(OSError, ValueError):
-            if path.is_symlink() or path.lstat().st_uid != os.getuid() or _running(int(pid)):
+            if entry.is_symlink() or entry.stat(follow_symlinks=False).st_uid != os.getuid() or _running(int(pid)):
                 continue
-            path.unlink()
+            os.unlink(entry.path)
 
 
 def _read_registry(path: str) -> list[dict[str, Any]]:
@@ -96,6 +132,10 @@ def _read_registry(path: str) -> list[dict[str, Any]]:
 
 def describe(lines: list[dict[str, Any]]) -> list[ChildProcess]:
     """The children, from the registry's lines (see record/child.py for what each says)."""
+    if not lines:
+        return []
+    from compilescope.session.model import ChildProcess
+
     said: list[dict[str, Any]] = [line["child"] for line in lines if isinstance(line.get("child"), dict)]
     trouble = {line["not_followed"].get("pid"): line["not_followed"] for line in lines if isinstance(line.get("not_followed"), dict)}
     started = [line["started"] for line in lines if isinstance(line.get("started"), dict)]
@@ -119,6 +159,8 @@ def describe(lines: list[dict[str, Any]]) -> list[ChildProcess]:
 
 
 def _followed(facts: dict[str, Any], trouble: dict[str, Any] | None, summarise: bool) -> ChildProcess:
+    from compilescope.session.model import ChildProcess
+
     pid = _int(facts.get("pid"))
     how = "forked" if facts.get("how") == "forked" else "started"
     command = f"fork of pid {facts.get('parent_pid')}" if how == "forked" else _command(_argv(facts))
@@ -192,8 +234,10 @@ def _is_python(argv: list[str]) -> bool:
     if not argv:
         return False
     name = os.path.basename(argv[0])
-    if _PYTHON.match(name) or os.path.realpath(argv[0]) == os.path.realpath(sys.executable):
+    if re.match(_PYTHON, name) or os.path.realpath(argv[0]) == os.path.realpath(sys.executable):
         return True
+    import shutil
+
     path = shutil.which(argv[0]) if os.sep not in argv[0] else argv[0]
     if path is None:
         return False

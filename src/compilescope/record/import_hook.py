@@ -14,13 +14,13 @@ no code object is missed either.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # (typing and importlib.util come in when they are used, not before the program)
 if TYPE_CHECKING:
     import importlib.machinery
+    from collections.abc import Callable
+    from typing import Any
 
 
 class _AfterImport:  # a meta path finder (importlib.abc is not imported: it is slow to)
@@ -35,6 +35,8 @@ class _AfterImport:  # a meta path finder (importlib.abc is not imported: it is 
         # Find the module the ordinary way (without us), then wrap its loader.
         self.done = True
         remove(self)
+        import importlib.util
+
         spec = importlib.util.find_spec(fullname)
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec

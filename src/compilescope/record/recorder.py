@@ -4,40 +4,44 @@ package's docstring for what capture promises)."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
-import logging
 import os
-import platform
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any
 
 from compilescope import __version__
 from compilescope.record import import_hook
-from compilescope.record.calls import CallRecorder
-from compilescope.record.generated import GeneratedCodeRecorder
 from compilescope.record.writer import TraceFileWriter
-from compilescope.session.build import (
+from compilescope.trace.ours import (
     CALLS_RECORD,
     CAPTURE_RECORD,
     CHILDREN_RECORD,
     ENVIRONMENT_RECORD,
     GENERATED_CODE_RECORD,
     PROGRAM_RECORD,
-    build_session,
 )
-from compilescope.session.model import ChildProcess, Program, Session, error_summary
-from compilescope.trace.reader import read_trace
+
+# What a run needs only once the program imports torch (the call and code recorders, the
+# logging handler), or only at its end (the trace's reader, the session), is imported there: a
+# program that never imports torch pays for none of it (docs/cli.md, "What run costs").
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import logging
+    from collections.abc import Callable, Iterator
+    from pathlib import Path
+    from typing import Any
+
+    from compilescope.record.calls import CallRecorder
+    from compilescope.record.generated import GeneratedCodeRecorder
+    from compilescope.record.handler import TraceHandler
+    from compilescope.session.model import ChildProcess, Session
 
 
 def environment(final: bool = False) -> dict[str, Any]:
     """What we can say about this process's setup without changing it: no torch import if the
     program has none, no CUDA start if the program has not started it."""
-    facts: dict[str, Any] = {"python": platform.python_version(), "platform": _platform_name()}
+    # (platform.python_version(), without importing platform: the first word of sys.version)
+    facts: dict[str, Any] = {"python": sys.version.split()[0], "platform": _platform_name()}
     torch = sys.modules.get("torch")
     if torch is None or not hasattr(torch, "__version__"):
         return facts
@@ -71,7 +75,12 @@ def _platform_name() -> str:
     `uname -p` names one other than the machine ("unknown" and the machine itself are left out)."""
     if sys.platform.startswith("linux"):
         system = os.uname()
-        libc, version = platform.libc_ver()  # os.confstr: no subprocess
+        try:  # what platform.libc_ver() asks first, without importing platform
+            libc, version = os.confstr("CS_GNU_LIBC_VERSION").split(maxsplit=1)  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            import platform
+
+            libc, version = platform.libc_ver()
         parts = [system.sysname, system.release, system.machine, "with", libc + version]
         name = "-".join(part.strip() for part in parts if part)
         for character in ' /\\:;"()':
@@ -80,6 +89,8 @@ def _platform_name() -> str:
         while "--" in name:
             name = name.replace("--", "-")
         return name.rstrip("-")
+    import platform
+
     return platform.platform(terse=True)
 
 
@@ -96,6 +107,12 @@ def _process_facts() -> dict[str, Any]:
     }
 
 
+def _summary(error: BaseException) -> str:
+    from compilescope.session.model import error_summary
+
+    return error_summary(error)
+
+
 def _cpu_name() -> str:
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as handle:
@@ -104,6 +121,8 @@ def _cpu_name() -> str:
                     return f"{line.split(':', 1)[1].strip()}, {os.cpu_count()} cores"
     except OSError:
         pass
+    import platform
+
     # platform.processor() runs `uname -p` on Linux (a child process the program would see)
     processor = platform.machine() if sys.platform.startswith("linux") else (platform.processor() or platform.machine())
     return f"{processor}, {os.cpu_count()} cores"
@@ -124,10 +143,14 @@ class Capture:
         """`wait_for_compile`: make the trace file only once torch.compile compiles (a child
         process of the program: one that never compiles leaves no file)."""
         self._on_attach = on_attach
-        self.calls = CallRecorder() if record_calls else None
-        self.code = GeneratedCodeRecorder() if record_code else None
+        # made once torch is imported (_attach): until then there is nothing to record
+        self.calls: CallRecorder | None = None
+        self.code: GeneratedCodeRecorder | None = None
+        self._record_calls, self._record_code = record_calls, record_code
         self._temporary = trace_path is None
         if trace_path is None:
+            import tempfile
+
             handle, name = tempfile.mkstemp(prefix="compilescope-", suffix=".log")
             self.writer = TraceFileWriter(name, stream=os.fdopen(handle, "w+", encoding="utf-8"))
         else:
@@ -138,11 +161,13 @@ class Capture:
         self.writer.write_record(CAPTURE_RECORD, _process_facts())
         self.started = time.perf_counter()
         self._logger: logging.Logger | None = None
+        self._handler: TraceHandler | None = None
         self._old_level: int | None = None
         self._finder = None
         self._dynamo_finder = None
         self._attached = False
         self._detached = False
+        self.final_environment: dict[str, Any] = {}  # what environment() said as the program ended
         if wait_for_torch:
             self._finder = import_hook.when_torch_imported(self._attach)
         else:
@@ -151,9 +176,18 @@ class Capture:
             self._attach()
 
     def _attach(self) -> None:
+        import logging
+
         from compilescope.record import torch_adapter
+        from compilescope.record.calls import CallRecorder
+        from compilescope.record.generated import GeneratedCodeRecorder
+        from compilescope.record.handler import TraceHandler
 
         self._attached = True
+        if self._record_calls:
+            self.calls = CallRecorder()
+        if self._record_code:
+            self.code = GeneratedCodeRecorder()
         logger = torch_adapter.trace_logger()
         # torch keeps this logger at DEBUG and emits only while it has a handler; keep it so.
         if logger.level != logging.DEBUG:
@@ -161,14 +195,15 @@ class Capture:
             logger.setLevel(logging.DEBUG)
         self._repeat_file_names()
         self.writer.write_record(ENVIRONMENT_RECORD, environment())
-        logger.addHandler(self.writer)
+        self._handler = TraceHandler(self.writer)
+        logger.addHandler(self._handler)
         self._logger = logger
         if self.calls is not None:
             try:
                 self.calls.start(now=False)
             except Exception as error:  # counting calls is a bonus: never fail the program for it
                 self.calls.stop()
-                self.calls.unavailable = f"not recorded: {error_summary(error)}"
+                self.calls.unavailable = f"not recorded: {_summary(error)}"
         # The bytecode hooks need Dynamo: they are set once the program imports it (torch.compile
         # does, on its first use), never by us before (import_hook.py says why nothing is missed).
         if self.calls is not None or self.code is not None:
@@ -194,14 +229,14 @@ class Capture:
             except Exception as error:  # counting calls is a bonus: never fail the program for it
                 with contextlib.suppress(Exception):
                     self.calls.stop()
-                self.calls.unavailable = f"not recorded: {error_summary(error)}"
+                self.calls.unavailable = f"not recorded: {_summary(error)}"
         if self.code is not None:
             try:
                 self.code.start()
             except Exception as error:  # a bonus too
                 with contextlib.suppress(Exception):
                     self.code.stop()
-                self.code.unavailable = f"not recorded: {error_summary(error)}"
+                self.code.unavailable = f"not recorded: {_summary(error)}"
 
     def _repeat_file_names(self) -> None:
         """torch writes each file name once per process (`str` records, which later records
@@ -213,12 +248,19 @@ class Capture:
             for text, index in sorted(strings.items(), key=lambda item: item[1]):
                 self.writer.write_record("str", [text, index])
 
-    def record_program(self, program: Program) -> None:
-        self.writer.write_record(PROGRAM_RECORD, dataclasses.asdict(program))
+    def record_program(self, program: dict[str, Any]) -> None:
+        """How the program ran and ended: session.model.Program's fields."""
+        self.writer.write_record(PROGRAM_RECORD, program)
 
     def record_children(self, children: list[ChildProcess]) -> None:
-        """The program's child processes, as record/children.py found them."""
-        self.writer.write_record(CHILDREN_RECORD, {}, json.dumps([dataclasses.asdict(c) for c in children]))
+        """The program's child processes, as record/children.py found them (in the record's
+        metadata: a payload would need its md5, and hashlib, for a run that found none)."""
+        listed: list[Any] = []
+        if children:
+            import dataclasses
+
+            listed = [dataclasses.asdict(c) for c in children]
+        self.writer.write_record(CHILDREN_RECORD, {"children": listed})
 
     def detach(self) -> None:
         for finder in (self._finder, self._dynamo_finder):
@@ -230,7 +272,9 @@ class Capture:
         if self.code is not None:
             self.code.stop()
         if self._logger is not None:
-            self._logger.removeHandler(self.writer)
+            if self._handler is not None:
+                self._logger.removeHandler(self._handler)
+                self._handler.close()
             if self._old_level is not None:
                 self._logger.setLevel(self._old_level)
             self._logger = None
@@ -239,7 +283,8 @@ class Capture:
             # The final facts (CUDA's device, once the program started it) are a bonus: never
             # let them fail the end of the user's program.
             with contextlib.suppress(Exception):
-                self.writer.write_record(ENVIRONMENT_RECORD, environment(final=True))
+                self.final_environment = environment(final=True)
+                self.writer.write_record(ENVIRONMENT_RECORD, self.final_environment)
             if self.calls is not None and self._attached:
                 with contextlib.suppress(Exception):
                     self.writer.write_record(CALLS_RECORD, self.calls.facts())
@@ -268,18 +313,32 @@ class Capture:
             if recorder is not None:
                 recorder.stop()
         self.calls = self.code = None
-        if self._logger is not None:
-            self._logger.removeHandler(parent)
-            self._logger.addHandler(self.writer)
+        if self._handler is not None:
+            self._handler.writer = self.writer
+
+    def finish_without_torch(self) -> dict[str, Any]:
+        """The end of a run whose program never imported torch: the last records written, the
+        file closed (removed, if it was a temporary one); the environment as the program ended,
+        for the session (session/empty.py). Nothing of the trace is read back: it holds only
+        compilescope's own records."""
+        self.detach()
+        self.writer.close()
+        if self._temporary:
+            with contextlib.suppress(OSError):
+                os.unlink(self.trace_path)
+        return self.final_environment
 
     def build(self) -> Session:
+        from compilescope.session.build import build_session
+        from compilescope.trace.reader import read_trace
+
         self.detach()
         with self.writer.read_back() as handle:
             session = build_session(read_trace(handle, name=str(self.trace_path)))
         if self._temporary:
             session.trace_files = []
             with contextlib.suppress(OSError):
-                self.trace_path.unlink()
+                os.unlink(self.trace_path)
         return session
 
 
@@ -287,6 +346,10 @@ class Capture:
 def capture(trace_path: str | Path | None = None, label: str = "with compilescope.capture()") -> Iterator[Session]:
     """Record what torch.compile does inside the block; the yielded Session is filled in when
     the block ends (also when it raises). `label` names what ran, in the report's header."""
+    import dataclasses
+
+    from compilescope.session.model import Program, Session
+
     session = Session()
     recorder = Capture(trace_path)
     try:
@@ -314,6 +377,8 @@ def explain(
     session (`session.program.exception`) rather than raised, since it is often what the user
     wants explained (a fullgraph=True failure, say)."""
     import torch
+
+    from compilescope.session.model import Program, error_summary
 
     name = getattr(fn, "__qualname__", None) or type(fn).__name__
     started = time.perf_counter()

@@ -1,8 +1,10 @@
-"""A logging handler that writes torch's structured trace to a file, in TORCH_TRACE's format.
+"""The trace file: torch's structured trace and compilescope's own records, in TORCH_TRACE's format.
 
-Attached to the `torch.__trace` logger it receives exactly the records `TORCH_TRACE=dir` would
-write, without the user setting anything, and the file it writes is read by the same code that
-reads a trace from elsewhere (and by tlparse). Each record is flushed as it is written, so a
+Torch's records reach it through record/handler.py (a logging handler on the `torch.__trace`
+logger: exactly the records `TORCH_TRACE=dir` would write, without the user setting anything);
+the file is read by the same code that reads a trace from elsewhere (and by tlparse). This module
+does not import logging (nor hashlib, until a record has a payload): a program that never
+imports torch pays only for the file. Each record is flushed as it is written, so a
 program that crashes, or is killed, still leaves everything up to that point.
 
 The file is created exclusively and locked (compilescope.outputs.create_locked), and read back at
@@ -12,18 +14,19 @@ loses nothing of the session.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
-import hashlib
 import io
 import json
-import logging
 import os
-import threading
 import time
-from pathlib import Path
-from typing import IO, Any
 
 from compilescope.outputs import create_locked
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import IO, Any
 
 
 def _format(metadata: dict[str, Any], payload: str | None, where: str = "compilescope/capture.py:0") -> str:
@@ -36,6 +39,8 @@ def _format(metadata: dict[str, Any], payload: str | None, where: str = "compile
 
 
 def payload_digest(payload: str) -> str:
+    import hashlib
+
     return hashlib.md5(payload.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
@@ -43,33 +48,26 @@ def payload_digest(payload: str) -> str:
 _MOST_WAITING = 4 * 1024 * 1024
 
 
-class TraceFileWriter(logging.Handler):
+class TraceFileWriter:
     def __init__(self, path: str | Path, stream: IO[str] | None = None, wait_for: str | None = None) -> None:
         """Write to a new file at `path` (OutputError where it may not be written), or to
         `stream`, an open file for reading and writing that `path` names. With `wait_for`
         ("dynamo_start"), the file is made only when torch writes that record: until then the
         lines wait in memory, and a process that never compiles leaves no file."""
-        super().__init__(level=logging.DEBUG)
-        self.path = Path(os.path.abspath(path))
+        self.path = os.path.abspath(os.fspath(path))
         self._wait_for = wait_for
         self._waiting: list[str] | None = [] if wait_for is not None and stream is None else None
         self._stream: IO[str] | None = stream
         if stream is None and self._waiting is None:
             self._stream = create_locked(self.path, "the trace")
         self._done = False
-        self._pid = os.getpid()
-        self._lock_write = threading.Lock()
+        self.pid = os.getpid()  # the process that writes it (a forked child never does)
+        # (the threading module's Lock is this lock; threading itself is not imported for it)
+        self._lock_write = _thread.allocate_lock()
 
-    def emit(self, record: logging.LogRecord) -> None:
-        metadata = getattr(record, "metadata", None)
-        if not isinstance(metadata, dict) or os.getpid() != self._pid:
-            return  # not a structured record, or a forked child: the parent owns this file
-        payload = getattr(record, "payload", None)
-        where = f"{record.pathname.split('site-packages/')[-1]}:{record.lineno}"
-        try:
-            self._write(_format(metadata, payload, where), opens=self._wait_for in metadata)
-        except Exception:
-            self.handleError(record)
+    def write_torch_record(self, metadata: dict[str, Any], payload: str | None, where: str) -> None:
+        """A record of torch's, as its logger handed it over (record/handler.py)."""
+        self._write(_format(metadata, payload, where), opens=self._wait_for in metadata)
 
     def write_record(self, name: str, metadata: Any, payload: str | None = None) -> None:
         """Add a record of compilescope's own (environment, program) to the same file."""
@@ -106,7 +104,6 @@ class TraceFileWriter(logging.Handler):
         program did to the path meanwhile). The caller closes it."""
         with self._lock_write:
             stream, waiting, self._stream, self._done = self._stream, self._waiting, None, True
-        super().close()
         if stream is None:
             return io.StringIO("".join(waiting or []))
         stream.flush()
@@ -131,4 +128,3 @@ class TraceFileWriter(logging.Handler):
             stream, self._stream, self._done = self._stream, None, True
         if stream is not None:
             stream.close()
-        super().close()

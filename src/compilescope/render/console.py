@@ -33,10 +33,26 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from compilescope.findings import INFO, PROBLEM, WARNING, Finding, findings, never_imported_torch, plural
-from compilescope.session.model import Benchmark, CallTimes, Compile, Frame, Profile, Session
+from compilescope.findings.rules import (
+    INFO,
+    PROBLEM,
+    WARNING,
+    Finding,
+    findings,
+    never_imported_torch,
+    plural,
+)
+from compilescope.render import DETAILS
+from compilescope.render.text import escape_control, one_line, width_for
+from compilescope.session.model import (
+    Benchmark,
+    CallTimes,
+    Compile,
+    Frame,
+    Profile,
+    Session,
+)
 
-DETAILS = ("graph", "guards", "dynamic", "aot", "kernels", "code", "time")
 _STATUS_STYLE = {
     "ok": "green",
     "graph break": "yellow",
@@ -54,15 +70,9 @@ TEXT_LINES = 20_000  # lines of one printed block (an AOT graph's ops, a kernel'
 MAX_FINDINGS = 25  # findings printed; the HTML report and the JSON have them all
 MAX_COMPILES = 50  # versions printed per function
 
-# C0 controls but tab and newline, DEL, C1 controls, the bidirectional overrides and
-# isolates (which reorder what a terminal shows: "Trojan Source"); and lone surrogates, which
-# no terminal's encoding can hold
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_LINE_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufdd0]")
-
 # A space rich must not break a line at: a noncharacter (never in text meant for reading) that
 # the last step before the terminal, _Escaped, turns back into a space once rich has laid the
-# text out. A one-line field from the program shows its own as "\ufdd0" (_LINE_BREAKS).
+# text out. A one-line field from the program shows its own as "\ufdd0" (render.text.LINE_BREAKS).
 _KEEP = "\ufdd0"
 # what reads wrong cut in two: "expected 8, actual 16", "(8 → 16)"
 _PHRASES = re.compile(r"expected [^\s,]{1,40}, actual [^\s,]{1,40}|\([^\s()]{1,40} → [^\s()]{1,40}\)")
@@ -76,26 +86,6 @@ def _together(phrase: str) -> str:
 def _keep_phrases(text: str) -> str:
     """`text` with the phrases that read wrong cut in two (_PHRASES) kept on one line each."""
     return _PHRASES.sub(lambda match: _together(match.group()), text)
-
-
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x20:
-        return chr(0x2400 + code)  # the control picture: ␛ for ESC, ␊ for a newline
-    if code == 0x7F:
-        return "␡"
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
-
-
-def escape_control(text: str) -> str:
-    """`text` with every control character shown visibly (newlines and tabs kept)."""
-    return _CONTROL.sub(_visible, text) if _CONTROL.search(text) else text
-
-
-def one_line(text: str) -> str:
-    """`text` for a one-line message (a CLI error that names a path): every control character,
-    newlines and tabs too, shown visibly."""
-    return _LINE_BREAKS.sub(_visible, text) if _LINE_BREAKS.search(text) else text
 
 
 def _line(value: Any) -> str:
@@ -184,8 +174,7 @@ class _Escaped:
                 yield segment
                 continue
             text = segment.text.replace(_KEEP, " ") if _KEEP in segment.text else segment.text
-            if _CONTROL.search(text):
-                text = _CONTROL.sub(_visible, text)
+            text = escape_control(text)
             if _shows_blanks(segment.style):
                 yield from held
                 held.clear()
@@ -900,25 +889,6 @@ def rank_summary(sessions: list[Session]) -> list:
         )
     out.append(Text(""))
     return out
-
-
-PIPED_WIDTH = 100  # columns when the output is not a terminal (a file, a pipe, a CI log)
-
-
-def width_for(stream: Any) -> int:
-    """The width to lay text out at for `stream`: $COLUMNS where it is set (as rich and
-    shutil read it), else the terminal's width when the stream is a terminal, else
-    PIPED_WIDTH. (rich's own default for a pipe is 80, which cuts phrases and squeezes
-    tables that 100 holds.)"""
-    columns = os.environ.get("COLUMNS", "").strip()
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
-    try:
-        if stream.isatty():
-            return os.get_terminal_size(stream.fileno()).columns or PIPED_WIDTH
-    except (AttributeError, OSError, ValueError):  # not a file, or a closed one
-        pass
-    return PIPED_WIDTH
 
 
 def console_for(stream: Any) -> Console:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from compilescope import __version__
-from compilescope.findings import Finding, findings
+from compilescope.findings.rules import Finding, findings
 from compilescope.outputs import write_text
 from compilescope.render.pyfiles import guard_function, guard_name, python_files
 from compilescope.session.model import Compile, Frame, Session
@@ -233,7 +233,7 @@ def render_html(session: Session, found: list[Finding] | None = None) -> str:
 
 def write_html(session: Session, path: str | Path, found: list[Finding] | None = None) -> Path:
     """Write the report whole (compilescope.outputs: never over someone else's file)."""
-    return write_text(path, render_html(session, found), "the report")
+    return Path(write_text(path, render_html(session, found), "the report"))
 
 
 def notebook_bundle(session: Session) -> dict[str, str]:

@@ -69,7 +69,7 @@ def write_python_files(session: Session, folder: str | Path) -> list[Path]:
         for item in files:
             check_writable(target / item.name, "a decompiled file")
     target.mkdir(parents=True, exist_ok=True)
-    return [write_text(target / item.name, item.text, "a decompiled file") for item in files]
+    return [Path(write_text(target / item.name, item.text, "a decompiled file")) for item in files]
 
 
 class _Writer:

@@ -35,18 +35,21 @@ from compilescope.session.model import (
     Program,
     Session,
 )
+from compilescope.trace.reader import (
+    MAX_SKIPPED,
+    CompileId,
+    Record,
+    TraceLog,
+    file_lines,
+    iter_records,
+    json_value,
+    open_trace,
+    trace_files,
+)
+
 # The parsers of graphs, guards, graph breaks and kernels (session/breaks.py, graphs.py, guards.py,
 # kernels.py: some 30 regular expressions to compile) are imported where first used: building the
 # session of a run that compiled nothing, at the end of `compilescope run`, never needs them.
-from compilescope.trace.reader import MAX_SKIPPED, CompileId, Record, TraceLog, file_lines, iter_records, json_value, open_trace, trace_files
-
-# Records compilescope's own capture adds to the trace (torch never writes these names).
-CAPTURE_RECORD = "compilescope_capture"  # the first line of a trace compilescope writes
-ENVIRONMENT_RECORD = "compilescope_environment"
-PROGRAM_RECORD = "compilescope_program"
-CALLS_RECORD = "compilescope_calls"
-GENERATED_CODE_RECORD = "compilescope_generated_code"
-CHILDREN_RECORD = "compilescope_children"
 
 
 @dataclass
@@ -367,6 +370,9 @@ class _Builder:
         rank = meta.get("rank")
         if isinstance(rank, int) and not isinstance(rank, bool) and self.session.rank is None:
             self.session.rank = rank  # the rank a launcher gave the process (RANK)
+        version = meta.get("compilescope")
+        if isinstance(version, str) and self.session.compilescope_version is None:
+            self.session.compilescope_version = version  # the compilescope that wrote the trace
 
     def _on_compilescope_environment(self, record: Record) -> None:
         if not isinstance(record.metadata, dict):
@@ -421,9 +427,9 @@ class _Builder:
             self.wrong_type(record, "its metadata", record.metadata, "an object")
 
     def _on_compilescope_children(self, record: Record) -> None:
-        if record.payload is None:
-            return
-        data = json_value(record.payload)
+        listed = record.metadata.get("children") if isinstance(record.metadata, dict) else None
+        # (compilescope 0.1.0's first traces held the list as the record's payload)
+        data = listed if listed is not None else (json_value(record.payload) if record.payload is not None else None)
         if isinstance(data, list):
             self.session.children = [child for item in data if (child := _child(item)) is not None]
 

@@ -53,7 +53,7 @@ def _fields_of(value: Any) -> dict[str, Any]:
 def save(session: Session, path: str | Path) -> Path:
     """Write the session whole, as a new file or over a session of ours (never a half-written
     one, never over someone else's file or through a link: compilescope.outputs)."""
-    return write_text(path, dumps(session), "the session")
+    return Path(write_text(path, dumps(session), "the session"))
 
 
 # The largest whole number a session holds (a count, a line, an exit status): beyond it a value

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SCHEMA = "compilescope/1"
+from compilescope.session import SCHEMA
 
 
 @dataclass
@@ -439,7 +439,7 @@ class Session:
         save(self, path)
 
     def explain(self) -> list:
-        from compilescope.findings import findings
+        from compilescope.findings.rules import findings
 
         return findings(self)
 

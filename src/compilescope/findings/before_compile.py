@@ -1,0 +1,58 @@
+"""What to say of a program (or code) in which torch.compile compiled nothing.
+
+From plain facts, not from a Session: `compilescope run` says this without the rules and rich
+(and, for a program that never imported torch, without the session model): loading them would
+cost more than 5% of a short program's run. rules.py says the same through these functions, so
+the words are the same either way.
+"""
+
+from __future__ import annotations
+
+from compilescope.findings import INFO, PROBLEM, WARNING
+
+# (level, title, detail, advice): the fields of rules.Finding, in its order
+Said = tuple[str, str, str, str]
+
+
+def ended_before_compiling(kind: str, exit_status: int | None, exception: str | None, imported_torch: bool) -> Said | None:
+    """Why nothing was compiled, where the way the program ended says it: it raised, it exited
+    with a status other than 0, or (a script or module `compilescope run` ran) it never imported
+    torch. None where none of these holds (rules.py then says what else to check)."""
+    what = "program" if kind in ("script", "module") else "code"
+    if exception:
+        how = "was stopped (Ctrl-C)" if exception.startswith("KeyboardInterrupt") else "failed"
+        detail = exception
+        if not imported_torch:
+            detail += "\nIt had not imported torch."
+        advice = "" if how != "failed" else f"Fix that error (Python printed its traceback with the {what}'s output) and run it again."
+        # the program's error is the thing to fix (its traceback is in the program's output)
+        return (PROBLEM, f"The {what} {how} before torch.compile compiled anything", detail + "\nThere is nothing compiled to explain.", advice)
+    if exit_status:
+        return (WARNING, f"The {what} exited with status {exit_status} before torch.compile compiled anything", "There is nothing compiled to explain.", "")
+    if not imported_torch:
+        return (
+            INFO,
+            "Nothing was compiled: the program never imported torch",
+            "It ran without torch, so torch.compile never ran and there is nothing to explain.",
+            "",
+        )
+    return None
+
+
+def nothing_compiled(kind: str) -> Said:
+    """Nothing was compiled, and the way the program ended does not say why: what to check."""
+    if kind in ("function", "capture"):
+        detail = (
+            "torch.compile compiled nothing while this ran. In a process that already ran this "
+            "code compiled, Dynamo reuses what it compiled then (it caches per function, across "
+            "instances of a module class), so nothing new is compiled; torch._dynamo.reset() "
+            "first, or a fresh process, shows the compile."
+        )
+    else:
+        detail = "torch.compile compiled nothing while this ran."
+    advice = (
+        "torch.compile(model) only wraps: compiling happens on the first call of the "
+        "wrapped model or function. Check that the compiled object (not the original) is "
+        "the one called, and that it is called at all."
+    )
+    return (INFO, "Nothing was compiled", detail, advice)

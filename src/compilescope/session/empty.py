@@ -1,0 +1,51 @@
+"""A session in which nothing was compiled, as the JSON jsonio.dumps writes, without the model.
+
+`compilescope run` saves one for a program that never imported torch: loading the session model
+(two dozen dataclasses, and the dataclasses module itself) would cost more than 5% of a short
+program's run. The keys, their order and their defaults are the model's; a test
+(tests/test_run_without_torch.py) checks that this JSON is exactly what jsonio.dumps writes for
+the session built from the same run's trace, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from compilescope.session import SCHEMA
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_ENVIRONMENT = ("python", "torch", "device", "compiler", "platform", "threads", "cuda", "triton")
+_SURROGATE = "[\ud800-\udfff]"
+
+
+def session_json(
+    environment: dict[str, Any],
+    program: dict[str, Any],
+    trace_files: list[str],
+    compilescope_version: str | None,
+    children: list[Any] | None,
+) -> str:
+    """The session of a run that compiled nothing. `program`: session.model.Program's fields;
+    `children`: None where children were not followed, else the (empty) list of them."""
+    session = {
+        "schema": SCHEMA,
+        "environment": {key: environment.get(key) for key in _ENVIRONMENT},
+        "program": program,
+        "frames": [],
+        "trace_files": trace_files,
+        "rank": None,  # (under a launcher, run builds the whole session: its rank is in it)
+        "skipped": [],
+        "compilescope_version": compilescope_version,
+        "benchmarks": [],
+        "profile": None,
+        "calls_recorded": None,
+        "decompiled": None,
+        "children": children,
+    }
+    text = json.dumps(session, ensure_ascii=False)
+    # a lone surrogate (an exception's message may hold one) as JSON's escape of it, as jsonio does
+    return text if text.isascii() else re.sub(_SURROGATE, lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -1,0 +1,13 @@
+"""The records compilescope's own capture adds to a trace (torch never writes these names).
+
+Kept apart from the reader so that the recorder, which writes them inside the user's process,
+names them without loading the reader (a program that never imports torch pays for no more
+than it needs). session/build.py reads each in its `_on_<name>` method.
+"""
+
+CAPTURE_RECORD = "compilescope_capture"  # the first line of a trace compilescope writes
+ENVIRONMENT_RECORD = "compilescope_environment"
+PROGRAM_RECORD = "compilescope_program"
+CALLS_RECORD = "compilescope_calls"
+GENERATED_CODE_RECORD = "compilescope_generated_code"
+CHILDREN_RECORD = "compilescope_children"
