@@ -16,7 +16,7 @@ from compilescope.findings.before_compile import (
     ended_before_compiling,
     nothing_compiled,
 )
-from compilescope.session.model import Compile, Frame, Session
+from compilescope.session.model import Compile, Frame, GraphBreak, Session
 
 _ORDER = {PROBLEM: 0, WARNING: 1, INFO: 2}
 
@@ -38,9 +38,9 @@ def findings(session: Session) -> list[Finding]:
     if not session.compiles and not session.benchmarks and not compiled_in_children:  # bench compiles in its own workers
         found.append(_nothing_compiled(session))
     found.extend(_children(session))
+    found.extend(_graph_breaks(session.frames))
     for frame in session.frames:
         found.extend(_failures(frame))
-        found.extend(_graph_breaks(frame))
         found.extend(_recompiles(frame))
         found.extend(_calls_without_compiled_code(frame))
     found.extend(_compile_time(session))
@@ -188,17 +188,18 @@ _BREAK_ADVICE = [
 ]
 
 
-def _graph_breaks(frame: Frame) -> list[Finding]:
+def _graph_breaks(frames: list[Frame]) -> list[Finding]:
+    """One finding per break (its reason and its line), however many compiled functions met it:
+    Dynamo meets a break in a function once for each compiled function whose code leads there
+    (f calls user calls helper, which prints: three times), and again in each recompile."""
+    seen: dict[tuple, list[tuple[Frame, Compile, GraphBreak]]] = {}
+    for frame in frames:
+        for c in frame.compiles:
+            for brk in c.graph_breaks:
+                seen.setdefault((brk.reason, brk.filename, brk.lineno), []).append((frame, c, brk))
     out = []
-    counts: Counter[tuple] = Counter()
-    first: dict[tuple, tuple[Compile, object]] = {}
-    for c in frame.compiles:
-        for brk in c.graph_breaks:
-            key = (brk.reason, brk.filename, brk.lineno)
-            counts[key] += 1
-            first.setdefault(key, (c, brk))
-    for key, count in counts.items():
-        c, brk = first[key]
+    for met in seen.values():
+        frame, c, brk = met[0]
         advice = next((text for pattern, text in _BREAK_ADVICE if pattern.search(brk.reason)), "")
         if brk.hint:
             advice = (advice + "\n" if advice else "") + f"torch's hint: {brk.hint}"
@@ -209,11 +210,19 @@ def _graph_breaks(frame: Frame) -> list[Finding]:
         detail = brk.reason
         if brk.code:
             detail += f"\n    {brk.code}"
-        if brk.resume_function:
-            detail += f"\nThe code after it runs as {brk.resume_function}, compiled separately."
-        if count > 1:
-            detail += f"\nSeen in {count} compiles."
-        out.append(Finding(WARNING, title, detail=detail, advice=advice, compile_ids=(c.compile_id,), where=where, frame=frame.name))
+        functions = list(dict.fromkeys(f.name for f, _, _ in met))
+        compile_ids = tuple(dict.fromkeys(c.compile_id for _, c, _ in met))
+        resumes = list(dict.fromkeys(b.resume_function for _, _, b in met if b.resume_function))
+        if resumes:
+            detail += f"\nThe code after it runs as {', '.join(resumes)}, compiled separately."
+        if len(functions) > 1:
+            detail += (
+                f"\nMet while compiling {len(functions)} functions ({', '.join(functions)}): Dynamo stops at "
+                "it in each compiled function whose code leads there; one change here removes them all."
+            )
+        if len(compile_ids) > len(functions):
+            detail += f"\nSeen in {len(compile_ids)} compiles."
+        out.append(Finding(WARNING, title, detail=detail, advice=advice, compile_ids=compile_ids, where=where, frame=functions[0] if len(functions) == 1 else None))
     return out
 
 
