@@ -16,6 +16,7 @@ from compilescope.cli.errors import CommandError
 from compilescope.cli.options import add_view_options, print_session, view_options
 from compilescope.cli.run_outputs import OutputPlan
 from compilescope.outputs import OutputError, absolute, stem_and_suffix
+from compilescope.session import error_summary
 
 # What runs before the program, and after it when the program never imported torch, imports
 # only what it needs: on a program that never imports torch, `run` costs a few percent over
@@ -81,9 +82,9 @@ class RunCommand:
         plan = OutputPlan.of(args, program)
         decompile_dir = None
         if getattr(args, "decompile", None) is not None:
-            from compilescope.cli.decompile import check_output_folder
-
             from pathlib import Path
+
+            from compilescope.cli.decompile import check_output_folder
 
             decompile_dir = Path(absolute(args.decompile))
             check_output_folder(decompile_dir)
@@ -136,7 +137,7 @@ class RunCommand:
                 try:
                     found = children.finish()
                 except Exception as error:  # never let our bookkeeping change how the run ends
-                    print(f"compilescope: the program's child processes could not be listed: {_summary(error)}", file=stream)
+                    print(f"compilescope: the program's child processes could not be listed: {error_summary(error)}", file=stream)
                     found = []
                 if plan.json is None:  # --no-save: the children's traces were temporary
                     plan.forget_temporary()
@@ -225,12 +226,6 @@ def _rank() -> str:
     return process_tag()
 
 
-def _summary(error: BaseException) -> str:
-    from compilescope.session.model import error_summary
-
-    return error_summary(error)
-
-
 class _Launch:
     """What to run and how, resolved as python resolves it, before anything runs."""
 
@@ -277,7 +272,7 @@ class _Launch:
             _report_exception(error)
             interrupted = isinstance(error, KeyboardInterrupt)
             exit_status = 130 if interrupted else 1
-            exception = _summary(error)
+            exception = error_summary(error)
         finally:
             sys.argv = saved_argv
         return exit_status, exception, interrupted

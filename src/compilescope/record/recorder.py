@@ -12,6 +12,7 @@ import time
 from compilescope import __version__
 from compilescope.record import import_hook
 from compilescope.record.writer import TraceFileWriter
+from compilescope.session import error_summary
 from compilescope.trace.ours import (
     CALLS_RECORD,
     CAPTURE_RECORD,
@@ -107,12 +108,6 @@ def _process_facts() -> dict[str, Any]:
     }
 
 
-def _summary(error: BaseException) -> str:
-    from compilescope.session.model import error_summary
-
-    return error_summary(error)
-
-
 def _cpu_name() -> str:
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as handle:
@@ -203,7 +198,7 @@ class Capture:
                 self.calls.start(now=False)
             except Exception as error:  # counting calls is a bonus: never fail the program for it
                 self.calls.stop()
-                self.calls.unavailable = f"not recorded: {_summary(error)}"
+                self.calls.unavailable = f"not recorded: {error_summary(error)}"
         # The bytecode hooks need Dynamo: they are set once the program imports it (torch.compile
         # does, on its first use), never by us before (import_hook.py says why nothing is missed).
         if self.calls is not None or self.code is not None:
@@ -229,14 +224,14 @@ class Capture:
             except Exception as error:  # counting calls is a bonus: never fail the program for it
                 with contextlib.suppress(Exception):
                     self.calls.stop()
-                self.calls.unavailable = f"not recorded: {_summary(error)}"
+                self.calls.unavailable = f"not recorded: {error_summary(error)}"
         if self.code is not None:
             try:
                 self.code.start()
             except Exception as error:  # a bonus too
                 with contextlib.suppress(Exception):
                     self.code.stop()
-                self.code.unavailable = f"not recorded: {_summary(error)}"
+                self.code.unavailable = f"not recorded: {error_summary(error)}"
 
     def _repeat_file_names(self) -> None:
         """torch writes each file name once per process (`str` records, which later records
@@ -378,7 +373,7 @@ def explain(
     wants explained (a fullgraph=True failure, say)."""
     import torch
 
-    from compilescope.session.model import Program, error_summary
+    from compilescope.session.model import Program
 
     name = getattr(fn, "__qualname__", None) or type(fn).__name__
     started = time.perf_counter()

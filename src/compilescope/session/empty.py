@@ -10,16 +10,14 @@ the session built from the same run's trace, so the two cannot drift apart.
 from __future__ import annotations
 
 import json
-import re
 
-from compilescope.session import SCHEMA
+from compilescope.session import SCHEMA, surrogates_escaped
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 _ENVIRONMENT = ("python", "torch", "device", "compiler", "platform", "threads", "cuda", "triton")
-_SURROGATE = "[\ud800-\udfff]"
 
 
 def session_json(
@@ -46,6 +44,4 @@ def session_json(
         "decompiled": None,
         "children": children,
     }
-    text = json.dumps(session, ensure_ascii=False)
-    # a lone surrogate (an exception's message may hold one) as JSON's escape of it, as jsonio does
-    return text if text.isascii() else re.sub(_SURROGATE, lambda m: f"\\u{ord(m.group()):04x}", text)
+    return surrogates_escaped(json.dumps(session, ensure_ascii=False))

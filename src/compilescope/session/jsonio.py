@@ -13,13 +13,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import re
 import types
 import typing
 from pathlib import Path
 from typing import Any
 
 from compilescope.outputs import write_text
+from compilescope.session import surrogates_escaped
 from compilescope.session.model import SCHEMA, Session
 from compilescope.trace.reader import json_value
 
@@ -35,13 +35,7 @@ class SessionFormatError(ValueError):
 def dumps(session: Session) -> str:
     """The session as JSON text, written by json's C encoder straight from the dataclasses (no
     copy of the session as dicts first: a session of a million records stays one copy)."""
-    text = json.dumps(session, default=_fields_of, ensure_ascii=False)
-    # A lone surrogate (only a Session made in Python can hold one: the loaders replace them)
-    # is written as JSON's escape of it, which UTF-8 can hold.
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _SURROGATE.search(text) else text
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
+    return surrogates_escaped(json.dumps(session, default=_fields_of, ensure_ascii=False))
 
 
 def _fields_of(value: Any) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from compilescope.session import SCHEMA
+from compilescope.session import SCHEMA, error_summary  # noqa: F401  (error_summary: its callers import it from here)
 
 
 @dataclass
@@ -35,12 +35,6 @@ class Program:
     exit_status: int | None = None  # None while running, or when not known
     exception: str | None = None  # "ValueError: ..." when the program raised
     wall_time_s: float | None = None
-
-
-def error_summary(error: BaseException) -> str:
-    """"ValueError: first line of the message" (or just the type when there is no message)."""
-    message = str(error).strip()
-    return f"{type(error).__name__}: {message.splitlines()[0]}" if message else type(error).__name__
 
 
 @dataclass
