@@ -49,7 +49,7 @@ def test_capture_block_sees_recompiles_and_prints() -> None:
     assert first.compile_id.endswith("/0") and second.compile_id.endswith("/1")
     assert second.recompile_reason and "factor" in second.recompile_reason[0]
     text = str(session)
-    assert "scale compiled again" in text and "why compiled again" in text
+    assert "`factor` in scale was compiled in as a constant (2): 1 recompile" in text and "why compiled again" in text
     assert repr(session).startswith("<compilescope.Session 1 frames, 2 compiles")
 
 

@@ -86,8 +86,8 @@ def test_calls_in_terminal_and_findings(recorded):
     assert "calls in order: 0/0 ×2 → 0/1 ×3 → no compiled code ×1 → 0/1 ×101" in stderr
     titles = [f.title for f in session.explain()]
     assert "checked: 1 of 2 calls ran without compiled code" in titles
-    recompile = next(f for f in session.explain() if f.title == "f compiled again (0/1)")
-    assert "Calls served: 0/0 2, 0/1 104, no compiled code 1 (of 107 calls)" in recompile.detail
+    recompile = next(f for f in session.explain() if f.kind == "recompile" and f.frames == ("f",))
+    assert "Calls served: f: 0/0 2, 0/1 104, no compiled code 1 (of 107 calls)" in recompile.detail
 
 
 def test_no_calls_option(tmp_path):

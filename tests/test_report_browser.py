@@ -73,7 +73,7 @@ def test_recompile_report(browser, tmp_path: Path) -> None:
     view = Opened(browser, html)
     # the report opens on the recompile, the guard that failed, expected vs actual
     text = view.text()
-    assert "forward compiled again (0/1)" in text
+    assert "The size of dimension 0 changed (8 → 16): 1 recompile of forward" in text
     assert "tensor 'x' size mismatch at index 0. expected 8, actual 16" in text
     assert view.page.inner_text(".guard-failed td.expected") == "8"
     assert view.page.inner_text(".guard-failed td.actual") == "16"

@@ -26,7 +26,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from compilescope.benchmark.measure import Config
-from compilescope.session.model import BenchConditions, Benchmark, KernelTime, Program, Session, error_summary
+from compilescope.session.model import (
+    BenchConditions,
+    Benchmark,
+    KernelTime,
+    Program,
+    Session,
+    error_summary,
+)
 
 DEFAULT_BACKENDS = ("inductor",)
 DEFAULT_MODES = ("default",)

@@ -103,7 +103,7 @@ class ReportCommand:
             print_session(session, {**options, "found": found}, stream=sys.stdout)
             # (an OutputError here, a file that appeared at the path meanwhile, is main's one line)
             if json_path is not None:
-                session.save(str(json_path))
+                session.save(str(json_path), found)
                 print(f"Saved the session to {one_line(str(json_path))}", file=sys.stderr)
             if html_path is not None:
                 from compilescope.render.html import write_html

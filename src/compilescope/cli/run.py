@@ -174,19 +174,24 @@ def _explain(recorder: Any, record: dict[str, Any], plan: OutputPlan, profiler: 
         # and the report would cost more than 5% of a short run, to show only that.
         import dataclasses
 
+        from compilescope.findings.before_compile import finding_json, said_for
+
+        said = said_for(record["kind"], record.get("exit_status"), record.get("exception"), imported_torch=session.environment.torch is not None)
+
         def json_of(traces: list[str]) -> str:
             session.trace_files = traces
-            return session.to_json()
+            return session.to_json([finding_json(said)])
 
         return _say_nothing_compiled(plan.save_without_report(json_of, stream), record, dataclasses.asdict(session.environment), args, stream)
-    saved = plan.save(session, stream)
+    found = session.explain()  # once, for the session's JSON, the report and the terminal
+    saved = plan.save(session, stream, found)
     if getattr(args, "explanation", True):
         if session.rank:  # under a launcher, rank 0 explains; the others say one line each
             from compilescope.render.console import brief
 
             print(brief(session), file=stream)
         else:
-            print_session(session, view_options(args), stream=stream)  # with --profile's kernel table
+            print_session(session, {**view_options(args), "found": found}, stream=stream)  # with --profile's kernel table
     if decompile_dir is not None:
         from compilescope.cli.decompile import write_decompiled
 
@@ -202,10 +207,12 @@ def _explain_without_torch(recorder: Any, record: dict[str, Any], plan: OutputPl
     session saved without the session model (session/empty.py), whose import alone (with
     dataclasses) would cost more than 5% of a short program's run; there is nothing compiled."""
     from compilescope import __version__
+    from compilescope.findings.before_compile import finding_json, said_for
     from compilescope.session.empty import session_json
 
     environment = recorder.finish_without_torch()
-    saved = plan.save_without_report(lambda traces: session_json(environment, record, traces, __version__, children), stream)
+    found = [finding_json(said_for(record["kind"], record.get("exit_status"), record.get("exception"), imported_torch=False))]
+    saved = plan.save_without_report(lambda traces: session_json(environment, record, traces, __version__, children, found), stream)
     return _say_nothing_compiled(saved, record, environment, args, stream)
 
 

@@ -151,21 +151,24 @@ class OutputPlan:
                 hint = f"choose another path with {option}" if label == option else f"remove it, or choose another path with {option}"
                 raise CommandError(f"will not write to {path}: {reason}; {hint}")
 
-    def save(self, session: Session, stream: TextIO) -> str:
-        """Write the session and the report; what to tell the user about them. Never raises:
-        the program has run, and its exit status is what `run` returns."""
+    def save(self, session: Session, stream: TextIO, found: list | None = None) -> str:
+        """Write the session and the report (with the session's findings, `found`, where the
+        caller has them); what to tell the user about them. Never raises: the program has run,
+        and its exit status is what `run` returns."""
         if self.json is None:
             session.trace_files = []
             return ""
         lines = self._trace_lost()
         if lines:
             session.trace_files = []
-        json_path = _write(lambda path: session.save(path), self.json, "the session", stream)
+        if found is None:
+            found = session.explain()
+        json_path = _write(lambda path: session.save(path, found), self.json, "the session", stream)
         html_path = None
         if self.html is not None:
             from compilescope.render.html import write_html
 
-            html_path = _write(lambda path: write_html(session, path), self.html, "the report", stream)
+            html_path = _write(lambda path: write_html(session, path, found), self.html, "the report", stream)
         if json_path is None:
             return "\n".join(lines)
         trace = f" and torch's trace to {_shown(self.trace, self.folder)}" if session.trace_files and self.trace is not None else ""

@@ -20,7 +20,6 @@ from types import CodeType
 from typing import Any
 
 
-
 class Unsupported(Exception):
     """An instruction (or a shape of code) this decompiler does not turn into Python yet."""
 

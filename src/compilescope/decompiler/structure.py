@@ -34,9 +34,35 @@ from types import CodeType
 from typing import Any, Callable, Collection, Iterator
 
 from compilescope.decompiler import cfg, finally_copies, patterns
-from compilescope.decompiler.tidy import conditional_assignment, negate, put_back_values, tidy
+from compilescope.decompiler.expressions import (
+    CAUGHT,
+    HANDLER_ENTRY_310,
+    LOOP_DONE,
+    NEXT_ITEM,
+    PREVIOUS,
+    BlockReader,
+    CaughtAs,
+    ChainLeft,
+    ExceptionMatch,
+    HandlerEnd,
+    LoopIterator,
+    Saved,
+    Temporaries,
+    Unsupported,
+    WithEnter,
+    WithExit,
+    WithTarget,
+    _arguments,
+    empty_display,
+    name_cleanup,
+)
+from compilescope.decompiler.tidy import (
+    conditional_assignment,
+    negate,
+    put_back_values,
+    tidy,
+)
 from compilescope.decompiler.unparse import unparse
-from compilescope.decompiler.expressions import empty_display, name_cleanup, CAUGHT, HANDLER_ENTRY_310, PREVIOUS, HandlerEnd, WithEnter, WithExit, WithTarget, LOOP_DONE, NEXT_ITEM, BlockReader, CaughtAs, ChainLeft, ExceptionMatch, LoopIterator, Saved, Temporaries, Unsupported, _arguments
 
 EXIT = -1  # the virtual block every return and raise leads to
 

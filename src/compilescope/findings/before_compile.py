@@ -39,6 +39,23 @@ def ended_before_compiling(kind: str, exit_status: int | None, exception: str | 
     return None
 
 
+def said_for(kind: str, exit_status: int | None, exception: str | None, imported_torch: bool) -> Said:
+    """What to say of a program in which nothing was compiled: why, where its end says it
+    (ended_before_compiling), else what to check (nothing_compiled)."""
+    return ended_before_compiling(kind, exit_status, exception, imported_torch) or nothing_compiled(kind)
+
+
+def finding_json(said: Said) -> dict:
+    """The finding as the session's JSON holds it: finding.Finding's fields, in its order (a
+    test checks that this is what the rules' finding writes)."""
+    level, title, detail, fix = said
+    return {
+        "level": level, "title": title, "detail": detail, "fix": fix, "kind": "nothing compiled",
+        "compile_ids": [], "where": None, "in_user_code": None, "library": None, "frames": [],
+        "ranks": [], "cost_s": None, "cost": "",
+    }
+
+
 def nothing_compiled(kind: str) -> Said:
     """Nothing was compiled, and the way the program ended does not say why: what to check."""
     if kind in ("function", "capture"):

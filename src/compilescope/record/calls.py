@@ -76,7 +76,9 @@ class _Watched:
         self.total_ns += sum(times)
 
     def facts(self) -> dict[str, Any]:
-        from compilescope.stats import summary  # (statistics imports random, hashlib: only when needed)
+        from compilescope.stats import (
+            summary,  # (statistics imports random, hashlib: only when needed)
+        )
 
         self.fold()
         stats = summary([s / 1000 for s in self.samples]) if self.samples else None

@@ -60,6 +60,8 @@ def environment(final: bool = False) -> dict[str, Any]:
     device = f"cpu ({_cpu_name()})"
     # Asking for the GPU's name would start CUDA in a program that may not use it (and break a
     # later fork), so only name it once the program itself has started CUDA.
+    if final:
+        facts["dynamo_config"] = torch_adapter.dynamo_settings()
     if final and torch.cuda.is_available() and torch.cuda.is_initialized():
         device = f"cuda: {torch.cuda.get_device_name()}"
     facts["device"] = device

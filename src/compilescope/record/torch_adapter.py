@@ -72,6 +72,41 @@ def inductor_cxx(only_if_loaded: bool = False) -> str | None:
         return None
 
 
+# Dynamo's settings that findings may advise on: their values as the program ended, so advice
+# names only settings this torch has, by their exact names (torch renames them: cache_size_limit
+# became recompile_limit).
+DYNAMO_SETTINGS = (
+    "recompile_limit",
+    "cache_size_limit",
+    "capture_scalar_outputs",
+    "capture_dynamic_output_shape_ops",
+    "specialize_int",
+    "specialize_float",
+    "automatic_dynamic_shapes",
+    "assume_static_by_default",
+    "reorderable_logging_functions",
+    "ignore_logging_functions",
+    "optimize_ddp",
+)
+
+
+def dynamo_settings() -> dict[str, str] | None:
+    """The values of DYNAMO_SETTINGS that this torch has, as repr(); None where the program has
+    not loaded Dynamo (asking would import it)."""
+    config = sys.modules.get("torch._dynamo.config")
+    if config is None:
+        return None
+    found = {}
+    for name in DYNAMO_SETTINGS:
+        try:
+            value = getattr(config, name)
+        except Exception:  # not in this torch (or its config refuses the read)
+            continue
+        text = repr(value)
+        found[name] = text if len(text) <= 200 else text[:200] + "…"
+    return found
+
+
 def register_bytecode_hook(hook: Callable[[CodeType, CodeType], None]) -> Any:
     """Ask Dynamo to tell `hook(original_code, transformed_code)` about each code object it
     generates, before the code first runs. The hook returns None: Dynamo keeps its own code.

@@ -382,7 +382,10 @@ def _finding(finding: Finding) -> Group:
     body = _hanging(5)
     for line in finding.detail.splitlines() if finding.detail else ():
         body.add_row("", Text(_keep_phrases(line)))
-    for index, line in enumerate(finding.advice.splitlines() if finding.advice else ()):
+    for line in (finding.act_line(), finding.cost_line()):
+        if line:
+            body.add_row("", Text(_keep_phrases(_line(line)), style="dim"))
+    for index, line in enumerate(finding.fix.splitlines() if finding.fix else ()):
         body.add_row(Text("   → " if index == 0 else "", style="green"), Text(_keep_phrases(line), style="green"))
     return Group(title, body) if body.row_count else Group(title)
 

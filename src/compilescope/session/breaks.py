@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from compilescope.session.model import FailedGuard, GraphBreak
+from compilescope.session.places import is_user_code
 
 _AT = re.compile(r"Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$", re.M)
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>.+)$')
@@ -71,6 +72,11 @@ def parse_graph_break(text: str) -> GraphBreak:
                 if lines[index].startswith("Traceback"):
                     break
                 continue
+            if is_user_code(frame.group("file")):
+                brk.user_filename, brk.user_lineno = frame.group("file"), int(frame.group("line"))
+                brk.user_function = frame.group("fn").strip()
+                following = lines[index + 1] if index + 1 < len(lines) else ""
+                brk.user_code = None if _FRAME.match(following) else (following.strip() or None)
             if brk.filename is None or (
                 frame.group("file") == brk.filename and int(frame.group("line")) == brk.lineno
             ):

@@ -35,6 +35,7 @@ from compilescope.session.model import (
     Program,
     Session,
 )
+from compilescope.session.places import is_user_code
 from compilescope.trace.reader import (
     MAX_SKIPPED,
     CompileId,
@@ -65,6 +66,7 @@ class _Pending:
     code_gen: list[float] = field(default_factory=list)  # begin and end of Inductor's code_gen
     kernel_stacks: dict[str, list[str]] = field(default_factory=dict)  # provenance: "name:N" -> tracebacks
     attempt: int = 0
+    key: tuple[int | None, int | None, int | None] = (None, None, None)  # CompileId.key
 
 
 def _without_attempt(compile_id: str) -> str:
@@ -176,28 +178,31 @@ class _Builder:
         found.compile.records.append(record.line)
         return found
 
-    def _where(self, stack: Any) -> tuple[tuple[str | None, int | None, str], list[str]]:
-        """The compiled function (file, first line, name) and the user's frames that called it."""
+    def _where(self, stack: Any) -> tuple[tuple[str | None, int | None, str], list[str], str | None]:
+        """The compiled function (file, first line, name), the user's frames that called it, and
+        the code of the last of them."""
         if not isinstance(stack, list) or not stack or not isinstance(stack[-1], dict):
-            return (None, None, "unknown"), []
+            return (None, None, "unknown"), [], None
         last = stack[-1]
         name = last.get("name")
         frame_key = (self.log.string(last.get("filename")), _int(last.get("line")), name if isinstance(name, str) else "unknown")
         called_from = []
+        code = None
         for entry in stack[:-1]:
             if not isinstance(entry, dict):
                 continue
             filename = self.log.string(entry.get("filename")) or "?"
-            if "/torch/" in filename or "/site-packages/" in filename or "/compilescope/" in filename:
+            if not is_user_code(filename):  # torch's, a library's, runpy's, compilescope's own
                 continue
             called_from.append(f"{filename}:{_unknown(_int(entry.get('line')))} in {_text(entry.get('name')) or 'unknown'}")
-        return frame_key, called_from
+            code = _text(entry.get("loc"))
+        return frame_key, called_from, code
 
     def _begin(self, compile_id: CompileId, stack: list[dict] | None) -> _Pending:
-        frame_key, called_from = self._where(stack)
+        frame_key, called_from, code = self._where(stack)
         compile_ = Compile(compile_id=str(CompileId(compile_id.frame_id, compile_id.frame_compile_id, 0, compile_id.compiled_autograd_id)), status="unknown")
-        compile_.called_from = called_from
-        item = _Pending(compile=compile_, frame_key=frame_key)
+        compile_.called_from, compile_.call_code = called_from, code
+        item = _Pending(compile=compile_, frame_key=frame_key, key=compile_id.key)
         self.latest[compile_id.key] = item
         self.order.append(item)
         return item
@@ -212,7 +217,7 @@ class _Builder:
         if existing is not None and existing.frame_key[2] == "unknown" and not existing.metrics:
             # Records (a timing event, the recompile reasons) came before dynamo_start: they
             # belong to this compile, which now learns its function.
-            existing.frame_key, existing.compile.called_from = self._where(stack)
+            existing.frame_key, existing.compile.called_from, existing.compile.call_code = self._where(stack)
             existing.compile.records.append(record.line)
             return
         if existing is not None and record.compile_id.attempt > 0:
@@ -383,7 +388,12 @@ class _Builder:
             value = record.metadata.get(key)
             if value is None:
                 continue
-            if key == "threads" and _int(value) is None:
+            if key == "dynamo_config":
+                if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+                    env.dynamo_config = dict(value)
+                else:
+                    self.wrong_type(record, key, value, "an object of strings")
+            elif key == "threads" and _int(value) is None:
                 self.wrong_type(record, key, value, "a whole number")
             elif key != "threads" and not isinstance(value, str):
                 self.wrong_type(record, key, value, "a string")
@@ -455,6 +465,8 @@ class _Builder:
             except Exception as error:  # metrics in a shape we do not know: the compile stays, unknown
                 item.compile.status = "unknown"
                 self.skip(f"compile {item.compile.compile_id}: could not read its metrics ({type(error).__name__}: {_short(str(error))})")
+        self._name_by_frame_id()
+        for item in self.order:
             frame = self.frames.get(item.frame_key)
             if frame is None:
                 filename, lineno, name = item.frame_key
@@ -502,9 +514,10 @@ class _Builder:
         if m.get("fail_type"):
             reason = _text(m.get("fail_reason")) or ""
             reason = reason.strip()
-            c.failure = f"{_text(m['fail_type']) or 'unknown'}: {reason.splitlines()[0] if reason else ''}".strip()
+            c.failure = f"{_text(m['fail_type']) or 'unknown'}: {_failure_summary(reason)}".strip()
             c.failure_filename = _text(m.get("fail_user_frame_filename"))
             c.failure_lineno = _int(m.get("fail_user_frame_lineno"))
+            c.failure_hints = [h.strip()[:SUMMARY_LIMIT] for h in re.findall(r"^\s*Hint: (.+)$", reason, re.M)][:5]
             if caused := re.search(r"^Caused by: (.*?)\s+# ", reason, re.M):
                 c.failure_code = caused.group(1).strip()
         c.time = _compile_time(m, item.backward_metrics)
@@ -514,6 +527,7 @@ class _Builder:
             c.time.kernel_compile_s = spent
             c.time.codegen_s = max(c.time.codegen_s - spent, 0.0)
         c.compile_time_s = c.time.total_s
+        c.cudagraph_skip_reason = _text(m.get("cudagraph_skip_reason")) or _text(item.backward_metrics.get("cudagraph_skip_reason"))
         c.cache = CacheUse(
             fx_graph_hits=_int(m.get("inductor_fx_local_cache_hit_count")),
             fx_graph_misses=_int(m.get("inductor_fx_local_cache_miss_count")),
@@ -531,6 +545,15 @@ class _Builder:
             c.kernels.extend(parse_kernels(code, graph_ops))
         _kernel_sources(c, item.kernel_stacks)
         c.status = _status(c, m)
+
+    def _name_by_frame_id(self) -> None:
+        """A compile that never learned its function (the recompile limit's refusal writes no
+        dynamo_start, and its metrics name no code) belongs to the function of the other
+        compiles with its frame id: torch numbers frames, not compiles, by that id."""
+        known = {item.key[:2]: item.frame_key for item in self.order if item.frame_key[2] != "unknown"}
+        for item in self.order:
+            if item.frame_key[2] == "unknown" and item.key[:2] in known:
+                item.frame_key = known[item.key[:2]]
 
     def _apply_generated_code(self) -> None:
         """Dynamo's code, decompiled (compilescope's own record): put on each Compile, with the
@@ -731,6 +754,22 @@ def _read_source(filename: str) -> list[str] | None:
             return handle.read(_MAX_SOURCE).splitlines()
     except (OSError, ValueError):  # UnreadableInput (not a regular file), or a NUL in the name
         return None
+
+
+_RAISED = re.compile(r"got (?P<error>\w+(?:Error|Exception))\((?P<quote>['\"])(?P<message>.*?)(?P=quote)\)", re.S)
+
+
+def _failure_summary(reason: str) -> str:
+    """torch's first line of a failed compile's reason, with the error it met where the first
+    line only names its kind: "RuntimeError when making fake tensor call" holds, further down,
+    "got RuntimeError('a and b must have same reduction dim, but got [4, 8] X [5, 3].')"."""
+    if not reason:
+        return ""
+    first = reason.splitlines()[0].strip()
+    if (found := _RAISED.search(reason)) and found.group("message") not in first:
+        message = found.group("message").strip()
+        return f"{first}: {found.group('error')}: {message[:SUMMARY_LIMIT]}"
+    return first
 
 
 def _status(c: Compile, metrics: dict[str, Any]) -> str:

@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_ENVIRONMENT = ("python", "torch", "device", "compiler", "platform", "threads", "cuda", "triton")
+_ENVIRONMENT = ("python", "torch", "device", "compiler", "platform", "threads", "cuda", "triton", "dynamo_config")
 
 
 def session_json(
@@ -26,9 +26,11 @@ def session_json(
     trace_files: list[str],
     compilescope_version: str | None,
     children: list[Any] | None,
+    findings: list[dict[str, Any]],
 ) -> str:
     """The session of a run that compiled nothing. `program`: session.model.Program's fields;
-    `children`: None where children were not followed, else the (empty) list of them."""
+    `children`: None where children were not followed, else the (empty) list of them;
+    `findings`: what findings.before_compile says of it, as JSON (its finding_json)."""
     session = {
         "schema": SCHEMA,
         "environment": {key: environment.get(key) for key in _ENVIRONMENT},
@@ -43,5 +45,6 @@ def session_json(
         "calls_recorded": None,
         "decompiled": None,
         "children": children,
+        "findings": findings,
     }
     return surrogates_escaped(json.dumps(session, ensure_ascii=False))

@@ -32,10 +32,15 @@ class SessionFormatError(ValueError):
         self.path = path  # where in the session the bad value is ("frames[0].name"), if one is
 
 
-def dumps(session: Session) -> str:
+def dumps(session: Session, found: list[Any] | None = None) -> str:
     """The session as JSON text, written by json's C encoder straight from the dataclasses (no
-    copy of the session as dicts first: a session of a million records stays one copy)."""
-    return surrogates_escaped(json.dumps(session, default=_fields_of, ensure_ascii=False))
+    copy of the session as dicts first: a session of a million records stays one copy), with
+    its findings (findings.rules, as dataclasses or as their dicts) last under "findings": they
+    are written for readers of the file, and computed again from the facts when it is loaded."""
+    data = _fields_of(session)
+    if found is not None:
+        data["findings"] = found
+    return surrogates_escaped(json.dumps(data, default=_fields_of, ensure_ascii=False))
 
 
 def _fields_of(value: Any) -> dict[str, Any]:
@@ -44,10 +49,10 @@ def _fields_of(value: Any) -> dict[str, Any]:
     raise TypeError(f"not part of a session: {type(value).__name__}")
 
 
-def save(session: Session, path: str | Path) -> Path:
+def save(session: Session, path: str | Path, found: list[Any] | None = None) -> Path:
     """Write the session whole, as a new file or over a session of ours (never a half-written
     one, never over someone else's file or through a link: compilescope.outputs)."""
-    return Path(write_text(path, dumps(session), "the session"))
+    return Path(write_text(path, dumps(session, found), "the session"))
 
 
 # The largest whole number a session holds (a count, a line, an exit status): beyond it a value

@@ -23,6 +23,10 @@ class Environment:
     threads: int | None = None
     cuda: str | None = None
     triton: str | None = None
+    # Dynamo's settings findings advise on, as the program ended (name -> repr of the value);
+    # a setting this torch lacks is absent. None: not recorded (Dynamo never loaded, a trace
+    # from elsewhere).
+    dynamo_config: dict[str, str] | None = None
 
 
 @dataclass
@@ -100,6 +104,12 @@ class GraphBreak:
     text: str = ""  # torch's full message
     context: list[str] = field(default_factory=list)  # source lines around the break, if verified
     context_start: int | None = None  # line number of context[0]
+    # The user's own line that led into the break, where the break itself is in a library's
+    # code (torch, transformers, Python's): the last frame of the user's code in torch's traceback
+    user_filename: str | None = None
+    user_lineno: int | None = None
+    user_function: str | None = None
+    user_code: str | None = None
 
 
 @dataclass
@@ -200,6 +210,7 @@ class Compile:
     failure_filename: str | None = None
     failure_lineno: int | None = None
     failure_code: str | None = None  # the user's source line torch blamed
+    failure_hints: list[str] = field(default_factory=list)  # torch's own "Hint:" lines, verbatim
     restarts: list[str] = field(default_factory=list)
     graph_breaks: list[GraphBreak] = field(default_factory=list)
     graphs: list[Graph] = field(default_factory=list)
@@ -213,9 +224,13 @@ class Compile:
     kernels: list[Kernel] = field(default_factory=list)
     inductor_code: str = ""
     compile_time_s: float | None = None
+    # Why CUDA graphs were not used for this graph under mode="reduce-overhead" (torch's words,
+    # from its compilation metrics); None: used, not asked for, or torch did not say
+    cudagraph_skip_reason: str | None = None
     time: CompileTime = field(default_factory=CompileTime)
     cache: CacheUse = field(default_factory=CacheUse)
     called_from: list[str] = field(default_factory=list)  # user frames: "file:line in fn"
+    call_code: str | None = None  # the source of the last of them, as torch quoted it: "step(ids)"
     records: list[int] = field(default_factory=list)  # trace lines this compile came from
     calls: CallTimes | None = None  # the calls this version served; None: not recorded
     # Dynamo's code for this version (it checks nothing: the guard ran before it), as Python;
@@ -422,15 +437,17 @@ class Session:
         raise KeyError(compile_id)
 
     # ---- rendering entry points (imported lazily: the model stays dependency-free) --------
-    def to_json(self) -> str:
+    def to_json(self, found: list | None = None) -> str:
+        """The session as JSON, with its findings (`found`, where the caller has them)."""
         from compilescope.session.jsonio import dumps
 
-        return dumps(self)
+        return dumps(self, self.explain() if found is None else found)
 
-    def save(self, path: str) -> None:
+    def save(self, path: str, found: list | None = None) -> None:
+        """Save the session as JSON, with its findings (`found`, where the caller has them)."""
         from compilescope.session.jsonio import save
 
-        save(self, path)
+        save(self, path, self.explain() if found is None else found)
 
     def explain(self) -> list:
         from compilescope.findings.rules import findings

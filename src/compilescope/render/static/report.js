@@ -312,11 +312,16 @@
     function box(f) {
       var found = el("div", { "class": "finding " + f.level }, el("div", { "class": "title" }, f.title));
       if (f.detail) add(found, el("div", { "class": "detail" }, f.detail));
-      if (f.advice) add(found, el("div", { "class": "advice" }, "→ " + f.advice));
-      (f.compile_ids || []).forEach(function (id) {
-        var entry = compileById(id, f.frame);
-        if (entry) add(found, el("div", null, "see ", compileLink(entry)));
+      if (f.act_line) add(found, el("div", { "class": "muted" }, f.act_line));
+      if (f.cost_line) add(found, el("div", { "class": "muted cost" }, f.cost_line));
+      if (f.fix) add(found, el("div", { "class": "advice" }, "→ " + f.fix));
+      var frame = (f.frames || []).length === 1 ? f.frames[0] : null;
+      var links = [];
+      (f.compile_ids || []).slice(0, 8).forEach(function (id) {
+        var entry = compileById(id, frame);
+        if (entry) links.push(" ", compileLink(entry));
       });
+      if (links.length) add(found, el.apply(null, ["div", null, "see"].concat(links, (f.compile_ids.length > 8 ? [" …"] : []))));
       return found;
     }
     add(section, inParts(data.findings, box, "findings"));
@@ -742,7 +747,7 @@
   var start = 0;
   for (var f = 0; f < data.findings.length && !start; f++) {
     var ids = data.findings[f].compile_ids || [];
-    var found = ids.length ? compileById(ids[0], data.findings[f].frame) : null;
+    var found = ids.length ? compileById(ids[0], (data.findings[f].frames || []).length === 1 ? data.findings[f].frames[0] : null) : null;
     if (found) start = found.index;
   }
   if (compiles.length) showCompile(start);

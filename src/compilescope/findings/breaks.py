@@ -1,0 +1,206 @@
+"""Graph breaks, by site: one finding per line of code where Dynamo stopped, however many
+compiled functions met it and for whatever reasons (a `print(float(t))` breaks twice on one line:
+once to read the value, once to print it); and compiled code that captured nothing at all.
+
+The cost of a break is the compiles it made happen: the functions Dynamo compiled separately
+because it could not go on (those that met the break after the first) and the resume functions
+that run the code after it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from compilescope.findings import INFO, PROBLEM, WARNING
+from compilescope.findings.finding import (
+    NOT_MEASURED,
+    Finding,
+    listed,
+    plural,
+    seconds,
+    short,
+    where,
+)
+from compilescope.session.model import Compile, Frame, GraphBreak, Session
+from compilescope.session.places import is_user_code, library
+
+# Places where torch breaks the graph on purpose: nothing in the user's code can remove them.
+_DELIBERATE = (
+    (re.compile(r"[/\\]torch[/\\]optim[/\\]"), "torch's optimizers break the graph here on purpose, around the step"),
+    (re.compile(r"[/\\]torch[/\\]_dynamo[/\\]"), "torch's Dynamo breaks the graph here on purpose"),
+)
+
+
+def _reason_advice(brk: GraphBreak) -> str:
+    """Advice for a common reason, read from torch's reason and the line it broke on."""
+    reason, code = brk.reason, brk.code or ""
+    if re.search(r"Tensor\.item\(\)|\bitem\(\)", reason, re.I):
+        if re.search(r"^\s*(if|elif|while)\b|\bif\b.*\belse\b", code):
+            return (
+                "Python needs the tensor's value to decide the `if`, so the graph is cut. Keep the decision in the "
+                "graph: torch.where(cond, a, b), or torch.cond."
+            )
+        if re.search(r"\bprint\(|\blog|\.info\(|\.debug\(|\.warning\(", code):
+            return "The value is read out of the tensor only to be printed or logged: do that outside the compiled function, or less often."
+        return "Python needs the tensor's value here, so the graph is cut: keep the value a tensor as long as you can."
+    if re.search(r"\bprint\b|builtin operator", reason, re.I) and re.search(r"\bprint\(", code):
+        return "Printing inside the compiled function cuts the graph: move it out, or print less often."
+    if re.search(r"logger|logging|warning_once|warn", reason + code, re.I):
+        return "Logging inside the compiled function cuts the graph: move it out of the compiled code, or tell Dynamo to ignore or reorder it."
+    if re.search(r"data-dependent", reason, re.I):
+        return "Control flow that depends on a tensor's values cannot be traced; torch.where or torch.cond keep it in the graph."
+    if re.search(r"numpy|tolist", reason, re.I):
+        return "Converting to Python or NumPy values leaves the graph; stay in torch ops."
+    return ""
+
+
+def break_findings(session: Session) -> list[Finding]:
+    sites: dict[tuple, list[tuple[Frame, Compile, GraphBreak]]] = {}
+    for frame in session.frames:
+        for c in frame.compiles:
+            for brk in c.graph_breaks:
+                sites.setdefault((brk.filename, brk.lineno) if brk.filename else (brk.reason,), []).append((frame, c, brk))
+    by_name = {f.name: f for f in session.frames}
+    torch_version = session.environment.torch
+    return [_finding(met, by_name, torch_version, session.environment.dynamo_config or {}) for met in sites.values()]
+
+
+def _finding(met: list[tuple[Frame, Compile, GraphBreak]], by_name: dict[str, Frame], torch_version: str | None, settings: dict[str, str]) -> Finding:
+    frame, first, brk = met[0]
+    reasons = list(dict.fromkeys(b.reason for _, _, b in met))
+    functions = list(dict.fromkeys(f.name for f, _, _ in met))
+    compile_ids = tuple(dict.fromkeys(c.compile_id for _, c, _ in met))
+    resumes = list(dict.fromkeys(b.resume_function for _, _, b in met if b.resume_function))
+    site = where(brk.filename, brk.lineno)
+    own = is_user_code(brk.filename)
+    owner = None if own else library(brk.filename)
+    if owner == "torch" and torch_version:
+        owner = f"torch {torch_version}"
+    elif owner == "python":
+        owner = "Python's standard library"
+    deliberate = next((words for pattern, words in _DELIBERATE if brk.filename and pattern.search(brk.filename)), None)
+
+    title = f"Graph break in {brk.function or frame.name}" + (f" at {short(site)}" if site else "")
+    if owner and not deliberate:
+        title += f" (in {_owner_words(owner)})"
+    lines = []
+    for reason in reasons:
+        lines.append(reason)
+    if brk.code:
+        lines.append(f"    {brk.code}")
+    user_line = next((b for _, _, b in met if b.user_filename), None)
+    if not own and user_line is not None:
+        lines.append(
+            f"Your code leads there from {short(where(user_line.user_filename, user_line.user_lineno) or '')}"
+            + (f" in {user_line.user_function}" if user_line.user_function else "")
+            + (f": {user_line.user_code}" if user_line.user_code else "")
+            + "."
+        )
+    if resumes:
+        lines.append(f"The code after it runs as {', '.join(resumes)}, compiled separately.")
+    if len(functions) > 1:
+        lines.append(
+            f"Met while compiling {len(functions)} functions ({', '.join(functions)}): Dynamo stops at it in each "
+            "compiled function whose code leads there; one change here removes them all."
+        )
+    if len(compile_ids) > len(functions):
+        lines.append(f"Seen in {len(compile_ids)} compiles.")
+
+    if deliberate:
+        fix = f"{deliberate}: nothing to change in your code. Compile the code around it (the model's forward and backward) rather than across it."
+        level = INFO
+    else:
+        fix = _reason_advice(brk)
+        hints = [h for _, _, b in met for h in (b.hint or "").splitlines()]
+        hints = [h for h in dict.fromkeys(hints) if not h.startswith(("Please report", "Please file"))]
+        if hints:
+            fix = (fix + "\n" if fix else "") + "torch's hint: " + "\n".join(hints)
+        if re.search(r"logger|logging|warning_once", " ".join(reasons) + (brk.code or ""), re.I):
+            names = [name for name in ("ignore_logging_functions", "reorderable_logging_functions") if name in settings]
+            if names:
+                fix += "\nSettings this torch has for it: " + ", ".join(f"torch._dynamo.config.{n}" for n in names) + "."
+        level = WARNING
+        if not own and owner:
+            fix = (fix + "\n" if fix else "") + f"The break is in {_owner_words(owner, full=True)}: change your call into it"
+            fix += f" (at {short(where(user_line.user_filename, user_line.user_lineno) or '')})" if user_line else ""
+            fix += ", or compile a smaller region that does not reach it."
+
+    # Cost: the compiles it made happen (the other functions that met it, the resume functions).
+    caused = [c for _, c, _ in met if c is not first and (c.recompile_reason is None)]
+    caused = [c for c in dict((id(c), c) for c in caused).values()]
+    for name in resumes:
+        resumed = by_name.get(name)
+        if resumed is not None:
+            caused.extend(resumed.compiles)
+    times = [c.compile_time_s for c in caused if c.compile_time_s is not None]
+    if caused and times:
+        cost_s: float | None = sum(times)
+        cost = f"{seconds(sum(times))} compiling {plural(len(caused), 'extra version')} (the functions and the code after it, compiled separately)"
+    elif not caused:
+        cost_s, cost = 0.0, "no extra compile: the code after it was not compiled separately"
+    else:
+        cost_s, cost = None, f"{NOT_MEASURED}: torch gave no compile time"
+    place = site if own else (where(user_line.user_filename, user_line.user_lineno) if user_line else site)
+    return Finding(
+        level,
+        title,
+        detail="\n".join(lines),
+        fix=fix,
+        kind="graph break",
+        compile_ids=compile_ids,
+        where=place,
+        in_user_code=own if brk.filename else None,
+        library=owner,
+        frames=tuple(functions),
+        cost_s=cost_s,
+        cost=cost,
+    )
+
+
+def _owner_words(owner: str, full: bool = False) -> str:
+    """"torch's code", "transformers' code", "Python's standard library"; `full`: with the version."""
+    if owner.startswith("Python's"):
+        return owner
+    name = owner if full else owner.split()[0]
+    return f"{name}' code" if name.endswith("s") else f"{name}'s code"
+
+
+def captured_nothing(session: Session, breaks: list[Finding]) -> list[Finding]:
+    """Compiled code that put no operation in any graph: the function (or the whole program)
+    ran eagerly, and its compiles bought nothing."""
+    compiles = [c for f in session.frames for c in f.compiles if not f.is_resume]
+    known = [c for c in session.compiles if c.op_count is not None]
+    if not compiles or not known or any(c.op_count for c in known) or any(c.status == "failed" for c in compiles):
+        return []
+    times = [c.compile_time_s for c in session.compiles if c.compile_time_s is not None]
+    functions = [f.name for f in session.frames if not f.is_resume]
+    ddp = any("parallel/distributed.py" in (b.filename or "") or "DistributedDataParallel" in (b.text or "") for b in session.graph_breaks)
+    detail = (
+        f"{plural(len(session.compiles), 'compile')} of {plural(len(functions), 'function')} ({listed(functions, 5)}) put no "
+        "operation in any graph: the code ran eagerly, as without torch.compile."
+    )
+    titles = [b.title for b in breaks]
+    if titles:
+        detail += "\nThe graph breaks that left nothing: " + "; ".join(titles[:4]) + (" …" if len(titles) > 4 else "") + "."
+    if ddp:
+        fix = (
+            "torch.compile was given the DistributedDataParallel wrapper, whose forward breaks the graph before the "
+            "model runs. Compile the model itself and wrap that: model = DDP(torch.compile(model)) (or torch.compile "
+            "the model's forward), so the model's operations are captured."
+        )
+    else:
+        fix = "Remove the graph breaks listed (or compile the function that does the tensor work itself), so operations reach a graph."
+    return [
+        Finding(
+            PROBLEM,
+            "torch.compile captured nothing: the code ran eagerly",
+            detail=detail,
+            fix=fix,
+            kind="captured nothing",
+            where=next((b.where for b in breaks if b.where), None),
+            compile_ids=tuple(c.compile_id for c in session.compiles),
+            frames=tuple(functions),
+            cost_s=sum(times) if times else None,
+            cost=f"{seconds(sum(times))} compiling, for no graph" if times else f"{NOT_MEASURED}: torch gave no compile time",
+        )
+    ]

@@ -1,0 +1,321 @@
+"""Recompiles, by cause: one finding for one input change however many compiled functions it
+made compile again (a sequence length that changed reaches every function the tensor flows
+through), one for a Python number compiled in as a constant, one for the recompile limit.
+
+The cause of a recompile is the guard that failed (torch's recompile reason): a size in one
+dimension, a dtype, a value, the backend, the grad mode.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from compilescope.findings import PROBLEM, WARNING
+from compilescope.findings.finding import (
+    NOT_MEASURED,
+    Finding,
+    listed,
+    plural,
+    seconds,
+    short,
+    where,
+)
+from compilescope.session.model import Compile, FailedGuard, Frame, Session
+
+
+def is_limit_refusal(c: Compile) -> bool:
+    """The compile torch refused because the function had reached the recompile limit."""
+    text = (c.failure or "").lower()
+    return "recompile limit" in text or "recompile_limit" in text or "cache_size_limit" in text or "cache size limit" in text
+
+
+@dataclass
+class _Cause:
+    key: tuple
+    guard: FailedGuard
+    met: list[tuple[Frame, Compile, FailedGuard]] = field(default_factory=list)
+
+
+def recompile_findings(session: Session) -> list[Finding]:
+    causes: dict[tuple, _Cause] = {}
+    for frame in session.frames:
+        for c in frame.compiles:
+            if not c.recompile_reason or is_limit_refusal(c):
+                continue
+            guard = c.failed_guards[0] if c.failed_guards else FailedGuard(text="; ".join(c.recompile_reason))
+            key = _cause_key(frame, guard)
+            causes.setdefault(key, _Cause(key, guard)).met.append((frame, c, guard))
+    found = [_finding(cause, session) for cause in causes.values()]
+    found.extend(_limits(session, causes))
+    return found
+
+
+def _cause_key(frame: Frame, guard: FailedGuard) -> tuple:
+    what = guard.what or ""
+    if m := re.match(r"(size|stride) mismatch at index (\d+)", what):
+        return (m.group(1), m.group(2))
+    if what.startswith("dtype mismatch"):
+        return ("dtype",)
+    if what == "value changed":
+        return ("value", frame.filename, frame.lineno, frame.name, guard.subject)
+    if "BACKEND_MATCH" in guard.text:
+        return ("backend", frame.filename, frame.lineno, frame.name)
+    if "grad_mode" in guard.text or "GLOBAL_STATE" in guard.text:
+        return ("global state", guard.text)
+    return ("other", frame.name, _without_ids(guard.text))
+
+
+def _without_ids(text: str) -> str:
+    """torch's message without the object ids that differ from run to run."""
+    return re.sub(r"\s*\(id=0x[0-9a-f]+\)|\bat 0x[0-9a-f]+", "", text)
+
+
+def _chains(met: list[tuple[Frame, Compile, FailedGuard]]) -> dict[int, list[str]]:
+    """Per compiled function (by id), the values the changing thing took, in the order torch
+    met them: 16 → 24 → 32."""
+    chains: dict[int, list[str]] = {}
+    for frame, _, guard in met:
+        values = chains.setdefault(id(frame), [])
+        for value in (guard.expected, guard.actual):
+            if value is not None and (not values or values[-1] != value):
+                values.append(value)
+    return chains
+
+
+def _values(met: list[tuple[Frame, Compile, FailedGuard]]) -> list[str]:
+    """The values met, each once, in the order of first meeting (across functions)."""
+    return list(dict.fromkeys(value for chain in _chains(met).values() for value in chain))
+
+
+def _flip_flops(met: list[tuple[Frame, Compile, FailedGuard]]) -> list[str] | None:
+    """A function's chain where a value came back after another (8 → 16 → 8): torch compiled
+    for it again; None where none did."""
+    return next((chain for chain in _chains(met).values() if len(set(chain)) < len(chain)), None)
+
+
+def _compile_cost(compiles: list[Compile]) -> tuple[float | None, str]:
+    times = [c.compile_time_s for c in compiles if c.compile_time_s is not None]
+    if not times:
+        return None, f"{NOT_MEASURED}: torch gave no compile time for {plural(len(compiles), 'these compiles', 'these compiles')}"
+    text = f"{seconds(sum(times))} compiling {plural(len(compiles), 'version')}"
+    if len(times) < len(compiles):
+        text += f" ({len(compiles) - len(times)} of unknown time)"
+    return sum(times), text
+
+
+def _caller(compiles: list[Compile]) -> str | None:
+    """The user's line that called the compiled function, for the first compile that says:
+    "train.py:15", or "train.py:15 (`step(ids)`)" where torch quoted it."""
+    for c in compiles:
+        if c.called_from:
+            place = short(c.called_from[-1].split(" in ")[0])
+            return f"{place} (`{c.call_code}`)" if c.call_code else place
+    return None
+
+
+def _finding(cause: _Cause, session: Session) -> Finding:
+    met = cause.met
+    compiles = [c for _, c, _ in met]
+    functions = list(dict.fromkeys(f.name for f, _, _ in met))
+    cost_s, cost = _compile_cost(compiles)
+    caller = _caller(compiles)
+    kind = cause.key[0]
+    values = _values(met)
+    subjects = list(dict.fromkeys(f"{f.name}'s {g.subject}" for f, _, g in met if g.subject))
+    level = PROBLEM if len(met) >= 4 else WARNING
+    detail_lines = []
+    fix = ""
+    if kind in ("size", "stride"):
+        dim = cause.key[1]
+        title = f"The {'size' if kind == 'size' else 'stride'} of dimension {dim} changed ({' → '.join(_short_values(values))}): {plural(len(met), 'recompile')} of {_names(functions)}"
+        became_dynamic = any(d.kind in ("automatic dynamic", "symbol") for c in compiles for d in c.dynamic)
+        for frame, c, guard in met:
+            detail_lines.append(f"{frame.name} {c.compile_id}: {guard.text}")
+        names = listed(subjects) if subjects else "the tensor"
+        mark = " and ".join(
+            f"torch._dynamo.mark_dynamic({g.subject}, {dim})" for g in dict((g.subject, g) for _, _, g in met if g.subject).values()
+        ) or f"torch._dynamo.mark_dynamic(x, {dim})"
+        if kind == "size" and became_dynamic:
+            fix = (
+                f"torch made that dimension dynamic after the first change, so later sizes reuse one version. "
+                f"To skip the recompile, mark it dynamic before the first call: {mark} ({names}"
+                + (f", passed at {caller}" if caller else "")
+                + "), or compile with dynamic=True."
+            )
+        else:
+            fix = (
+                f"Each size got its own compiled version. If it keeps changing, mark it dynamic before the first call: {mark} "
+                f"({names}" + (f", passed at {caller}" if caller else "") + "), or compile with dynamic=True "
+                "(dynamic=False keeps every size static); if only a few sizes occur, pad the inputs to them."
+            )
+    elif kind == "dtype":
+        title = f"The dtype of an input changed ({' → '.join(values)}): {plural(len(met), 'recompile')} of {_names(functions)}"
+        for frame, c, guard in met:
+            detail_lines.append(f"{frame.name} {c.compile_id}: {guard.text}")
+        fix = (
+            "Each dtype gets its own compiled version (a dtype cannot be made dynamic). If the change is not intended, "
+            f"convert where the tensor is made or before the call ({_cast(cause.guard)}){' at ' + caller if caller else ''}; "
+            "if it is, expect one compile per dtype."
+        )
+    elif kind == "value":
+        subject = cause.guard.subject or "a value"
+        frame = met[0][0]
+        constants = [g.expected for _, _, g in met if g.expected is not None]
+        title = f"`{subject}` in {frame.name} was compiled in as a constant ({listed(list(dict.fromkeys(constants)))}): {plural(len(met), 'recompile')}"
+        origin = f"`{cause.guard.user_code}`" + (f" at {short(where(cause.guard.filename, cause.guard.lineno) or '')}" if cause.guard.filename else "") if cause.guard.user_code else None
+        detail_lines.append(f"Guard failed: {cause.guard.text}" + (f" (from {origin})" if origin else ""))
+        became_dynamic = any(subject in (d.source or "") for c in compiles for d in c.dynamic)
+        fix = f"A Python number passed as `{subject}` was compiled into the graph as the constant {cause.guard.expected}, so a new value compiles again."
+        if became_dynamic:
+            fix += f" torch then made `{subject}` symbolic, so later values reuse one version; to skip the recompile, pass it as a tensor (torch.tensor({subject})), or compile with dynamic=True."
+        else:
+            fix += f" Pass it as a tensor (torch.tensor({subject})) so its value is an input, not a constant, or compile with dynamic=True."
+    elif kind == "backend":
+        frame = met[0][0]
+        title = f"{frame.name} is compiled by more than one torch.compile(...) call: {plural(len(met), 'recompile')}"
+        detail_lines.append("Guard failed: " + _without_ids(cause.guard.text))
+        fix = (
+            "torch.compile(...) calls with different settings (backend, mode, dynamic, options) on one function or module "
+            "each need their own version, and torch checks which made the running one (BACKEND_MATCH). Compile it once "
+            "and reuse the result."
+        )
+    elif kind == "global state":
+        title = f"Global state changed: {plural(len(met), 'recompile')} of {_names(functions)}"
+        detail_lines.append(f"Guard failed: {cause.guard.text}")
+        if "grad_mode" in cause.guard.text:
+            fix = "Gradient mode changed (torch.no_grad vs training): each mode gets its own compiled version. This is expected when a model is used for both."
+    else:
+        frame = met[0][0]
+        title = f"{frame.name} compiled again: {plural(len(met), 'recompile')}"
+        detail_lines.append(f"Guard failed: {_without_ids(cause.guard.text)}")
+    if (chain := _flip_flops(met)) is not None:
+        detail_lines.append(
+            f"It flip-flops ({' → '.join(_short_values(chain))}): a value met before came back and compiled again, "
+            "so every switch costs a compile."
+        )
+    served = [line for frame in dict((id(f), f) for f, _, _ in met).values() if (line := calls_served(frame))]
+    if served:
+        detail_lines.append("Calls served: " + "; ".join(served))
+    if len(functions) > 1:
+        detail_lines.append(f"One change, {len(functions)} functions compiled again: {', '.join(functions)}.")
+    first_call = next((c for c in compiles if c.called_from), None)
+    place = first_call.called_from[-1].split(" in ")[0] if first_call else where(met[0][0].filename, met[0][0].lineno)
+    return Finding(
+        level,
+        title,
+        detail="\n".join(detail_lines),
+        fix=fix,
+        kind="recompile",
+        compile_ids=tuple(c.compile_id for c in compiles),
+        where=place,
+        in_user_code=None,
+        frames=tuple(functions),
+        cost_s=cost_s,
+        cost=cost,
+    )
+
+
+# torch's dtype names in guard messages, as the torch.dtype a user writes
+_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Int": "int32", "Long": "int64", "Bool": "bool"}
+
+
+def _cast(guard: FailedGuard) -> str:
+    subject = guard.subject or "x"
+    dtype = _DTYPES.get(guard.expected or "")
+    return f"{subject}.to(torch.{dtype})" if dtype else f"{subject}.to(...)"
+
+
+def _short_values(values: list[str]) -> list[str]:
+    return values if len(values) <= 6 else [*values[:4], "…", values[-1]]
+
+
+def _names(functions: list[str]) -> str:
+    return listed(functions, 4)
+
+
+def _limits(session: Session, causes: dict[tuple, _Cause]) -> list[Finding]:
+    """The recompile limit reached: torch refused to compile the function again and runs its
+    original Python for any input its versions do not fit, from then on."""
+    out = []
+    settings = session.environment.dynamo_config or {}
+    for frame in session.frames:
+        refused = [c for c in frame.compiles if is_limit_refusal(c)]
+        if not refused:
+            continue
+        versions = [c for c in frame.compiles if not is_limit_refusal(c)]
+        setting = next(
+            (m.group(0) for c in refused for hint in c.failure_hints if (m := re.search(r"torch\._dynamo\.config\.\w+", hint))),
+            None,
+        )
+        name = setting.rsplit(".", 1)[-1] if setting else None
+        current = settings.get(name) if name else None
+        detail = (
+            f"torch compiled {plural(len(versions), 'version')} of {frame.name}"
+            + (f", the limit ({setting} = {current})" if setting and current else (f", the limit ({setting})" if setting else ", the limit"))
+            + f", then refused to compile it again ({', '.join(c.compile_id for c in refused)}): from then on, a call that none of its "
+            "versions fits runs the function's original Python, uncompiled."
+        )
+        eager = frame.calls_without_compiled_code
+        run_s = None
+        if eager is not None:
+            detail += f"\n{plural(eager.calls, 'call')} ran without compiled code ({seconds(eager.total_ms / 1000)})."
+            run_s = eager.total_ms / 1000
+        else:
+            detail += "\nHow many calls then ran uncompiled was not recorded (compilescope run records calls on Python 3.12 and later)."
+        own = [cause for cause in causes.values() if any(f is frame for f, _, _ in cause.met)]
+        if own:
+            detail += "\nIts recompiles: " + "; ".join(f"{plural(len(cause.met), 'recompile')} on {_cause_words(cause)}" for cause in own) + " (listed above)."
+        fix = "Remove the cause of the recompiles (above) first."
+        if setting:
+            fix += f" Only if many versions are truly needed, raise {setting}" + (f" (now {current})." if current else ".")
+        compile_s, compile_text = _compile_cost(refused)
+        costs = []
+        if compile_s is not None:
+            costs.append(compile_text)
+        if eager is not None and run_s is not None:
+            costs.append(f"{seconds(run_s)} in {plural(eager.calls, 'uncompiled call')}")
+        known = [value for value in (compile_s, run_s) if value is not None]
+        cost_s = sum(known) if known else None
+        cost = "; ".join(costs) or f"{NOT_MEASURED}: no compile time, calls not recorded"
+        out.append(
+            Finding(
+                PROBLEM,
+                f"Recompile limit reached: {frame.name} runs uncompiled for new inputs",
+                detail=detail,
+                fix=fix,
+                kind="recompile limit",
+                compile_ids=tuple(c.compile_id for c in refused),
+                where=where(frame.filename, frame.lineno),
+                frames=(frame.name,),
+                cost_s=cost_s,
+                cost=cost,
+            )
+        )
+    return out
+
+
+def _cause_words(cause: _Cause) -> str:
+    kind = cause.key[0]
+    if kind in ("size", "stride"):
+        return f"the {kind} of dimension {cause.key[1]}"
+    if kind == "value":
+        return f"the value of `{cause.guard.subject}`"
+    return {"dtype": "the dtype", "backend": "the torch.compile settings", "global state": "global state"}.get(kind, "a guard")
+
+
+def calls_served(frame: Frame) -> str:
+    """"f: 0/0 2, 0/1 40, no compiled code 1 (of 43 calls)", or "" when calls were not recorded."""
+    parts = [f"{c.compile_id} {c.calls.calls}" for c in frame.compiles if c.calls is not None]
+    eager = frame.calls_without_compiled_code
+    if eager is not None and eager.calls:
+        parts.append(f"no compiled code {eager.calls}")
+    if not parts:
+        return ""
+    total = compiled_calls(frame) + (eager.calls if eager else 0)
+    return f"{frame.name}: " + ", ".join(parts) + f" (of {total} calls)"
+
+
+def compiled_calls(frame: Frame) -> int:
+    """The calls the frame's compiled versions served, as recorded."""
+    return sum(c.calls.calls for c in frame.compiles if c.calls is not None)
