@@ -46,9 +46,8 @@ def recompile_findings(session: Session) -> list[Finding]:
             guard = c.failed_guards[0] if c.failed_guards else FailedGuard(text="; ".join(c.recompile_reason))
             key = _cause_key(frame, guard)
             causes.setdefault(key, _Cause(key, guard)).met.append((frame, c, guard))
-    found = [_finding(cause, session) for cause in causes.values()]
-    found.extend(_limits(session, causes))
-    return found
+    found = {key: _finding(cause, session) for key, cause in causes.items()}
+    return [*found.values(), *_limits(session, causes, found)]
 
 
 def _cause_key(frame: Frame, guard: FailedGuard) -> tuple:
@@ -130,8 +129,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         dim = cause.key[1]
         title = f"The {'size' if kind == 'size' else 'stride'} of dimension {dim} changed ({' → '.join(_short_values(values))}): {plural(len(met), 'recompile')} of {_names(functions)}"
         became_dynamic = any(d.kind in ("automatic dynamic", "symbol") for c in compiles for d in c.dynamic)
-        for frame, c, guard in met:
-            detail_lines.append(f"{frame.name} {c.compile_id}: {guard.text}")
+        detail_lines.extend(_guard_lines(met))
         names = listed(subjects) if subjects else "the tensor"
         mark = " and ".join(
             f"torch._dynamo.mark_dynamic({g.subject}, {dim})" for g in dict((g.subject, g) for _, _, g in met if g.subject).values()
@@ -151,8 +149,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
             )
     elif kind == "dtype":
         title = f"The dtype of an input changed ({' → '.join(values)}): {plural(len(met), 'recompile')} of {_names(functions)}"
-        for frame, c, guard in met:
-            detail_lines.append(f"{frame.name} {c.compile_id}: {guard.text}")
+        detail_lines.extend(_guard_lines(met))
         fix = (
             "Each dtype gets its own compiled version (a dtype cannot be made dynamic). If the change is not intended, "
             f"convert where the tensor is made or before the call ({_cast(cause.guard)}){' at ' + caller if caller else ''}; "
@@ -226,6 +223,13 @@ def _cast(guard: FailedGuard) -> str:
     return f"{subject}.to(torch.{dtype})" if dtype else f"{subject}.to(...)"
 
 
+def _guard_lines(met: list[tuple[Frame, Compile, FailedGuard]], limit: int = 4) -> list[str]:
+    lines = [f"{frame.name} {c.compile_id}: {guard.text}" for frame, c, guard in met[:limit]]
+    if len(met) > limit:
+        lines.append(f"… and {len(met) - limit} more like these")
+    return lines
+
+
 def _short_values(values: list[str]) -> list[str]:
     return values if len(values) <= 6 else [*values[:4], "…", values[-1]]
 
@@ -234,9 +238,11 @@ def _names(functions: list[str]) -> str:
     return listed(functions, 4)
 
 
-def _limits(session: Session, causes: dict[tuple, _Cause]) -> list[Finding]:
+def _limits(session: Session, causes: dict[tuple, _Cause], found: dict[tuple, Finding]) -> list[Finding]:
     """The recompile limit reached: torch refused to compile the function again and runs its
-    original Python for any input its versions do not fit, from then on."""
+    original Python for any input its versions do not fit, from then on. It is an effect: where
+    the recompiles that led there have a cause (found), that cause's finding says it, with its
+    cost; else it is a finding of its own."""
     out = []
     settings = session.environment.dynamo_config or {}
     for frame in session.frames:
@@ -263,21 +269,29 @@ def _limits(session: Session, causes: dict[tuple, _Cause]) -> list[Finding]:
             run_s = eager.total_ms / 1000
         else:
             detail += "\nHow many calls then ran uncompiled was not recorded (compilescope run records calls on Python 3.12 and later)."
-        own = [cause for cause in causes.values() if any(f is frame for f, _, _ in cause.met)]
-        if own:
-            detail += "\nIts recompiles: " + "; ".join(f"{plural(len(cause.met), 'recompile')} on {_cause_words(cause)}" for cause in own) + " (listed above)."
-        fix = "Remove the cause of the recompiles (above) first."
-        if setting:
-            fix += f" Only if many versions are truly needed, raise {setting}" + (f" (now {current})." if current else ".")
-        compile_s, compile_text = _compile_cost(refused)
+        fix = f"Raise {setting}" + (f" (now {current})" if current else "") + " only if many versions are truly needed." if setting else ""
+        compile_s, _ = _compile_cost(refused)
         costs = []
         if compile_s is not None:
-            costs.append(compile_text)
+            costs.append(f"{seconds(compile_s)} on the refused compile")
         if eager is not None and run_s is not None:
             costs.append(f"{seconds(run_s)} in {plural(eager.calls, 'uncompiled call')}")
         known = [value for value in (compile_s, run_s) if value is not None]
+        own = [key for key, cause in causes.items() if any(f is frame for f, _, _ in cause.met)]
+        if own:  # the cause's finding says the limit, and carries its cost
+            led = found[own[0]]
+            led.level = PROBLEM
+            led.title += f"; the recompile limit stopped compiling {frame.name}"
+            led.detail += "\nThen the recompile limit: " + detail[0].lower() + detail[1:]
+            led.fix += "\n" + fix if fix else ""
+            led.compile_ids += tuple(c.compile_id for c in refused)
+            if known:
+                led.cost_s = (led.cost_s or 0.0) + sum(known)
+                led.cost = "; ".join([led.cost, *costs]) if led.cost and not led.cost.startswith(NOT_MEASURED) else "; ".join(costs)
+            continue
         cost_s = sum(known) if known else None
         cost = "; ".join(costs) or f"{NOT_MEASURED}: no compile time, calls not recorded"
+        fix = "Find what changes between calls (TORCH_LOGS=recompiles shows each recompile's reason) and keep it fixed or dynamic." + (" " + fix if fix else "")
         out.append(
             Finding(
                 PROBLEM,
@@ -293,15 +307,6 @@ def _limits(session: Session, causes: dict[tuple, _Cause]) -> list[Finding]:
             )
         )
     return out
-
-
-def _cause_words(cause: _Cause) -> str:
-    kind = cause.key[0]
-    if kind in ("size", "stride"):
-        return f"the {kind} of dimension {cause.key[1]}"
-    if kind == "value":
-        return f"the value of `{cause.guard.subject}`"
-    return {"dtype": "the dtype", "backend": "the torch.compile settings", "global state": "global state"}.get(kind, "a guard")
 
 
 def calls_served(frame: Frame) -> str:

@@ -12,7 +12,7 @@ _INSTALLED = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<package>[^/\\]+)")
 # Python's own library: ".../lib/python3.11/contextlib.py" (not its site-packages, above)
 _STDLIB = re.compile(r"[/\\]lib[/\\]python3\.\d+[/\\](?!site-packages|dist-packages)")
 # compilescope's own frames (its run command executes the user's script)
-_OURS = re.compile(r"[/\\]compilescope[/\\](?:cli|record|benchmark)[/\\]|[/\\]bin[/\\]compilescope$")
+_OURS = re.compile(r"[/\\]compilescope[/\\](?:(?:cli|record|benchmark)[/\\]|__main__\.py$|__init__\.py$)|[/\\]bin[/\\]compilescope$")
 # torch from a source checkout (not installed): ".../torch/_dynamo/...", ".../torch/nn/..."
 _TORCH_TREE = re.compile(r"[/\\]torch[/\\](?:_\w+|nn|optim|utils|distributed|autograd|fx|cuda|amp)[/\\]")
 

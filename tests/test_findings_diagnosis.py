@@ -1,0 +1,172 @@
+"""From symptoms to a diagnosis (issue 18): each cause once, ranked by what it cost, with where to
+act in the user's code and advice that fits it.
+
+Real programs under a real `compilescope run` (backend="eager": the findings are about Dynamo).
+The program of most tests (tests/programs/diagnosis.py) runs on Python 3.12, where `run` records
+the calls each compiled version served, so the calls that ran uncompiled are measured too.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, python312, run_cli
+
+import compilescope
+from compilescope.findings.finding import Finding
+from compilescope.findings.rules import findings
+
+PROGRAM = ROOT / "tests" / "programs" / "diagnosis.py"
+
+
+@pytest.fixture(scope="module")
+def diagnosed(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("diagnosis")
+    shutil.copy(PROGRAM, folder / "diagnosis.py")
+    result = run_cli("run", "diagnosis.py", cwd=folder, python=python312())
+    assert result.returncode == 0, result.stderr[-3000:]
+    session = compilescope.load(folder / "compilescope-diagnosis.json")
+    return folder, result, session, findings(session)
+
+
+def one(found: list[Finding], **facts) -> Finding:
+    """The one finding with these facts (title_has: a part of its title)."""
+    part = facts.pop("title_has", "")
+    matching = [f for f in found if part in f.title and all(getattr(f, k) == v for k, v in facts.items())]
+    assert len(matching) == 1, [(f.kind, f.title) for f in found]
+    return matching[0]
+
+
+def test_one_input_change_met_by_two_functions_is_one_finding(diagnosed) -> None:
+    # GIVEN step() calling two compiled functions, run with sequence lengths 16, 24, 32
+    _, result, session, found = diagnosed
+    assert len([c for f in session.frames if f.name in ("encode", "decode") for c in f.compiles if c.recompile_reason]) == 2
+    # THEN one finding says the one change, naming both functions and the line that passed it
+    change = one(found, kind="recompile", title_has="dimension 1")
+    assert change.title == "The size of dimension 1 changed (16 → 24): 2 recompiles of encode, decode"
+    assert change.frames == ("encode", "decode")
+    assert change.where is not None and change.where.endswith("/diagnosis.py:24")
+    assert "torch._dynamo.mark_dynamic(x, 1)" in change.fix and "`step(torch.ones(4, n))`" in change.fix
+    assert change.cost_s is not None and change.cost_s > 0 and "compiling 2 versions" in change.cost
+    assert " ".join(result.stderr.split()).count("The size of dimension 1 changed") == 1
+
+
+def test_the_recompile_limit_is_said_with_its_cause_and_the_calls_it_left_uncompiled(diagnosed) -> None:
+    # GIVEN limited(), compiled with dynamic=False, called with ten sizes
+    _, _, session, found = diagnosed
+    # THEN the refused compile belongs to `limited` (torch's record of it names no function)
+    assert [f.name for f in session.frames if f.name in ("unknown", "limited")] == ["limited"]
+    assert len(session.frame("limited").compiles) == 9
+    # and one finding holds the cause (dimension 0 kept changing) and its effect (the limit)
+    limit = one(found, kind="recompile", title_has="recompile limit")
+    assert limit.level == "problem"
+    assert limit.title.startswith("The size of dimension 0 changed (1 → 2 → 3 → 4 → … → 8): 7 recompiles of limited")
+    assert "torch._dynamo.config.recompile_limit = 8" in limit.detail
+    assert "2 calls ran without compiled code" in limit.detail  # the ninth and tenth
+    assert "in 2 uncompiled calls" in limit.cost and "on the refused compile" in limit.cost
+    assert "Raise torch._dynamo.config.recompile_limit (now 8)" in limit.fix
+    assert "dynamic=False keeps every size static" in limit.fix
+    assert not [f for f in found if f.kind in ("recompile limit", "compile failed") and "limited" in f.frames]
+
+
+def test_each_cause_gets_advice_that_fits_it(diagnosed) -> None:
+    _, _, _, found = diagnosed
+    dtype = one(found, kind="recompile", title_has="dtype")
+    assert dtype.title == "The dtype of an input changed (Float → Double): 1 recompile of cast"
+    assert "x.to(torch.float32)" in dtype.fix
+    constant = one(found, kind="recompile", title_has="`s` in scale")
+    assert constant.title == "`s` in scale was compiled in as a constant (0.5): 1 recompile"
+    assert "torch.tensor(s)" in constant.fix
+    backend = one(found, kind="recompile", title_has="more than one torch.compile")
+    assert "BACKEND_MATCH" in backend.detail and "id=0x" not in backend.detail
+    assert "Compile it once and reuse the result" in backend.fix
+    # print(float(y.mean())): one break (its two reasons on one line), and no `if` in the advice
+    printed = one(found, kind="graph break", title_has="in shout")
+    assert "Tensor.item()" in printed.detail and "builtin operator" in printed.detail
+    assert "`if`" not in printed.fix and "printed or logged" in printed.fix
+    # a failed compile keeps torch's own error, not only "when making fake tensor call"
+    failed = one(found, kind="compile failed")
+    assert "a and b must have same reduction dim, but got [4, 8] X [5, 3]" in failed.detail
+    # torch's own break in the optimizer's step: said, with nothing to remove
+    optimizer = one(found, kind="graph break", title_has="optim/optimizer.py")
+    assert optimizer.level == "info" and optimizer.in_user_code is False
+    assert "on purpose" in optimizer.fix and "Remove" not in optimizer.fix
+    assert optimizer.where is not None and optimizer.where.endswith("/diagnosis.py:92")  # optimizer.step()
+
+
+def test_findings_are_ranked_by_measured_cost(diagnosed) -> None:
+    _, _, _, found = diagnosed
+    measured = [f.cost_s for f in found if f.cost_s is not None]
+    assert len(measured) >= 7
+    assert measured == sorted(measured, reverse=True)
+    first_unmeasured = next(i for i, f in enumerate(found) if f.cost_s is None)
+    assert all(f.cost_s is None for f in found[first_unmeasured:])
+    assert found[-1].kind == "compile time"
+
+
+def test_no_place_to_act_is_in_runpy_or_compilescope(diagnosed) -> None:
+    _, _, session, found = diagnosed
+    for c in session.compiles:
+        for caller in c.called_from:
+            assert "runpy" not in caller and "/compilescope/" not in caller, caller
+    for finding in found:
+        if finding.where:
+            assert "/compilescope/" not in finding.where and "<frozen" not in finding.where, finding
+
+
+def test_the_json_terminal_and_report_hold_the_same_findings_in_the_same_order(diagnosed) -> None:
+    folder, result, session, found = diagnosed
+    saved = json.loads((folder / "compilescope-diagnosis.json").read_text(encoding="utf-8"))["findings"]
+    assert [f["title"] for f in saved] == [f.title for f in found]
+    assert set(saved[0]) >= {"kind", "title", "detail", "fix", "where", "in_user_code", "compile_ids", "frames", "ranks", "cost_s", "cost"}
+    assert saved[0]["cost_s"] == found[0].cost_s
+    shown = " ".join(result.stderr.split())
+    places = [shown.find(" ".join(f.title.split())) for f in found[:6]]
+    assert -1 not in places and places == sorted(places)
+    report = run_cli("report", "compilescope-diagnosis.json", "--html", "again.html", cwd=folder)
+    assert report.returncode == 0, report.stderr
+    page = (folder / "again.html").read_text(encoding="utf-8")
+    places = [page.find(json.dumps(f.title, ensure_ascii=False)[1:-1].replace("<", "\\u003c")) for f in found[:6]]
+    assert -1 not in places and places == sorted(places)
+
+
+def test_compiling_ddp_itself_captures_nothing_and_says_what_to_compile(tmp_path: Path) -> None:
+    # GIVEN torch.compile(DDP(model)) (gloo, one process): DDP's forward breaks the graph before
+    # the model runs, so the model runs eagerly
+    (tmp_path / "ddp.py").write_text(
+        textwrap.dedent(
+            """\
+            import os
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="29533")
+            dist.init_process_group("gloo", rank=0, world_size=1)
+            model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+            compiled = torch.compile(DDP(model), backend="eager")
+            for _ in range(2):
+                compiled(torch.ones(4, 8)).sum().backward()
+            dist.destroy_process_group()
+            """
+        )
+    )
+    result = run_cli("run", "--no-html", "ddp.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    session = compilescope.load(tmp_path / "compilescope-ddp.json")
+    assert session.compiles and not any(c.op_count for c in session.compiles)
+    found = findings(session)
+    # THEN the first thing said is that nothing was captured, and the fix
+    first = found[0]
+    assert first.kind == "captured nothing" and first.level == "problem"
+    assert "the code ran eagerly" in first.title
+    assert "DDP(torch.compile(model))" in first.fix
+    assert first.where is not None and first.where.endswith("/ddp.py:11")
+    # and the breaks inside torch's DDP point at the user's call, not at torch's lines
+    ddp_break = one(found, kind="graph break", title_has="parallel/distributed.py")
+    assert ddp_break.in_user_code is False and ddp_break.library and ddp_break.library.startswith("torch ")
+    assert "Your code leads there from" in ddp_break.detail and ddp_break.where == first.where
