@@ -170,3 +170,54 @@ def test_compiling_ddp_itself_captures_nothing_and_says_what_to_compile(tmp_path
     ddp_break = one(found, kind="graph break", title_has="parallel/distributed.py")
     assert ddp_break.in_user_code is False and ddp_break.library and ddp_break.library.startswith("torch ")
     assert "Your code leads there from" in ddp_break.detail and ddp_break.where == first.where
+
+
+def test_a_hugging_face_model_trained_with_two_lengths_gets_one_finding_per_cause(tmp_path: Path) -> None:
+    # GIVEN GPT-2 (from its config, random weights) trained four steps, at lengths 16 and 24:
+    # transformers' decorators, its loss and its output dataclass are compiled as functions of
+    # their own, and a logger.warning_once in its loss breaks the graph in each
+    pytest.importorskip("transformers")
+    (tmp_path / "train.py").write_text(
+        textwrap.dedent(
+            """\
+            import torch
+            import transformers
+
+            torch.manual_seed(0)
+            config = transformers.GPT2Config(n_layer=2, n_embd=64, n_head=2, vocab_size=1000)
+            model = transformers.GPT2LMHeadModel(config)
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            step_model = torch.compile(model, backend="eager")
+            for length in (16, 16, 24, 24):
+                ids = torch.randint(0, 1000, (2, length))
+                out = step_model(input_ids=ids, labels=ids)
+                out.loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+            """
+        )
+    )
+    result = run_cli("run", "--no-html", "train.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    session = compilescope.load(tmp_path / "compilescope-train.json")
+    assert len(session.recompiles) >= 4 and len(session.graph_breaks) >= 4  # what torch reported
+    found = findings(session)
+    # THEN two causes, two findings (and the compile time)
+    assert [f.kind for f in found] == ["recompile", "graph break", "compile time"], [f.title for f in found]
+    lengths, logging = found[0], found[1]
+    # the functions by the names users know, the wrappers said as such
+    assert lengths.title.startswith("The size of dimension 1 changed (16 → 24): ")
+    assert "GPT2LMHeadModel.forward" in lengths.title and "wrapper" not in lengths.title
+    assert "GPT2LMHeadModel.forward (through transformers' `wrapper`)" in lengths.detail
+    assert "__init__ <string>" not in lengths.title and "__init__" in lengths.title
+    # where to act: the user's tensor, at the user's call
+    assert "torch._dynamo.mark_dynamic(ids, 1) before `out = step_model(input_ids=ids, labels=ids)` at " in lengths.fix
+    assert lengths.where is not None and lengths.where.endswith("/train.py:11")
+    assert lengths.cost_s is not None and lengths.cost_s > 0
+    # the break is transformers' logging: said once, with the user's line that leads there
+    assert logging.in_user_code is False and logging.library == "transformers"
+    assert "Met while compiling 4 functions" in logging.detail
+    assert "Your code leads there from " in logging.detail and logging.where == lengths.where
+    assert "torch._dynamo.config.ignore_logging_functions" in logging.fix
+    shown = " ".join(result.stderr.split()).split("What to look at")[1].split("Compiled functions")[0]
+    assert shown.count("The size of dimension 1 changed") == 1 and shown.count("logging.Logger method") == 1

@@ -17,6 +17,7 @@ from compilescope.findings.finding import (
     Finding,
     listed,
     plural,
+    possessive,
     seconds,
     short,
     where,
@@ -69,6 +70,7 @@ def _finding(met: list[tuple[Frame, Compile, GraphBreak]], by_name: dict[str, Fr
     frame, first, brk = met[0]
     reasons = list(dict.fromkeys(b.reason for _, _, b in met))
     functions = list(dict.fromkeys(f.name for f, _, _ in met))
+    labels = list(dict.fromkeys(f.label for f, _, _ in met))
     compile_ids = tuple(dict.fromkeys(c.compile_id for _, c, _ in met))
     resumes = list(dict.fromkeys(b.resume_function for _, _, b in met if b.resume_function))
     site = where(brk.filename, brk.lineno)
@@ -80,7 +82,7 @@ def _finding(met: list[tuple[Frame, Compile, GraphBreak]], by_name: dict[str, Fr
         owner = "Python's standard library"
     deliberate = next((words for pattern, words in _DELIBERATE if brk.filename and pattern.search(brk.filename)), None)
 
-    title = f"Graph break in {brk.function or frame.name}" + (f" at {short(site)}" if site else "")
+    title = f"Graph break in {brk.function or frame.label}" + (f" at {short(site)}" if site else "")
     if owner and not deliberate:
         title += f" (in {_owner_words(owner)})"
     lines = []
@@ -98,12 +100,12 @@ def _finding(met: list[tuple[Frame, Compile, GraphBreak]], by_name: dict[str, Fr
         )
     if resumes:
         lines.append(f"The code after it runs as {', '.join(resumes)}, compiled separately.")
-    if len(functions) > 1:
+    if len(labels) > 1:
         lines.append(
-            f"Met while compiling {len(functions)} functions ({', '.join(functions)}): Dynamo stops at it in each "
+            f"Met while compiling {len(labels)} functions ({', '.join(labels)}): Dynamo stops at it in each "
             "compiled function whose code leads there; one change here removes them all."
         )
-    if len(compile_ids) > len(functions):
+    if len(compile_ids) > len(labels):
         lines.append(f"Seen in {len(compile_ids)} compiles.")
 
     if deliberate:
@@ -161,8 +163,7 @@ def _owner_words(owner: str, full: bool = False) -> str:
     """"torch's code", "transformers' code", "Python's standard library"; `full`: with the version."""
     if owner.startswith("Python's"):
         return owner
-    name = owner if full else owner.split()[0]
-    return f"{name}' code" if name.endswith("s") else f"{name}'s code"
+    return f"{possessive(owner if full else owner.split()[0])} code"
 
 
 def captured_nothing(session: Session, breaks: list[Finding]) -> list[Finding]:
@@ -173,7 +174,7 @@ def captured_nothing(session: Session, breaks: list[Finding]) -> list[Finding]:
     if not compiles or not known or any(c.op_count for c in known) or any(c.status == "failed" for c in compiles):
         return []
     times = [c.compile_time_s for c in session.compiles if c.compile_time_s is not None]
-    functions = [f.name for f in session.frames if not f.is_resume]
+    functions = [f.label for f in session.frames if not f.is_resume]
     ddp = any("parallel/distributed.py" in (b.filename or "") or "DistributedDataParallel" in (b.text or "") for b in session.graph_breaks)
     detail = (
         f"{plural(len(session.compiles), 'compile')} of {plural(len(functions), 'function')} ({listed(functions, 5)}) put no "

@@ -52,7 +52,7 @@ class Finding:
             return None
         text = f"Where to act: {short(self.where)}"
         if self.in_user_code is False and self.library:
-            text += f" (your call into {self.library}'s code)"
+            text += f" (your call into {possessive(self.library)} code)"
         return text
 
     @property
@@ -69,6 +69,11 @@ def ranked(found: list[Finding]) -> list[Finding]:
     rest = [f for f in found if f.cost_s is None]
     rest.sort(key=lambda f: ORDER[f.level])
     return measured + rest
+
+
+def possessive(name: str) -> str:
+    """"torch's", "transformers'", "Python's standard library's"."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:

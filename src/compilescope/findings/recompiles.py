@@ -117,38 +117,33 @@ def _finding(cause: _Cause, session: Session) -> Finding:
     met = cause.met
     compiles = [c for _, c, _ in met]
     functions = list(dict.fromkeys(f.name for f, _, _ in met))
+    labels = list(dict.fromkeys(f.label for f, _, _ in met))
+    known = list(dict.fromkeys(f.known_as for f, _, _ in met))
     cost_s, cost = _compile_cost(compiles)
     caller = _caller(compiles)
     kind = cause.key[0]
     values = _values(met)
-    subjects = list(dict.fromkeys(f"{f.name}'s {g.subject}" for f, _, g in met if g.subject))
     level = PROBLEM if len(met) >= 4 else WARNING
     detail_lines = []
     fix = ""
     if kind in ("size", "stride"):
         dim = cause.key[1]
-        title = f"The {'size' if kind == 'size' else 'stride'} of dimension {dim} changed ({' → '.join(_short_values(values))}): {plural(len(met), 'recompile')} of {_names(functions)}"
+        title = f"The {'size' if kind == 'size' else 'stride'} of dimension {dim} changed ({' → '.join(_short_values(values))}): {plural(len(met), 'recompile')} of {_names(known)}"
         became_dynamic = any(d.kind in ("automatic dynamic", "symbol") for c in compiles for d in c.dynamic)
         detail_lines.extend(_guard_lines(met))
-        names = listed(subjects) if subjects else "the tensor"
-        mark = " and ".join(
-            f"torch._dynamo.mark_dynamic({g.subject}, {dim})" for g in dict((g.subject, g) for _, _, g in met if g.subject).values()
-        ) or f"torch._dynamo.mark_dynamic(x, {dim})"
+        mark = _mark_dynamic(met, compiles, dim)
         if kind == "size" and became_dynamic:
             fix = (
                 f"torch made that dimension dynamic after the first change, so later sizes reuse one version. "
-                f"To skip the recompile, mark it dynamic before the first call: {mark} ({names}"
-                + (f", passed at {caller}" if caller else "")
-                + "), or compile with dynamic=True."
+                f"To skip the recompile, mark it dynamic before the first call: {mark}, or compile with dynamic=True."
             )
         else:
             fix = (
-                f"Each size got its own compiled version. If it keeps changing, mark it dynamic before the first call: {mark} "
-                f"({names}" + (f", passed at {caller}" if caller else "") + "), or compile with dynamic=True "
-                "(dynamic=False keeps every size static); if only a few sizes occur, pad the inputs to them."
+                f"Each size got its own compiled version. If it keeps changing, mark it dynamic before the first call: {mark}, "
+                "or compile with dynamic=True (dynamic=False keeps every size static); if only a few sizes occur, pad the inputs to them."
             )
     elif kind == "dtype":
-        title = f"The dtype of an input changed ({' → '.join(values)}): {plural(len(met), 'recompile')} of {_names(functions)}"
+        title = f"The dtype of an input changed ({' → '.join(values)}): {plural(len(met), 'recompile')} of {_names(known)}"
         detail_lines.extend(_guard_lines(met))
         fix = (
             "Each dtype gets its own compiled version (a dtype cannot be made dynamic). If the change is not intended, "
@@ -159,7 +154,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         subject = cause.guard.subject or "a value"
         frame = met[0][0]
         constants = [g.expected for _, _, g in met if g.expected is not None]
-        title = f"`{subject}` in {frame.name} was compiled in as a constant ({listed(list(dict.fromkeys(constants)))}): {plural(len(met), 'recompile')}"
+        title = f"`{subject}` in {frame.label} was compiled in as a constant ({listed(list(dict.fromkeys(constants)))}): {plural(len(met), 'recompile')}"
         origin = f"`{cause.guard.user_code}`" + (f" at {short(where(cause.guard.filename, cause.guard.lineno) or '')}" if cause.guard.filename else "") if cause.guard.user_code else None
         detail_lines.append(f"Guard failed: {cause.guard.text}" + (f" (from {origin})" if origin else ""))
         became_dynamic = any(subject in (d.source or "") for c in compiles for d in c.dynamic)
@@ -170,7 +165,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
             fix += f" Pass it as a tensor (torch.tensor({subject})) so its value is an input, not a constant, or compile with dynamic=True."
     elif kind == "backend":
         frame = met[0][0]
-        title = f"{frame.name} is compiled by more than one torch.compile(...) call: {plural(len(met), 'recompile')}"
+        title = f"{frame.label} is compiled by more than one torch.compile(...) call: {plural(len(met), 'recompile')}"
         detail_lines.append("Guard failed: " + _without_ids(cause.guard.text))
         fix = (
             "torch.compile(...) calls with different settings (backend, mode, dynamic, options) on one function or module "
@@ -178,13 +173,13 @@ def _finding(cause: _Cause, session: Session) -> Finding:
             "and reuse the result."
         )
     elif kind == "global state":
-        title = f"Global state changed: {plural(len(met), 'recompile')} of {_names(functions)}"
+        title = f"Global state changed: {plural(len(met), 'recompile')} of {_names(known)}"
         detail_lines.append(f"Guard failed: {cause.guard.text}")
         if "grad_mode" in cause.guard.text:
             fix = "Gradient mode changed (torch.no_grad vs training): each mode gets its own compiled version. This is expected when a model is used for both."
     else:
         frame = met[0][0]
-        title = f"{frame.name} compiled again: {plural(len(met), 'recompile')}"
+        title = f"{frame.label} compiled again: {plural(len(met), 'recompile')}"
         detail_lines.append(f"Guard failed: {_without_ids(cause.guard.text)}")
     if (chain := _flip_flops(met)) is not None:
         detail_lines.append(
@@ -194,8 +189,8 @@ def _finding(cause: _Cause, session: Session) -> Finding:
     served = [line for frame in dict((id(f), f) for f, _, _ in met).values() if (line := calls_served(frame))]
     if served:
         detail_lines.append("Calls served: " + "; ".join(served))
-    if len(functions) > 1:
-        detail_lines.append(f"One change, {len(functions)} functions compiled again: {', '.join(functions)}.")
+    if len(labels) > 1:
+        detail_lines.append(f"One change, {len(labels)} functions compiled again: {', '.join(labels)}.")
     first_call = next((c for c in compiles if c.called_from), None)
     place = first_call.called_from[-1].split(" in ")[0] if first_call else where(met[0][0].filename, met[0][0].lineno)
     return Finding(
@@ -223,8 +218,29 @@ def _cast(guard: FailedGuard) -> str:
     return f"{subject}.to(torch.{dtype})" if dtype else f"{subject}.to(...)"
 
 
+def _mark_dynamic(met: list[tuple[Frame, Compile, FailedGuard]], compiles: list[Compile], dim: str) -> str:
+    """torch._dynamo.mark_dynamic on the user's own tensor: the argument of the first function
+    met (the one the user called), named as the user's call passed it where the call names it
+    (`step(input_ids=ids)` -> ids), with the call's place."""
+    entry = met[0][0]
+    subjects = list(dict.fromkeys(g.subject for f, _, g in met if f is entry and g.subject)) or ["x"]
+    call = next((c for c in compiles if c.called_from), None)
+    code = call.call_code if call is not None else None
+    names = []
+    for subject in subjects:
+        passed = re.search(rf"\b{re.escape(subject)}\s*=\s*([A-Za-z_][\w.]*)", code or "")
+        names.append(passed.group(1) if passed else subject)
+    text = " and ".join(f"torch._dynamo.mark_dynamic({name}, {dim})" for name in dict.fromkeys(names))
+    if call is not None:
+        text += f" before `{code}`" if code else " before the call"
+        text += f" at {short(call.called_from[-1].split(' in ')[0])}"
+    if names != subjects or len(met) > 1:
+        text += f" (the tensor {entry.known_as} gets as `{subjects[0]}`)"
+    return text
+
+
 def _guard_lines(met: list[tuple[Frame, Compile, FailedGuard]], limit: int = 4) -> list[str]:
-    lines = [f"{frame.name} {c.compile_id}: {guard.text}" for frame, c, guard in met[:limit]]
+    lines = [f"{frame.label} {c.compile_id}: {guard.text}" for frame, c, guard in met[:limit]]
     if len(met) > limit:
         lines.append(f"… and {len(met) - limit} more like these")
     return lines
@@ -257,7 +273,7 @@ def _limits(session: Session, causes: dict[tuple, _Cause], found: dict[tuple, Fi
         name = setting.rsplit(".", 1)[-1] if setting else None
         current = settings.get(name) if name else None
         detail = (
-            f"torch compiled {plural(len(versions), 'version')} of {frame.name}"
+            f"torch compiled {plural(len(versions), 'version')} of {frame.label}"
             + (f", the limit ({setting} = {current})" if setting and current else (f", the limit ({setting})" if setting else ", the limit"))
             + f", then refused to compile it again ({', '.join(c.compile_id for c in refused)}): from then on, a call that none of its "
             "versions fits runs the function's original Python, uncompiled."
@@ -281,7 +297,7 @@ def _limits(session: Session, causes: dict[tuple, _Cause], found: dict[tuple, Fi
         if own:  # the cause's finding says the limit, and carries its cost
             led = found[own[0]]
             led.level = PROBLEM
-            led.title += f"; the recompile limit stopped compiling {frame.name}"
+            led.title += f"; the recompile limit stopped compiling {frame.label}"
             led.detail += "\nThen the recompile limit: " + detail[0].lower() + detail[1:]
             led.fix += "\n" + fix if fix else ""
             led.compile_ids += tuple(c.compile_id for c in refused)
@@ -295,7 +311,7 @@ def _limits(session: Session, causes: dict[tuple, _Cause], found: dict[tuple, Fi
         out.append(
             Finding(
                 PROBLEM,
-                f"Recompile limit reached: {frame.name} runs uncompiled for new inputs",
+                f"Recompile limit reached: {frame.label} runs uncompiled for new inputs",
                 detail=detail,
                 fix=fix,
                 kind="recompile limit",
@@ -318,7 +334,7 @@ def calls_served(frame: Frame) -> str:
     if not parts:
         return ""
     total = compiled_calls(frame) + (eager.calls if eager else 0)
-    return f"{frame.name}: " + ", ".join(parts) + f" (of {total} calls)"
+    return f"{frame.label}: " + ", ".join(parts) + f" (of {total} calls)"
 
 
 def compiled_calls(frame: Frame) -> int:

@@ -169,7 +169,7 @@ def _failures(frame: Frame) -> list[Finding]:
         out.append(
             Finding(
                 PROBLEM,
-                f"Compiling {frame.name} failed ({c.compile_id})" + (f" at {short(place)}" if place else ""),
+                f"Compiling {frame.label} failed ({c.compile_id})" + (f" at {short(place)}" if place else ""),
                 detail=failure + (f"\n    {c.failure_code}" if c.failure_code else ""),
                 fix=fix,
                 kind="compile failed",
@@ -199,7 +199,7 @@ def _calls_without_compiled_code(frame: Frame) -> list[Finding]:
     return [
         Finding(
             INFO,
-            f"{frame.name}: {eager.calls} of {eager.calls + compiled} calls ran without compiled code",
+            f"{frame.label}: {eager.calls} of {eager.calls + compiled} calls ran without compiled code",
             detail=detail,
             kind="calls without compiled code",
             where=where(frame.filename, frame.lineno),

@@ -30,6 +30,8 @@ class _Generated:
     original: CodeType
     transformed: CodeType
     resumes: dict[str, str] = field(default_factory=dict)  # global name -> the resume function's name
+    qualname: str | None = None  # the name users know: "GPT2LMHeadModel.forward"
+    wraps: str | None = None  # for a decorator's inner function: what it wraps
 
 
 class GeneratedCodeRecorder:
@@ -74,8 +76,9 @@ class GeneratedCodeRecorder:
                         with self._lock:
                             self._resume_names.setdefault(id(code), []).append(name)
                             self._alive.append(code)
+            qualname, wraps = _names(original, torch_adapter.compiling_scope(original))
             with self._lock:
-                self._generated.append(_Generated(label, original, transformed, resumes))
+                self._generated.append(_Generated(label, original, transformed, resumes, qualname, wraps))
         except Exception:
             pass  # reading the code back is a bonus: never let it fail a compile
         return None  # keep Dynamo's code
@@ -105,8 +108,53 @@ class GeneratedCodeRecorder:
                 "resume_functions": item.resumes,
                 "compiled_graphs": [n for n in item.transformed.co_names if _GRAPH_GLOBAL.match(n)],
                 "called_as": self._resume_names.get(id(item.original), []),
+                "qualname": item.qualname,
+                "wraps": item.wraps,
             })
         return {"versions": versions, "decompile_s": time.perf_counter() - started}
+
+
+def _names(code: CodeType, scope: tuple[dict[str, Any], tuple] | None) -> tuple[str | None, str | None]:
+    """The compiled function's qualified name, as users know it, and, for a decorator's inner
+    function (`can_return_tuple.<locals>.wrapper`), the function it wraps: found among its
+    closure's cells, the way the decorator holds it. A method is named by the class of the
+    object it ran on (a dataclass's generated __init__ by the dataclass: its code has none).
+    Only names are read (no call, no repr)."""
+    qualname = getattr(code, "co_qualname", None) or code.co_name
+    local, closure = scope if scope is not None else ({}, ())
+    first = code.co_varnames[0] if code.co_argcount and code.co_varnames else None
+    if first == "self" and "self" in local:
+        owner = type(local["self"]).__qualname__
+        if "<locals>" in qualname or not qualname.startswith(owner + "."):
+            if "<locals>" not in qualname or code.co_name in ("__init__", "__post_init__", "__eq__", "__repr__"):
+                qualname = f"{owner}.{code.co_name}"
+    wraps = None
+    if "<locals>" in qualname:
+        for cell in closure:
+            try:
+                held = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            name = _callable_name(held)
+            if name is not None:
+                wraps = name
+                break
+    return qualname, wraps
+
+
+def _callable_name(value: Any) -> str | None:
+    """"GPT2LMHeadModel.forward" for a function or bound method; None for anything else."""
+    import types
+
+    if isinstance(value, types.MethodType):
+        function = value.__func__
+        return f"{type(value.__self__).__qualname__}.{getattr(function, '__name__', '?')}"
+    if isinstance(value, types.FunctionType):
+        return value.__qualname__
+    kind = type(value)
+    if callable(value) and hasattr(kind, "forward"):  # a module: torch.compile(module) wraps it
+        return f"{kind.__qualname__}.forward"
+    return None
 
 
 def _source(result: Any) -> dict[str, Any]:

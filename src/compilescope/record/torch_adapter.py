@@ -137,6 +137,23 @@ def current_compile_id() -> dict[str, int | None] | None:
     }
 
 
+def compiling_scope(original: CodeType) -> tuple[dict[str, Any], tuple] | None:
+    """The locals and closure cells of the frame Dynamo is compiling `original` in, from inside
+    a bytecode hook: convert_frame's `_compile` arguments up the stack; None where that is not
+    there (a newer torch). Read only, to name the function (record/generated.py)."""
+    try:
+        frame = sys._getframe(1)
+        while frame is not None:
+            local = frame.f_locals
+            if frame.f_code.co_name == "_compile" and local.get("code") is original:
+                scope, closure = local.get("locals"), local.get("closure")
+                return (scope if isinstance(scope, dict) else {}, closure if isinstance(closure, tuple) else ())
+            frame = frame.f_back
+    except Exception:
+        pass
+    return None
+
+
 def compiling_globals(original: CodeType) -> dict[str, Any] | None:
     """The globals of the frame Dynamo is compiling `original` in, from inside a bytecode hook:
     where it installs the names its code calls (`__resume_at_*`, `__compiled_fn_*`). Found as

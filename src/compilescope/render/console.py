@@ -401,7 +401,7 @@ def _hanging(indent: int) -> Table:
 def _frame(frame: Frame, show: set[str], max_compiles: int = MAX_COMPILES) -> list:
     out: list = []
     title = Text("\n")
-    title.append(_line(frame.name), style="bold")
+    title.append(_line(frame.label), style="bold")
     title.append(f"  {_short_path(frame.filename)}:{_unknown(frame.lineno)}", style="dim")
     if frame.resumes:
         title.append(f"  (continues {_line(frame.resumes)} after a graph break)", style="dim")

@@ -150,6 +150,7 @@ def report_data(session: Session, found: list[Finding] | None = None) -> tuple[d
     embedded: list[tuple[Frame, list[Compile]]] = []
     for frame in session.frames:
         light = _fields(frame, ("compiles",))
+        light["label"] = _data(frame.label)
         light["compiles"] = [_compile_index(frame, c, blocks) for c in frame.compiles]
         frames.append(light)
         embedded.append((frame, [c for c, i in zip(frame.compiles, light["compiles"]) if i["details"] is not None]))

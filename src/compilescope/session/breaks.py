@@ -126,8 +126,8 @@ def parse_recompile_reasons(reasons: list[str]) -> list[FailedGuard]:
             guard.user_code = parts[1].strip()
         if len(parts) > 2 and (loc := _LOCATION.search(parts[2].strip())):
             guard.filename, guard.lineno = loc.group("file"), int(loc.group("line"))
-        if m := re.match(r"^tensor '(?P<subject>[^']+)' (?P<what>.+?)\. expected (?P<e>.+?), actual (?P<a>.+?)$", text):
-            guard.subject, guard.what = m.group("subject"), m.group("what")
+        if m := re.match(r"^tensor '(?P<subject>.+?)' (?P<what>[a-z_ ]+?(?: at index \d+)?)\. expected (?P<e>.+?), actual (?P<a>.+?)$", text):
+            guard.subject, guard.what = _argument(m.group("subject")), m.group("what")
             guard.expected, guard.actual = m.group("e"), m.group("a")
         elif m := _EXPECTED_ACTUAL.search(text):
             guard.expected, guard.actual = m.group("expected"), m.group("actual")
@@ -140,6 +140,12 @@ def parse_recompile_reasons(reasons: list[str]) -> list[FailedGuard]:
             guard.what = text
         failed.append(guard)
     return failed
+
+
+def _argument(subject: str) -> str:
+    """The argument's name as the user passed it: "kwargs['input_ids']" -> "input_ids"."""
+    found = re.fullmatch(r"\w+\[['\"](?P<key>\w+)['\"]\]", subject)
+    return found.group("key") if found else subject
 
 
 def _user_name(source: str) -> str:

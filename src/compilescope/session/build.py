@@ -570,6 +570,7 @@ class _Builder:
         # still reports attempt 0, and the code comes from the last attempt, the one that held.
         # An id comes back after torch._dynamo.reset(): both lists are in the order the compiles
         # ran, so each version takes the first compile of its id not yet taken.
+        frames_of = {id(c): frame for frame in self.session.frames for c in frame.compiles}
         by_id: dict[tuple[str, str], list[Compile]] = {}
         for item in self.order:
             by_id.setdefault((_without_attempt(item.compile.compile_id), item.frame_key[2]), []).append(item.compile)
@@ -588,6 +589,10 @@ class _Builder:
             compile_.resume_functions = {str(k): v for k, v in resumes.items() if isinstance(v, str)} if isinstance(resumes, dict) else {}
             compile_.compiled_graphs = [n for n in _list(version.get("compiled_graphs")) if isinstance(n, str)]
             compile_.called_as = [n for n in _list(version.get("called_as")) if isinstance(n, str)]
+            frame = frames_of.get(id(compile_))
+            if frame is not None and frame.qualname is None:
+                frame.qualname = _text(version.get("qualname"))
+                frame.wraps = _text(version.get("wraps"))
 
     def _apply_calls(self) -> None:
         """Put the calls each version served (compilescope's own record) on its Compile, and the

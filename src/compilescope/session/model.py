@@ -260,10 +260,38 @@ class Frame:
     # code", 1]]; cut off after 1000 runs (call_order_cut).
     call_order: list[list[str | int]] = field(default_factory=list)
     call_order_cut: bool = False
+    # The name users know: "GPT2LMHeadModel.forward", "CausalLMOutput.__init__" (the code's
+    # qualified name, or the class of the object it ran on); None: not recorded
+    qualname: str | None = None
+    # For a decorator's inner function Dynamo compiled (transformers' `wrapper`), or torch's own
+    # wrapper of a compiled module: the function it wraps ("GPT2LMHeadModel.forward")
+    wraps: str | None = None
 
     @property
     def is_resume(self) -> bool:
         return self.name.startswith("torch_dynamo_resume_in_")
+
+    @property
+    def known_as(self) -> str:
+        """The function as users know it: "GPT2LMHeadModel.forward" (also for a decorator's
+        wrapper of it), "Twice.forward", or Dynamo's name where nothing better was recorded."""
+        if self.wraps:
+            return self.wraps
+        if self.qualname and "<locals>" not in self.qualname and not self.is_resume:
+            return self.qualname
+        return self.name
+
+    @property
+    def label(self) -> str:
+        """known_as, and the wrapper Dynamo compiled where it compiled one:
+        "GPT2LMHeadModel.forward (through transformers' `wrapper`)"."""
+        if self.wraps:
+            from compilescope.session.places import library
+
+            owner = library(self.filename)
+            whose = f"{owner}' " if owner and owner.endswith("s") else f"{owner}'s " if owner else ""
+            return f"{self.wraps} (through {whose}`{self.name}`)"
+        return self.known_as
 
 
 @dataclass

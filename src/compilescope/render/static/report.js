@@ -198,7 +198,7 @@
     });
     function frameItem(f) {
       var frame = S.frames[f];
-      var item = el("li", null, el("div", { "class": "frame", title: (frame.filename || "") + ":" + frame.lineno }, frame.name,
+      var item = el("li", null, el("div", { "class": "frame", title: (frame.filename || "") + ":" + frame.lineno }, frame.label || frame.name,
         el("span", { "class": "muted" }, " " + shortPath(frame.filename) + ":" + unknownText(frame.lineno))));
       var list = el("ul");
       var own = compilesOf[f] || [];
@@ -634,7 +634,7 @@
   function compileSection(entry) {
     var c = details(entry), frame = entry.frame;
     var section = el("section", { id: "compile-view" });
-    add(section, el("h2", null, frame.name + " ", el("span", { "class": "muted" }, c.compile_id), " ", statusBadge(c.status)));
+    add(section, el("h2", null, (frame.label || frame.name) + " ", el("span", { "class": "muted" }, c.compile_id), " ", statusBadge(c.status)));
     if (c.left_out) add(section, el("p", { "class": "unknown" }, "The details of this compile (" + plural(c.counts.graphs, "graph") + ", " + plural(c.counts.guards, "guard") + ", " +
       plural(c.counts.kernels, "kernel") + ", " + plural(c.counts.graph_breaks, "graph break") + ") are past this report's size limit: the session's JSON holds them " +
       "(compilescope report SESSION.json --frame " + frame.name + " --show all)."));
