@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 import compilescope
-from conftest import run_cli
 
 torch = pytest.importorskip("torch")
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (run through the device tool)")]
@@ -118,3 +118,51 @@ def test_spawned_workers_compile_triton_kernels_in_their_own_traces(tmp_path: Pa
     for worker in workers:
         assert [k.kind for k in compilescope.load(worker.trace).kernels] == ["triton"]
     assert all(c.followed for c in children), [c.command for c in children if not c.followed]
+
+
+CUDA_GRAPHS = """
+import torch
+
+# without graph partitions (torch 2.9+ makes them), a CPU tensor in a graph makes torch give up
+# CUDA graphs for the whole graph, and say why
+torch._inductor.config.graph_partition = False
+
+@torch.compile(mode="reduce-overhead")
+def fast(x):
+    return (x * 2).relu()
+
+@torch.compile(mode="reduce-overhead")
+def mixed(x, on_cpu):
+    return x * 2, on_cpu + 1
+
+x = torch.randn(64, device="cuda")
+on_cpu = torch.ones(3)
+for _ in range(4):
+    fast(x)
+    mixed(x, on_cpu)
+torch.cuda.synchronize()
+print("ok")
+"""
+
+
+def test_reduce_overhead_says_per_graph_whether_cuda_graphs_ran_and_why_not(tmp_path: Path) -> None:
+    # GIVEN two functions compiled with mode="reduce-overhead", one with a CPU tensor input
+    (tmp_path / "graphs.py").write_text(CUDA_GRAPHS)
+    result = run_cli("run", "graphs.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    session = compilescope.load(tmp_path / "compilescope-graphs.json")
+    (fast,) = session.frame("fast").compiles
+    (mixed,) = session.frame("mixed").compiles
+    print(fast.cudagraphs, fast.cudagraph_skip_reason, mixed.cudagraphs, mixed.cudagraph_skip_reason)
+    # THEN each graph says whether CUDA graphs were asked for, and which torch gave up, why
+    assert fast.cudagraphs is True and fast.cudagraph_skip_reason is None and fast.cudagraph_recordings
+    assert mixed.cudagraphs is True and "cpu" in (mixed.cudagraph_skip_reason or "").lower()
+    found = [f for f in session.explain() if f.kind == "cuda graphs"]
+    print([(f.title, f.fix) for f in found])
+    skipped = next(f for f in found if f.title.startswith("CUDA graphs not used for 1 graph of mixed: cpu device (arg"))
+    assert skipped.where and skipped.where.endswith("graphs.py:14")
+    assert "CPU tensors" in skipped.fix
+    assert any(f.title == 'CUDA graphs used for 1 graph of 2 (mode="reduce-overhead")' for f in found)
+    shown = " ".join(result.stderr.split())
+    assert "CUDA graphs: not used: " in shown and "CUDA graphs not used for 1 graph of mixed" in shown
+    assert "CUDA graphs: recorded " in shown

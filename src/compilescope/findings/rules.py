@@ -25,6 +25,7 @@ from compilescope.findings.finding import (
     short,
     where,
 )
+from compilescope.findings.modes import cuda_graph_findings
 from compilescope.findings.recompiles import (
     compiled_calls,
     is_limit_refusal,
@@ -46,6 +47,7 @@ def findings(session: Session) -> list[Finding]:
     found.extend(captured_nothing(session, breaks))
     found.extend(breaks)
     found.extend(recompile_findings(session))
+    found.extend(cuda_graph_findings(session))
     for frame in session.frames:
         found.extend(_failures(frame))
         found.extend(_calls_without_compiled_code(frame))

@@ -476,6 +476,15 @@ def _compile(c: Compile, show: set[str]) -> list:
             if c.failure_code:
                 failure.append(f": {_line(c.failure_code)}")
         out.append(failure)
+    if c.cudagraphs:
+        if c.cudagraph_skip_reason:
+            skipped = Text("         CUDA graphs: not used: ", style="yellow")
+            skipped.append(_line(c.cudagraph_skip_reason))
+            out.append(skipped)
+        elif c.cudagraph_recordings:
+            out.append(Text(f"         CUDA graphs: recorded {plural(c.cudagraph_recordings, 'time')}" + (" (re-recorded)" if c.cudagraph_recordings > 1 else ""), style="dim"))
+        else:
+            out.append(Text("         CUDA graphs: asked for (reduce-overhead); no recording seen", style="dim"))
     for brk in c.graph_breaks:
         text = Text("         graph break: ", style="yellow")
         text.append(_line(brk.reason))

@@ -66,6 +66,8 @@ class _Pending:
     code_gen: list[float] = field(default_factory=list)  # begin and end of Inductor's code_gen
     kernel_stacks: dict[str, list[str]] = field(default_factory=dict)  # provenance: "name:N" -> tracebacks
     attempt: int = 0
+    cudagraph_recordings: int = 0  # compilation_metrics_runtime records with a cudagraphify time
+    runtime_skip: str | None = None  # a cudagraph_skip_reason said at run time
     key: tuple[int | None, int | None, int | None] = (None, None, None)  # CompileId.key
 
 
@@ -255,6 +257,15 @@ class _Builder:
         item = self.pending(record)
         if item and isinstance(record.metadata, dict):
             item.metrics = record.metadata
+
+    def _on_compilation_metrics_runtime(self, record: Record) -> None:
+        # torch writes one when it records a CUDA graph for a compiled graph (at its first
+        # calls, and again on each re-recording), with the time it took
+        item = self.pending(record)
+        if item and isinstance(record.metadata, dict):
+            if _number(record.metadata.get("runtime_cudagraphify_time_us")) is not None:
+                item.cudagraph_recordings += 1
+            item.runtime_skip = _text(record.metadata.get("cudagraph_skip_reason")) or item.runtime_skip
 
     def _on_bwd_compilation_metrics(self, record: Record) -> None:
         item = self.pending(record)
@@ -528,6 +539,12 @@ class _Builder:
             c.time.codegen_s = max(c.time.codegen_s - spent, 0.0)
         c.compile_time_s = c.time.total_s
         c.cudagraph_skip_reason = _text(m.get("cudagraph_skip_reason")) or _text(item.backward_metrics.get("cudagraph_skip_reason"))
+        c.cudagraph_skip_reason = c.cudagraph_skip_reason or item.runtime_skip
+        c.cudagraph_recordings = item.cudagraph_recordings or None
+        if isinstance(config := m.get("inductor_config"), str) and (asked := _CUDAGRAPHS.search(config)) and asked.group(1) == "true":
+            c.cudagraphs = True
+        if c.cudagraph_recordings or c.cudagraph_skip_reason:
+            c.cudagraphs = True
         c.cache = CacheUse(
             fx_graph_hits=_int(m.get("inductor_fx_local_cache_hit_count")),
             fx_graph_misses=_int(m.get("inductor_fx_local_cache_miss_count")),
@@ -761,6 +778,7 @@ def _read_source(filename: str) -> list[str] | None:
         return None
 
 
+_CUDAGRAPHS = re.compile(r'"triton\.cudagraphs":\s*(true|false)')
 _RAISED = re.compile(r"got (?P<error>\w+(?:Error|Exception))\((?P<quote>['\"])(?P<message>.*?)(?P=quote)\)", re.S)
 
 

@@ -227,6 +227,13 @@ class Compile:
     # Why CUDA graphs were not used for this graph under mode="reduce-overhead" (torch's words,
     # from its compilation metrics); None: used, not asked for, or torch did not say
     cudagraph_skip_reason: str | None = None
+    # Whether this graph ran under CUDA graphs (mode="reduce-overhead"): True where torch
+    # recorded one for it or gave them up for it (a skip reason), or its Inductor settings ask
+    # for them; None: torch did not say (not asked, no Inductor, or an older torch)
+    cudagraphs: bool | None = None
+    # How many times torch recorded a CUDA graph for it (its compilation_metrics_runtime
+    # records): more than one means re-recordings (new shapes, a new path in the tree)
+    cudagraph_recordings: int | None = None
     time: CompileTime = field(default_factory=CompileTime)
     cache: CacheUse = field(default_factory=CacheUse)
     called_from: list[str] = field(default_factory=list)  # user frames: "file:line in fn"
