@@ -70,11 +70,28 @@ class RunCommand:
             metavar="DIR",
             help="also write, for each compiled function, a .py file with its code as Dynamo got it, each version's guard, the code Dynamo runs, its graph, and the resume functions after graph breaks (see compilescope decompile)",
         )
+        parser.add_argument(
+            "--try",
+            dest="try_fixes",
+            metavar="FIX",
+            action="append",
+            help="run the program twice, as it is and with FIX set from outside before it compiles, and show both side by side "
+            "(compiles, graph breaks, recompiles, compile time, call time); FIX: dynamic, capture_scalar_outputs, "
+            "capture_dynamic_output_shape_ops, reorder-print, ignore-logging, recompile_limit=N, config.NAME=VALUE; repeat for several",
+        )
+        # (what --try's second run is given: the fixes to set, and no explanation of its own)
+        parser.add_argument("--apply-fix", dest="apply_fixes", action="append", help=argparse.SUPPRESS)
+        parser.add_argument("--no-explanation", dest="explanation", action="store_false", help=argparse.SUPPRESS)
         add_view_options(parser)
         parser.add_argument("target", metavar="script.py | module", help="the program to run")
         parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the program")
 
     def run(self, args: argparse.Namespace) -> int:
+        if getattr(args, "try_fixes", None):
+            from compilescope.cli.run_try import run_with_fixes
+
+            return run_with_fixes(args)
+        fixes = _parsed_fixes(getattr(args, "apply_fixes", None) or [])
         # Our own copy of stderr, taken before the program runs: the explanation still reaches
         # the terminal if the program closes or replaces sys.stderr.
         stream = _own_stderr()
@@ -97,7 +114,7 @@ class RunCommand:
 
             profiler = RunProfiler()
         try:
-            recorder = Capture(plan.trace, wait_for_torch=True, on_attach=profiler.start if profiler else None, record_calls=not args.no_calls)
+            recorder = Capture(plan.trace, wait_for_torch=True, on_attach=profiler.start if profiler else None, record_calls=not args.no_calls, fixes=fixes)
         except OutputError as error:
             raise CommandError(str(error)) from None
         children = None
@@ -200,6 +217,18 @@ def _explain(recorder: Any, record: dict[str, Any], plan: OutputPlan, profiler: 
         except OutputError as error:
             print(f"compilescope: no .py files written: {error}", file=stream)
     return saved
+
+
+def _parsed_fixes(names: list[str]) -> list[Any]:
+    """record/fixes.py's Fix for each name (CommandError for one that is none)."""
+    if not names:
+        return []
+    from compilescope.record import fixes
+
+    try:
+        return [fixes.parse(name) for name in names]
+    except ValueError as error:
+        raise CommandError(str(error)) from None
 
 
 def _explain_without_torch(recorder: Any, record: dict[str, Any], plan: OutputPlan, children: list[Any] | None, args: argparse.Namespace, stream: TextIO) -> str:

@@ -52,7 +52,7 @@ def finding_json(said: Said) -> dict:
     return {
         "level": level, "title": title, "detail": detail, "fix": fix, "kind": "nothing compiled",
         "compile_ids": [], "where": None, "in_user_code": None, "library": None, "frames": [],
-        "ranks": [], "cost_s": None, "cost": "",
+        "ranks": [], "cost_s": None, "cost": "", "try_fixes": [], "try_command": None,
     }
 
 

@@ -142,6 +142,17 @@ def _finding(met: list[tuple[Frame, Compile, GraphBreak]], by_name: dict[str, Fr
         cost_s, cost = 0.0, "no extra compile: the code after it was not compiled separately"
     else:
         cost_s, cost = None, f"{NOT_MEASURED}: torch gave no compile time"
+    try_fixes: tuple[str, ...] = ()
+    if not deliberate:
+        reasons_text = " ".join(reasons)
+        if re.search(r"Tensor\.item\(\)|capture_scalar_outputs", reasons_text):
+            try_fixes += ("capture_scalar_outputs",)
+        if re.search(r"dynamic output shape|capture_dynamic_output_shape_ops", reasons_text, re.I):
+            try_fixes += ("capture_dynamic_output_shape_ops",)
+        if re.search(r"\bprint\(", brk.code or "") and re.search(r"builtin|print", reasons_text, re.I):
+            try_fixes += ("reorder-print",)
+        if re.search(r"logging\.Logger|logger", reasons_text + (brk.code or ""), re.I):
+            try_fixes += ("ignore-logging",)
     place = site if own else (where(user_line.user_filename, user_line.user_lineno) if user_line else site)
     return Finding(
         level,
@@ -156,6 +167,7 @@ def _finding(met: list[tuple[Frame, Compile, GraphBreak]], by_name: dict[str, Fr
         frames=tuple(functions),
         cost_s=cost_s,
         cost=cost,
+        try_fixes=try_fixes,
     )
 
 

@@ -37,6 +37,10 @@ class Finding:
     # was measured; None: not measured (or not a cost, for a finding that sums up)
     cost_s: float | None = None
     cost: str = ""  # how cost_s was measured ("0.42 s compiling 3 versions"), or why not
+    # fixes `compilescope run --try` can set from outside (record/fixes.py's names), and the
+    # command that tries them on this program (None: not a program run can run again)
+    try_fixes: tuple[str, ...] = ()
+    try_command: str | None = None
 
     def cost_line(self) -> str | None:
         """"Cost: 1.17 s (1.17 s compiling 2 versions)", "Cost: not measured: …", or None."""
@@ -54,6 +58,9 @@ class Finding:
         if self.in_user_code is False and self.library:
             text += f" (your call into {possessive(self.library)} code)"
         return text
+
+    def try_line(self) -> str | None:
+        return f"Try it without editing: {self.try_command}" if self.try_command else None
 
     @property
     def frame(self) -> str | None:

@@ -191,6 +191,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         detail_lines.append("Calls served: " + "; ".join(served))
     if len(labels) > 1:
         detail_lines.append(f"One change, {len(labels)} functions compiled again: {', '.join(labels)}.")
+    try_fixes = ("dynamic",) if kind in ("size", "stride", "value") else ()
     first_call = next((c for c in compiles if c.called_from), None)
     place = first_call.called_from[-1].split(" in ")[0] if first_call else where(met[0][0].filename, met[0][0].lineno)
     return Finding(
@@ -205,6 +206,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         frames=tuple(functions),
         cost_s=cost_s,
         cost=cost,
+        try_fixes=try_fixes,
     )
 
 
@@ -320,6 +322,7 @@ def _limits(session: Session, causes: dict[tuple, _Cause], found: dict[tuple, Fi
                 frames=(frame.name,),
                 cost_s=cost_s,
                 cost=cost,
+                try_fixes=(f"recompile_limit={max(2 * len(versions), 16)}",),
             )
         )
     return out

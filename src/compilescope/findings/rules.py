@@ -65,6 +65,14 @@ def findings(session: Session) -> list[Finding]:
     if session.rank is not None:
         for finding in found:
             finding.ranks = (session.rank,)
+    program = session.program
+    if program is not None and program.kind in ("script", "module"):
+        import shlex
+
+        for finding in found:
+            if finding.try_fixes:
+                tries = [part for fix in finding.try_fixes for part in ("--try", fix)]
+                finding.try_command = shlex.join(["compilescope", "run", *tries, *(["-m"] if program.kind == "module" else []), program.target, *program.argv])
     return ranked(found)
 
 

@@ -136,10 +136,12 @@ class Capture:
         record_calls: bool = True,
         record_code: bool = True,
         wait_for_compile: bool = False,
+        fixes: list[Any] | None = None,
     ) -> None:
         """`wait_for_compile`: make the trace file only once torch.compile compiles (a child
         process of the program: one that never compiles leaves no file)."""
         self._on_attach = on_attach
+        self._fixes = fixes or []  # record/fixes.py's, set as the program imports Dynamo (run --try)
         # made once torch is imported (_attach): until then there is nothing to record
         self.calls: CallRecorder | None = None
         self.code: GeneratedCodeRecorder | None = None
@@ -214,6 +216,8 @@ class Capture:
         self._dynamo_finder = None
         if self._detached:
             return
+        if self._fixes:
+            self._apply_fixes()
         # Dynamo brought Inductor's config: the C++ compiler is known now (written here too, so
         # that a run killed before its end still says it).
         with contextlib.suppress(Exception):
@@ -234,6 +238,23 @@ class Capture:
                 with contextlib.suppress(Exception):
                     self.code.stop()
                 self.code.unavailable = f"not recorded: {error_summary(error)}"
+
+    def _apply_fixes(self) -> None:
+        """Set `run --try`'s fixes on Dynamo's config now (before anything is compiled) and
+        again as each compile starts; say what was set, and what could not be, in the trace."""
+        from compilescope.record import fixes, torch_adapter
+        from compilescope.trace.ours import FIXES_RECORD
+
+        config = torch_adapter.dynamo_config()
+        if config is None:
+            return
+        problems = fixes.apply(self._fixes, config)
+        not_hooked = torch_adapter.on_compile_start(lambda: fixes.apply(self._fixes, config))
+        if not_hooked and any(f.name == "ignore-logging" for f in self._fixes):
+            problems.append(f"--try ignore-logging: logging methods defined after Dynamo's import are not added ({not_hooked})")
+        for problem in problems:
+            print(f"compilescope: {problem}", file=sys.__stderr__)
+        self.writer.write_record(FIXES_RECORD, {"applied": [fixes.describe(f) for f in self._fixes], "problems": problems})
 
     def _repeat_file_names(self) -> None:
         """torch writes each file name once per process (`str` records, which later records

@@ -90,6 +90,23 @@ DYNAMO_SETTINGS = (
 )
 
 
+def dynamo_config() -> Any:
+    """torch._dynamo.config, once the program has imported Dynamo; None before."""
+    return sys.modules.get("torch._dynamo.config")
+
+
+def on_compile_start(callback: Callable[[], None]) -> str | None:
+    """Call `callback` as each compile starts (torch._dynamo.callback's start callbacks); a
+    line saying why not where this torch has none."""
+    try:
+        from torch._dynamo.callback import callback_handler
+
+        callback_handler.register_start_callback(lambda *args, **kwargs: callback())
+    except Exception as error:
+        return not_available(f"compile start callbacks ({type(error).__name__})")
+    return None
+
+
 def dynamo_settings() -> dict[str, str] | None:
     """The values of DYNAMO_SETTINGS that this torch has, as repr(); None where the program has
     not loaded Dynamo (asking would import it)."""

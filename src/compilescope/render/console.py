@@ -387,6 +387,8 @@ def _finding(finding: Finding) -> Group:
             body.add_row("", Text(_keep_phrases(_line(line)), style="dim"))
     for index, line in enumerate(finding.fix.splitlines() if finding.fix else ()):
         body.add_row(Text("   → " if index == 0 else "", style="green"), Text(_keep_phrases(line), style="green"))
+    if finding.try_line():
+        body.add_row("", Text(_keep_phrases(_line(finding.try_line() or "")), style="cyan"))
     return Group(title, body) if body.row_count else Group(title)
 
 

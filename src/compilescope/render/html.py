@@ -185,7 +185,7 @@ def report_data(session: Session, found: list[Finding] | None = None) -> tuple[d
     data = {
         "session": {**_fields(session, ("frames",)), "frames": []},
         "frame_blocks": list(range(first, first + len(frame_blocks))),
-        "findings": [{**_data(f), "act_line": _data(f.act_line()), "cost_line": _data(f.cost_line())} for f in found[:MAX_FINDINGS]],
+        "findings": [{**_data(f), "act_line": _data(f.act_line()), "cost_line": _data(f.cost_line()), "try_line": _data(f.try_line())} for f in found[:MAX_FINDINGS]],
         "findings_left_out": max(len(found) - MAX_FINDINGS, 0),
         "compilescope": __version__,
         # Dynamo's code as Python (compilescope decompile's files): each file's text in a block

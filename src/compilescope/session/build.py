@@ -447,6 +447,13 @@ class _Builder:
         else:
             self.wrong_type(record, "its metadata", record.metadata, "an object")
 
+    def _on_compilescope_fixes(self, record: Record) -> None:
+        applied = record.metadata.get("applied") if isinstance(record.metadata, dict) else None
+        if not isinstance(applied, list):
+            self.wrong_type(record, "applied", applied, "a list")
+            return
+        self.session.fixes = [str(item) for item in applied]
+
     def _on_compilescope_children(self, record: Record) -> None:
         listed = record.metadata.get("children") if isinstance(record.metadata, dict) else None
         # (compilescope 0.1.0's first traces held the list as the record's payload)

@@ -45,6 +45,7 @@ def session_json(
         "calls_recorded": None,
         "decompiled": None,
         "children": children,
+        "fixes": None,
         "findings": findings,
     }
     return surrogates_escaped(json.dumps(session, ensure_ascii=False))

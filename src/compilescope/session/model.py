@@ -281,7 +281,11 @@ class Frame:
     @property
     def known_as(self) -> str:
         """The function as users know it: "GPT2LMHeadModel.forward" (also for a decorator's
-        wrapper of it), "Twice.forward", or Dynamo's name where nothing better was recorded."""
+        wrapper of it), "Twice.forward", "f (after line 6)" for the code after a graph break,
+        or Dynamo's name where nothing better was recorded."""
+        if self.is_resume and self.resumes:
+            function, _, line = self.resumes.rpartition(" line ")
+            return f"{function} (after line {line})"
         if self.wraps:
             return self.wraps
         if self.qualname and "<locals>" not in self.qualname and not self.is_resume:
@@ -431,6 +435,9 @@ class Session:
     # The program's Python child processes (compilescope run); None: not followed (a capture()
     # block, a trace from elsewhere, run --no-children)
     children: list[ChildProcess] | None = None
+    # What `compilescope run --try` set before the program compiled (record/fixes.py's words);
+    # None: nothing was set
+    fixes: list[str] | None = None
 
     # ---- derived views, not stored -------------------------------------------------------
     @property

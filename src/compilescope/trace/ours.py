@@ -11,3 +11,4 @@ PROGRAM_RECORD = "compilescope_program"
 CALLS_RECORD = "compilescope_calls"
 GENERATED_CODE_RECORD = "compilescope_generated_code"
 CHILDREN_RECORD = "compilescope_children"
+FIXES_RECORD = "compilescope_fixes"  # what `run --try` set before the program compiled

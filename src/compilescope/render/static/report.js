@@ -315,6 +315,7 @@
       if (f.act_line) add(found, el("div", { "class": "muted" }, f.act_line));
       if (f.cost_line) add(found, el("div", { "class": "muted cost" }, f.cost_line));
       if (f.fix) add(found, el("div", { "class": "advice" }, "→ " + f.fix));
+      if (f.try_line) add(found, el("div", { "class": "mono" }, f.try_line));
       var frame = (f.frames || []).length === 1 ? f.frames[0] : null;
       var links = [];
       (f.compile_ids || []).slice(0, 8).forEach(function (id) {

@@ -1,0 +1,127 @@
+"""Two runs of one program side by side (compilescope run --try): what the fix changed in the
+compiles, graph breaks, recompiles, compile time and call time, and in the findings.
+
+Figures are the sessions' own; a figure a run did not record is "not recorded", never 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from compilescope.findings.rules import findings
+from compilescope.render.console import console_for, printable
+from compilescope.render.text import one_line
+from compilescope.session.model import Session
+
+
+@dataclass
+class _Row:
+    label: str
+    before: float | int | None
+    after: float | int | None
+    unit: str = ""  # "s", "ms"
+    lower_is_better: bool = True
+
+
+def rows(before: Session, after: Session) -> list[_Row]:
+    return [
+        _Row("functions compiled", len(_entries(before)), len(_entries(after))),
+        _Row("compiles", len(before.compiles), len(after.compiles)),
+        _Row("recompiles", len(before.recompiles), len(after.recompiles)),
+        _Row("graph breaks (places)", _break_sites(before), _break_sites(after)),
+        _Row("failed compiles", _failed(before), _failed(after)),
+        _Row("compile time", before.total_compile_time_s, after.total_compile_time_s, "s"),
+        _Row("time in compiled calls", _compiled_ms(before), _compiled_ms(after), "ms"),
+        _Row("calls without compiled code", _eager_calls(before), _eager_calls(after)),
+        _Row("program's run time", _wall(before), _wall(after), "s"),
+    ]
+
+
+def _entries(session: Session) -> list[Any]:
+    return [f for f in session.frames if not f.is_resume]
+
+
+def _break_sites(session: Session) -> int:
+    return len({(b.filename, b.lineno, b.reason if b.filename is None else "") for b in session.graph_breaks})
+
+
+def _failed(session: Session) -> int:
+    return sum(1 for c in session.compiles if c.status == "failed")
+
+
+def _compiled_ms(session: Session) -> float | None:
+    """Host time in calls that ran compiled code (recorded on Python 3.12+); None: not recorded."""
+    calls = [c.calls for c in session.compiles if c.calls is not None]
+    return sum(c.total_ms for c in calls) if calls else None
+
+
+def _eager_calls(session: Session) -> int | None:
+    recorded = [f.calls_without_compiled_code for f in session.frames if f.calls_without_compiled_code is not None]
+    if not recorded and session.calls_recorded is None or (session.calls_recorded or "").startswith("not"):
+        return None
+    return sum(c.calls for c in recorded)
+
+
+def _wall(session: Session) -> float | None:
+    return session.program.wall_time_s if session.program is not None else None
+
+
+def _figure(value: float | int | None, unit: str) -> str:
+    if value is None:
+        return "not recorded"
+    if unit == "s":
+        return f"{value:.2f} s"
+    if unit == "ms":
+        return f"{value:.1f} ms"
+    return str(value)
+
+
+def _change(row: _Row) -> Text:
+    if row.before is None or row.after is None:
+        return Text("")
+    difference = row.after - row.before
+    if abs(difference) < (0.005 if row.unit == "s" else 0.05 if row.unit == "ms" else 1):
+        return Text("same", style="dim")
+    better = (difference < 0) == row.lower_is_better
+    sign = "+" if difference > 0 else "−"
+    text = f"{sign}{_figure(abs(difference), row.unit)}"
+    if row.before:
+        text += f" ({difference / row.before:+.0%})"
+    return Text(text, style="green" if better else "red")
+
+
+def comparison(before: Session, after: Session, fixes: list[str]) -> list[Any]:
+    out: list[Any] = [Text("compilescope · the program as it is, and with " + "; ".join(one_line(f) for f in fixes), style="bold")]
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("")
+    table.add_column("as it is", justify="right")
+    table.add_column("with the fix", justify="right")
+    table.add_column("change", justify="right")
+    for row in rows(before, after):
+        table.add_row(row.label, _figure(row.before, row.unit), _figure(row.after, row.unit), _change(row))
+    out.append(table)
+    if after.fixes is None:
+        out.append(Text("The run with the fix did not record setting it (it never imported Dynamo): the fix had nothing to act on.", style="yellow"))
+    old = {f.title: f for f in findings(before)}
+    new = {f.title: f for f in findings(after)}
+    gone = [title for title, f in old.items() if title not in new and f.kind not in ("compile time",)]
+    came = [title for title, f in new.items() if title not in old and f.kind not in ("compile time",)]
+    if gone:
+        out.append(Text("Gone with the fix:", style="bold green"))
+        out.extend(Text(f"  ✓ {one_line(title)}", style="green") for title in gone[:10])
+    if came:
+        out.append(Text("New with the fix:", style="bold yellow"))
+        out.extend(Text(f"  ▲ {one_line(title)}") for title in came[:10])
+    if not gone and not came:
+        out.append(Text("The findings are the same in both runs.", style="dim"))
+    out.append(Text("Each run started with an empty Inductor cache of its own, so compile times compare.", style="dim"))
+    return out
+
+
+def print_comparison(before: Session, after: Session, fixes: list[str], stream: TextIO) -> None:
+    console_for(stream).print(printable(comparison(before, after, fixes)))
