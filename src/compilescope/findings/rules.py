@@ -26,6 +26,7 @@ from compilescope.findings.finding import (
     where,
 )
 from compilescope.findings.modes import cuda_graph_findings
+from compilescope.findings.payoff import payoff_findings
 from compilescope.findings.recompiles import (
     compiled_calls,
     is_limit_refusal,
@@ -48,6 +49,7 @@ def findings(session: Session) -> list[Finding]:
     found.extend(breaks)
     found.extend(recompile_findings(session))
     found.extend(cuda_graph_findings(session))
+    found.extend(payoff_findings(session))
     for frame in session.frames:
         found.extend(_failures(frame))
         found.extend(_calls_without_compiled_code(frame))
