@@ -109,7 +109,22 @@ def test_findings_are_ranked_by_measured_cost(diagnosed) -> None:
 
 
 def test_no_place_to_act_is_in_runpy_or_compilescope(diagnosed) -> None:
-    _, _, session, found = diagnosed
+    folder, _, session, found = diagnosed
+    # the saved trace's stacks start at the program, as under python (not at runpy, nor at
+    # compilescope's run, which executed it)
+    files: dict[int, str] = {}
+    starts = 0
+    for line in (folder / "compilescope-diagnosis.log").read_text(encoding="utf-8").splitlines():
+        if '{"str": ' in line:
+            name, index = json.loads(line[line.index("{"):])["str"]
+            files[index] = name
+        elif '{"dynamo_start": ' in line:
+            starts += 1
+            stack = json.loads(line[line.index("{"):])["dynamo_start"]["stack"]
+            names = [files.get(entry["filename"], "?") for entry in stack]
+            assert not [n for n in names if "/compilescope/" in n or "runpy" in n], names
+            assert names[0].endswith("/diagnosis.py"), names
+    assert starts >= 10
     for c in session.compiles:
         for caller in c.called_from:
             assert "runpy" not in caller and "/compilescope/" not in caller, caller

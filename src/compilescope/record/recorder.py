@@ -192,9 +192,11 @@ class Capture:
         if logger.level != logging.DEBUG:
             self._old_level = logger.level
             logger.setLevel(logging.DEBUG)
-        self._repeat_file_names()
+        earlier = self._repeat_file_names()
         self.writer.write_record(ENVIRONMENT_RECORD, environment())
         self._handler = TraceHandler(self.writer)
+        for interned in earlier:
+            self._handler.note_file(interned)
         logger.addHandler(self._handler)
         self._logger = logger
         if self.calls is not None:
@@ -256,15 +258,18 @@ class Capture:
             print(f"compilescope: {problem}", file=sys.__stderr__)
         self.writer.write_record(FIXES_RECORD, {"applied": [fixes.describe(f) for f in self._fixes], "problems": problems})
 
-    def _repeat_file_names(self) -> None:
+    def _repeat_file_names(self) -> list[list[Any]]:
         """torch writes each file name once per process (`str` records, which later records
-        refer to by number): repeat those it wrote before this trace began."""
+        refer to by number): repeat those it wrote before this trace began; those repeated."""
         from compilescope.record import torch_adapter
 
         strings = torch_adapter.interned_strings()
+        repeated: list[list[Any]] = []
         if isinstance(strings, dict):
             for text, index in sorted(strings.items(), key=lambda item: item[1]):
                 self.writer.write_record("str", [text, index])
+                repeated.append([text, index])
+        return repeated
 
     def record_program(self, program: dict[str, Any]) -> None:
         """How the program ran and ended: session.model.Program's fields."""
