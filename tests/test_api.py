@@ -105,14 +105,22 @@ def test_rendering_shows_user_strings_literally() -> None:
     assert "f[/]oo" in text and "y = f('[/]')" in text
 
 
-def test_explain_again_in_the_same_process_says_why_nothing_compiled() -> None:
-    class Doubler(torch.nn.Module):
-        def forward(self, x):
-            return x * 2
+def test_explain_compiles_again_what_the_process_compiled_before() -> None:
+    # GIVEN a module class explained once already in this process (a notebook cell run twice)
+    class Again(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.linear = torch.nn.Linear(4, 4)
 
-    first = compilescope.explain(Doubler(), torch.ones(3), backend="eager")
-    again = compilescope.explain(Doubler(), torch.ones(3), backend="eager")  # a new instance, same code
-    assert len(first.compiles) == 1 and again.compiles == []
-    (finding,) = again.explain()
-    assert finding.title == "Nothing was compiled"
-    assert "Dynamo reuses what it compiled then" in finding.detail
+        def forward(self, x):
+            return self.linear(x).relu()
+
+    x = torch.ones(2, 4)
+    first = compilescope.explain(Again(), x, backend="eager")
+    # WHEN it is explained again, on a new instance
+    second = compilescope.explain(Again(), x, backend="eager")
+    # THEN it was compiled again, with the same graph, and no recompile of explain()'s making
+    assert len(first.compiles) == len(second.compiles) == 1
+    assert first.compiles[0].graphs[0].ops == second.compiles[0].graphs[0].ops
+    assert second.compiles[0].recompile_reason is None
+    assert not [f for f in second.explain() if f.kind == "recompile"]

@@ -385,6 +385,16 @@ def capture(trace_path: str | Path | None = None, label: str = "with compilescop
             session.program = Program(kind="capture", target=label, wall_time_s=time.perf_counter() - recorder.started)
 
 
+def _forget_our_backend_change(session: Session) -> None:
+    """explain() compiles afresh with a backend Dynamo has not seen, which torch reports as a
+    recompile on BACKEND_MATCH against versions compiled earlier in the process (and not in
+    this session): that reason is explain()'s doing, not the user's, and is left out."""
+    here = {c.compile_id for c in session.compiles}
+    for c in session.compiles:
+        if c.failed_guards and all("BACKEND_MATCH" in g.text and g.previous_compile not in here for g in c.failed_guards):
+            c.recompile_reason, c.failed_guards = None, []
+
+
 def explain(
     fn: Callable[..., Any],
     *args: Any,
@@ -396,7 +406,9 @@ def explain(
     **kwargs: Any,
 ) -> Session:
     """Compile `fn` (a function or nn.Module) with torch.compile, call it once with the given
-    arguments, and return what torch.compile did. An error in the call is recorded in the
+    arguments, and return what torch.compile did. It compiles afresh even where the process
+    compiled the same code before (a notebook cell run again), as torch._dynamo.explain does:
+    torch.compile gets a backend Dynamo has not seen. An error in the call is recorded in the
     session (`session.program.exception`) rather than raised, since it is often what the user
     wants explained (a fullgraph=True failure, say)."""
     import torch
@@ -406,12 +418,23 @@ def explain(
     name = getattr(fn, "__qualname__", None) or type(fn).__name__
     started = time.perf_counter()
     exception: str | None = None
+    from compilescope.record import torch_adapter
+
+    try:  # a backend Dynamo has not seen: what this process compiled before is compiled again
+        fresh = torch_adapter.fresh_backend(backend, mode, options, dynamic)
+    except torch_adapter.NotAvailable:  # (an older or newer torch: as torch.compile would)
+        fresh = None
     with capture() as session:
-        compiled = torch.compile(fn, backend=backend, mode=mode, dynamic=dynamic, fullgraph=fullgraph, options=options)
+        if fresh is not None:
+            compiled = torch.compile(fn, backend=fresh, dynamic=dynamic, fullgraph=fullgraph)
+        else:
+            compiled = torch.compile(fn, backend=backend, mode=mode, dynamic=dynamic, fullgraph=fullgraph, options=options)
         try:
             compiled(*args, **kwargs)
         except Exception as error:  # explained, not raised: see the docstring
             exception = error_summary(error)
+    if fresh is not None:
+        _forget_our_backend_change(session)
     session.program = Program(
         kind="function",
         target=name,

@@ -107,6 +107,43 @@ def on_compile_start(callback: Callable[[], None]) -> str | None:
     return None
 
 
+class _Fresh:
+    """A backend Dynamo has not seen: the code it compiled earlier in the process is guarded on
+    the backend (BACKEND_MATCH), so it compiles afresh, as torch._dynamo.explain does with its
+    own backend. Everything but the call is the wrapped backend's."""
+
+    def __init__(self, compiler: Any) -> None:
+        self._compiler = compiler
+
+    def __call__(self, gm: Any, inputs: Any) -> Any:
+        return self._compiler(gm, inputs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._compiler, name)
+
+
+def fresh_backend(backend: Any, mode: str | None, options: dict[str, Any] | None, dynamic: bool | None) -> Any:
+    """torch.compile's backend for (backend, mode, options), made new: a string backend as
+    torch.compile makes it (torch._TorchCompileInductorWrapper / _TorchCompileWrapper), then
+    wrapped so that Dynamo has never seen it. NotAvailable where this torch lacks them."""
+    import torch
+
+    try:
+        if callable(backend):
+            if mode is not None or options:
+                raise ValueError("mode and options are for a backend named by a string")
+            return _Fresh(backend)
+        if backend == "inductor":
+            return _Fresh(torch._TorchCompileInductorWrapper(mode, options, dynamic))
+        return _Fresh(torch._TorchCompileWrapper(backend, mode, options, dynamic))
+    except AttributeError as error:
+        raise NotAvailable(not_available(f"torch.compile's backend wrappers ({error})")) from None
+
+
+class NotAvailable(RuntimeError):
+    """A private torch API compilescope needs is not in this torch."""
+
+
 def dynamo_settings() -> dict[str, str] | None:
     """The values of DYNAMO_SETTINGS that this torch has, as repr(); None where the program has
     not loaded Dynamo (asking would import it)."""
