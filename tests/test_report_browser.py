@@ -311,3 +311,27 @@ def test_report_prints_without_navigation(browser, tmp_path: Path) -> None:
     pdf = view.page.pdf()  # what "print to PDF" gives
     assert pdf.startswith(b"%PDF") and len(pdf) > 10000
     view.assert_clean()
+
+
+def test_one_compile_time_in_the_terminal_the_findings_and_the_page(browser, tmp_path: Path) -> None:
+    # GIVEN a training step compiled by Inductor: its backward graph is compiled later, at the
+    # first backward call (torch reports it in a record of its own)
+    (tmp_path / "train.py").write_text(
+        "import torch\nmodel = torch.nn.Linear(8, 8)\nstep = torch.compile(model)\nstep(torch.ones(4, 8)).sum().backward()\n"
+    )
+    run = run_cli("run", "train.py", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    session = compilescope.load(tmp_path / "compilescope-train.json")
+    (c,) = session.compiles
+    assert c.time.total_s is not None and c.time.backward_s
+    total = c.time.total_s + c.time.backward_s
+    # THEN the terminal, the findings and the page give one total, and say what it includes
+    shown = " ".join(run.stderr.split())
+    assert f"compile time {total:.2f} s (with {c.time.backward_s:.2f} s compiling backward graphs at the first backward)" in shown
+    assert f"Compiling took {total:.2f} s in all" in shown
+    view = Opened(browser, tmp_path / "compilescope-train.html")
+    view.page.click("a.section-link[href='#time']") if view.page.locator("a.section-link[href='#time']").count() else None
+    text = " ".join(view.text().split())
+    assert f"{total:.2f} s in all (the compile time the terminal gives)" in text
+    assert f"and {c.time.backward_s:.2f} s compiling backward graphs at the first backward call" in text
+    view.assert_clean()

@@ -233,6 +233,7 @@ def _compile_time(session: Session) -> list[Finding]:
             ("Inductor (lowering)", t.inductor_s),
             ("Inductor code generation", t.codegen_s),
             ("C++/Triton compiler", t.kernel_compile_s),
+            ("backward graphs, compiled at the first backward", t.backward_s),
             ("loading compiled graphs from the cache", t.from_cache_s),
         ):
             if value:
@@ -247,4 +248,10 @@ def _compile_time(session: Session) -> list[Finding]:
         fix = f"The FX graph cache served {hits} of {hits + misses} Inductor graphs from disk"
         saved = sum(c.time.cache_saved_s or 0 for c in session.compiles)
         fix += f"; torch estimates that saved {saved:.1f} s of compiling." if saved else "."
+        loading = sum(c.time.from_cache_s or 0 for c in session.compiles if c.time.cache_saved_s)
+        if saved and loading > saved:
+            fix += (
+                f" Loading those graphs took {loading:.2f} s, more than that estimate: torch's estimate is the time they took "
+                "to compile when they were first compiled, so for graphs this small the cache costs more than it saves."
+            )
     return [Finding(INFO, f"Compiling took {total:.2f} s in all", detail=detail, fix=fix, kind="compile time")]

@@ -368,6 +368,9 @@ def _summary(session: Session) -> Text:
     breaks = len(session.graph_breaks)
     text.append(_together(plural(breaks, "graph break")), style="yellow" if breaks else "")
     text.append(" · " + _together(plural(len(session.kernels), "kernel")) + " · " + _together(f"compile time {_seconds(session.total_compile_time_s)}"))
+    backward = sum(c.time.backward_s or 0.0 for c in session.compiles)
+    if backward >= 0.005:
+        text.append(f" (with {backward:.2f} s compiling backward graphs at the first backward)")
     if session.calls_recorded and compiles:  # (nothing compiled: no calls to count either way)
         text.append(f"\nCalls per compiled version: {session.calls_recorded}", style="dim")
     return text

@@ -223,7 +223,7 @@ class Compile:
     aot: Aot = field(default_factory=Aot)
     kernels: list[Kernel] = field(default_factory=list)
     inductor_code: str = ""
-    compile_time_s: float | None = None
+    compile_time_s: float | None = None  # the whole compile: time.total_s + time.backward_s
     # Why CUDA graphs were not used for this graph under mode="reduce-overhead" (torch's words,
     # from its compilation metrics); None: used, not asked for, or torch did not say
     cudagraph_skip_reason: str | None = None

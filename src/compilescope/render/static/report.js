@@ -391,6 +391,8 @@
       if (sum > 0) rows.push({ label: entry.frame.name + " " + entry.compile.compile_id, values: values, total: sum });
     });
     if (!rows.length) { add(section, el("p", { "class": "unknown" }, "torch reported no compile times in this session.")); return section; }
+    add(section, el("p", null, total.toFixed(2) + " s in all (the compile time the terminal gives): each compile from Dynamo's start to Inductor's code" +
+      (byStage.backward_s ? ", and " + byStage.backward_s.toFixed(2) + " s compiling backward graphs at the first backward call" : "") + "."));
     add(section, el("h3", null, "By stage, all compiles"));
     add(section, stackedBars([{ label: "all compiles", values: byStage, total: total }], 860));
     add(section, legend(rows));
