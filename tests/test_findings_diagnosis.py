@@ -84,6 +84,7 @@ def test_each_cause_gets_advice_that_fits_it(diagnosed) -> None:
     backend = one(found, kind="recompile", title_has="more than one torch.compile")
     assert "BACKEND_MATCH" in backend.detail and "id=0x" not in backend.detail
     assert "Compile it once and reuse the result" in backend.fix
+    assert "was made by torch.compile(backend='eager'); " in backend.detail and " by torch.compile(backend='aot_eager')" in backend.detail
     # print(float(y.mean())): one break (its two reasons on one line), and no `if` in the advice
     printed = one(found, kind="graph break", title_has="in shout")
     assert "Tensor.item()" in printed.detail and "builtin operator" in printed.detail

@@ -166,6 +166,13 @@ def _finding(cause: _Cause, session: Session) -> Finding:
     elif kind == "backend":
         frame = met[0][0]
         title = f"{frame.label} is compiled by more than one torch.compile(...) call: {plural(len(met), 'recompile')}"
+        for _, c, guard in met:
+            cached = re.search(r"Cached backend: (.+?)(?: \(id=0x[0-9a-f]+\))?\. New backend:", guard.text)
+            new = re.search(r"New backend: (.+?)(?: \(id=0x[0-9a-f]+\))?\.(?: |$)", guard.text)
+            if cached and new:
+                detail_lines.append(
+                    f"{guard.previous_compile or 'the version before'} was made by {_settings(cached.group(1))}; {c.compile_id} by {_settings(new.group(1))}"
+                )
         detail_lines.append("Guard failed: " + _without_ids(cause.guard.text))
         fix = (
             "torch.compile(...) calls with different settings (backend, mode, dynamic, options) on one function or module "
@@ -246,6 +253,21 @@ def _guard_lines(met: list[tuple[Frame, Compile, FailedGuard]], limit: int = 4) 
     if len(met) > limit:
         lines.append(f"… and {len(met) - limit} more like these")
     return lines
+
+
+def _settings(backend: str) -> str:
+    """torch's words for a torch.compile call's backend ("_TorchCompileWrapper(compiler='eager',
+    dynamic=None)") as the call a user writes ("torch.compile(backend='eager')"); as torch
+    wrote it where it is in another shape."""
+    compiler = re.search(r"compiler='([^']+)'", backend)
+    if compiler is None:
+        return backend
+    parts = [f"backend={compiler.group(1)!r}"]
+    for key in ("mode", "dynamic", "fullgraph"):
+        found = re.search(rf"\b{key}=('[^']*'|\w+)", backend)
+        if found and found.group(1) != "None":
+            parts.append(f"{key}={found.group(1)}")
+    return f"torch.compile({', '.join(parts)})"
 
 
 def _short_values(values: list[str]) -> list[str]:
