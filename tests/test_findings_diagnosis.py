@@ -237,3 +237,44 @@ def test_a_hugging_face_model_trained_with_two_lengths_gets_one_finding_per_caus
     assert "torch._dynamo.config.ignore_logging_functions" in logging.fix
     shown = " ".join(result.stderr.split()).split("What to look at")[1].split("Compiled functions")[0]
     assert shown.count("The size of dimension 1 changed") == 1 and shown.count("logging.Logger method") == 1
+
+
+def test_a_ddp_job_under_torchrun_gets_one_finding_per_cause_across_its_ranks(tmp_path: Path) -> None:
+    # GIVEN torch.compile(DDP(model)) run by torchrun on two ranks (gloo): each rank is a child
+    # process of the launcher, with a trace of its own
+    (tmp_path / "ddp.py").write_text(
+        textwrap.dedent(
+            """\
+            import torch
+            import torch.distributed as dist
+            from torch.nn.parallel import DistributedDataParallel as DDP
+
+            dist.init_process_group("gloo")
+            model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+            compiled = torch.compile(DDP(model), backend="eager")
+            for _ in range(2):
+                compiled(torch.ones(4, 8)).sum().backward()
+            dist.destroy_process_group()
+            """
+        )
+    )
+    result = run_cli("run", "--no-html", "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "ddp.py", cwd=tmp_path)
+    if result.returncode != 0:
+        # Known, not yet mended (and older than this test): now and then, followed gloo ranks
+        # die of SIGABRT as they exit, after their traces are complete ("terminate called
+        # without an active exception"; 1 run in 15 here, none in 20 without compilescope).
+        # Anything else is a failure.
+        assert "terminate called without an active exception" in result.stderr, result.stderr[-3000:]
+    saved = json.loads((tmp_path / "compilescope-run.json").read_text(encoding="utf-8"))
+    ranks = sorted(c["rank"] for c in saved["children"] if c["compiles"])
+    assert ranks == [0, 1]
+    # THEN the launcher's explanation says each cause once, with the ranks it was seen on
+    nothing = [f for f in saved["findings"] if f["kind"] == "captured nothing"]
+    assert len(nothing) == 1 and nothing[0]["ranks"] == [0, 1]
+    assert nothing[0]["title"] == "torch.compile captured nothing: the code ran eagerly (ranks 0, 1)"
+    assert "DDP(torch.compile(model))" in nothing[0]["fix"]
+    assert saved["findings"][0]["kind"] == "captured nothing"  # the costliest, first
+    assert "the most of 2 (they compile at the same time)" in nothing[0]["cost"]
+    shown = " ".join(result.stderr.split()).split("What to look at")[1].split("Child processes")[0]
+    assert shown.count("captured nothing") == 1
+    assert "--try ignore-logging" not in shown  # DDP's Logger is not Python's logging

@@ -201,6 +201,7 @@ def _explain(recorder: Any, record: dict[str, Any], plan: OutputPlan, profiler: 
 
         return _say_nothing_compiled(plan.save_without_report(json_of, stream), record, dataclasses.asdict(session.environment), args, stream)
     found = session.explain()  # once, for the session's JSON, the report and the terminal
+    found = _with_children_findings(session, found)
     saved = plan.save(session, stream, found)
     if getattr(args, "explanation", True):
         if session.rank:  # under a launcher, rank 0 explains; the others say one line each
@@ -217,6 +218,29 @@ def _explain(recorder: Any, record: dict[str, Any], plan: OutputPlan, profiler: 
         except OutputError as error:
             print(f"compilescope: no .py files written: {error}", file=stream)
     return saved
+
+
+MOST_CHILDREN_READ = 64  # children whose traces are read for findings (a cluster's ranks: issue 20)
+
+
+def _with_children_findings(session: Any, found: list[Any]) -> list[Any]:
+    """The findings of the children that compiled (each rank of a torchrun job), merged into the
+    program's own, one per cause across them (findings/ranks.py); the program's findings where
+    their traces cannot be read."""
+    compiled = [c for c in session.children or [] if c.compiles and c.trace]
+    if not compiled:
+        return found
+    import compilescope
+    from compilescope.findings.finding import ranked
+    from compilescope.findings.ranks import from_children
+
+    read = []
+    for child in compiled[:MOST_CHILDREN_READ]:
+        try:
+            read.extend((child, s.explain()) for s in compilescope.load_all(child.trace))
+        except Exception:  # a child's trace we cannot read: its line under 'Child processes' says where it is
+            continue
+    return ranked([*found, *from_children(read)])
 
 
 def _parsed_fixes(names: list[str]) -> list[Any]:

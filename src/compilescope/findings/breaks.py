@@ -32,6 +32,10 @@ _DELIBERATE = (
 )
 
 
+# torch's reason for a break at a Python logging call (not any object named logger: DDP's is not)
+_LOGGING = re.compile(r"logging\.Logger|\blogging\b|warning_once", re.I)
+
+
 def _reason_advice(brk: GraphBreak) -> str:
     """Advice for a common reason, read from torch's reason and the line it broke on."""
     reason, code = brk.reason, brk.code or ""
@@ -46,7 +50,7 @@ def _reason_advice(brk: GraphBreak) -> str:
         return "Python needs the tensor's value here, so the graph is cut: keep the value a tensor as long as you can."
     if re.search(r"\bprint\b|builtin operator", reason, re.I) and re.search(r"\bprint\(", code):
         return "Printing inside the compiled function cuts the graph: move it out, or print less often."
-    if re.search(r"logger|logging|warning_once|warn", reason + code, re.I):
+    if _LOGGING.search(reason) or "warning_once" in code:
         return "Logging inside the compiled function cuts the graph: move it out of the compiled code, or tell Dynamo to ignore or reorder it."
     if re.search(r"data-dependent", reason, re.I):
         return "Control flow that depends on a tensor's values cannot be traced; torch.where or torch.cond keep it in the graph."
@@ -117,7 +121,7 @@ def _finding(met: list[tuple[Frame, Compile, GraphBreak]], by_name: dict[str, Fr
         hints = [h for h in dict.fromkeys(hints) if not h.startswith(("Please report", "Please file"))]
         if hints:
             fix = (fix + "\n" if fix else "") + "torch's hint: " + "\n".join(hints)
-        if re.search(r"logger|logging|warning_once", " ".join(reasons) + (brk.code or ""), re.I):
+        if _LOGGING.search(" ".join(reasons)) or "warning_once" in (brk.code or ""):
             names = [name for name in ("ignore_logging_functions", "reorderable_logging_functions") if name in settings]
             if names:
                 fix += "\nSettings this torch has for it: " + ", ".join(f"torch._dynamo.config.{n}" for n in names) + "."
@@ -151,7 +155,7 @@ def _finding(met: list[tuple[Frame, Compile, GraphBreak]], by_name: dict[str, Fr
             try_fixes += ("capture_dynamic_output_shape_ops",)
         if re.search(r"\bprint\(", brk.code or "") and re.search(r"builtin|print", reasons_text, re.I):
             try_fixes += ("reorder-print",)
-        if re.search(r"logging\.Logger|logger", reasons_text + (brk.code or ""), re.I):
+        if _LOGGING.search(reasons_text) or "warning_once" in (brk.code or ""):
             try_fixes += ("ignore-logging",)
     place = site if own else (where(user_line.user_filename, user_line.user_lineno) if user_line else site)
     return Finding(

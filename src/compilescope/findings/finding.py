@@ -56,7 +56,8 @@ class Finding:
             return None
         text = f"Where to act: {short(self.where)}"
         if self.in_user_code is False and self.library:
-            text += f" (your call into {possessive(self.library)} code)"
+            owner = self.library if self.library.startswith("Python's") else f"{possessive(self.library)} code"
+            text += f" (your call into {owner})"
         return text
 
     def try_line(self) -> str | None:
