@@ -84,8 +84,9 @@ def test_calls_in_terminal_and_findings(recorded):
     assert "Calls per compiled version: sys.monitoring (Python 3.12)" in stderr
     assert "served 104 calls" in stderr
     assert "calls in order: 0/0 ×2 → 0/1 ×3 → no compiled code ×1 → 0/1 ×101" in stderr
-    titles = [f.title for f in session.explain()]
-    assert "checked: 1 of 2 calls ran without compiled code" in titles
+    failed = next(f for f in session.explain() if f.kind == "compile failed" and f.frames == ("checked",))
+    assert "1 of 2 calls of checked ran without compiled code (the function's original Python); 1 of them raised." in failed.detail
+    assert "in 1 uncompiled call" in failed.cost
     recompile = next(f for f in session.explain() if f.kind == "recompile" and f.frames == ("f",))
     assert "Calls served: f: 0/0 2, 0/1 104, no compiled code 1 (of 107 calls)" in recompile.detail
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 from compilescope.findings import INFO, WARNING
 from compilescope.findings.finding import Finding, plural, seconds, where
 from compilescope.session.model import Frame, Session
+from compilescope.session.places import is_user_code
 
+MIN_CALLS = 5  # calls on each side before their medians are compared
 SMALL_CALL_US = 100.0  # a compiled call this short is small enough for fixed costs to matter
 OUTSIDE_SHARE = 0.8  # most of a call outside kernels: a finding
 
@@ -30,7 +32,7 @@ def payoff_findings(session: Session) -> list[Finding]:
         eager = frame.calls_without_compiled_code
         kernel_us = _kernel_us_per_call(session, frame)
         place = where(frame.filename, frame.lineno)
-        if eager is not None and eager.calls and eager.median_us is not None and eager.median_us < median:
+        if eager is not None and eager.calls >= MIN_CALLS and calls >= MIN_CALLS and eager.median_us is not None and eager.median_us < median:
             extra = (median - eager.median_us) * calls / 1e6
             out.append(
                 Finding(
@@ -72,7 +74,9 @@ def payoff_findings(session: Session) -> list[Finding]:
                     cost=f"{seconds(outside * calls / 1e6)} outside kernels in {plural(calls, 'compiled call')}",
                 )
             )
-        elif kernel_us is None and median < SMALL_CALL_US:
+        elif kernel_us is None and median < SMALL_CALL_US and is_user_code(frame.filename):
+            # (only for the user's own functions: one a library's model calls, its loss or its
+            # output dataclass, is not the user's to leave uncompiled)
             out.append(
                 Finding(
                     INFO,

@@ -178,11 +178,17 @@ def _failures(frame: Frame) -> list[Finding]:
         if eager is not None and eager.calls:
             costs.append(f"{seconds(eager.total_ms / 1000)} in {plural(eager.calls, 'uncompiled call')}")
             cost_s += eager.total_ms / 1000
+        detail = failure + (f"\n    {c.failure_code}" if c.failure_code else "")
+        if eager is not None and eager.calls:
+            detail += (
+                f"\n{eager.calls} of {eager.calls + compiled_calls(frame)} calls of {frame.label} ran without compiled code "
+                "(the function's original Python)" + (f"; {eager.raised} of them raised" if eager.raised else "") + "."
+            )
         out.append(
             Finding(
                 PROBLEM,
                 f"Compiling {frame.label} failed ({c.compile_id})" + (f" at {short(place)}" if place else ""),
-                detail=failure + (f"\n    {c.failure_code}" if c.failure_code else ""),
+                detail=detail,
                 fix=fix,
                 kind="compile failed",
                 compile_ids=(c.compile_id,),
