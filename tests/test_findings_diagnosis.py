@@ -278,3 +278,31 @@ def test_a_ddp_job_under_torchrun_gets_one_finding_per_cause_across_its_ranks(tm
     shown = " ".join(result.stderr.split()).split("What to look at")[1].split("Child processes")[0]
     assert shown.count("captured nothing") == 1
     assert "--try ignore-logging" not in shown  # DDP's Logger is not Python's logging
+
+
+def test_calls_that_flip_flop_between_versions_are_said_with_their_cause(tmp_path: Path) -> None:
+    # GIVEN two sizes in turn, each its own static version (dynamic=False): A B A B ...
+    (tmp_path / "flip.py").write_text(
+        textwrap.dedent(
+            """\
+            import torch
+
+            @torch.compile(backend="eager", dynamic=False)
+            def f(x):
+                return x * 2
+
+            small, large = torch.ones(8), torch.ones(16)
+            for _ in range(20):
+                f(small)
+                f(large)
+            """
+        )
+    )
+    result = run_cli("run", "--no-html", "flip.py", cwd=tmp_path, python=python312())
+    assert result.returncode == 0, result.stderr[-3000:]
+    session = compilescope.load(tmp_path / "compilescope-flip.json")
+    assert len(session.frame("f").call_order) == 40  # the calls, in order, one version each time
+    # THEN the one cause (the size) says that the calls flip-flop between its two versions
+    (size,) = [f for f in findings(session) if f.kind in ("recompile", "flip-flop")]
+    assert size.title == "The size of dimension 0 changed (8 → 16): 1 recompile of f; calls flip-flop between its versions (39 switches in 40 calls)"
+    assert "0/0 ×1 → 0/1 ×1 → 0/0 ×1" in size.detail

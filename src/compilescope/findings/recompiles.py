@@ -47,7 +47,7 @@ def recompile_findings(session: Session) -> list[Finding]:
             key = _cause_key(frame, guard)
             causes.setdefault(key, _Cause(key, guard)).met.append((frame, c, guard))
     found = {key: _finding(cause, session) for key, cause in causes.items()}
-    return [*found.values(), *_limits(session, causes, found)]
+    return [*found.values(), *_limits(session, causes, found), *_flip_flops_in_calls(session, causes, found)]
 
 
 def _cause_key(frame: Frame, guard: FailedGuard) -> tuple:
@@ -345,6 +345,60 @@ def _limits(session: Session, causes: dict[tuple, _Cause], found: dict[tuple, Fi
                 cost_s=cost_s,
                 cost=cost,
                 try_fixes=(f"recompile_limit={max(2 * len(versions), 16)}",),
+            )
+        )
+    return out
+
+
+FLIP_FLOP_SWITCHES = 10  # calls that switch version this often: a finding
+
+
+def _flip_flops_in_calls(session: Session, causes: dict[tuple, _Cause], found: dict[tuple, Finding]) -> list[Finding]:
+    """Calls that switch back and forth between a function's versions (A → B → A → B), as run
+    recorded them in order (Python 3.12+): each switch is a call whose input fits the other
+    version, so the version tried first (the last one used) fails its guards first. Said with
+    the cause of those versions where there is one (found), else on its own."""
+    out = []
+    for frame in session.frames:
+        runs = [str(run[0]) for run in frame.call_order if run and run[0] != "no compiled code"]
+        switches = sum(1 for a, b in zip(runs, runs[1:]) if a != b)
+        if switches < FLIP_FLOP_SWITCHES:
+            continue
+        versions = list(dict.fromkeys(runs))
+        returns = sum(1 for i in range(2, len(runs)) if runs[i] == runs[i - 2] and runs[i] != runs[i - 1])
+        if returns < switches // 2:
+            continue
+        calls = sum(int(run[1]) for run in frame.call_order if run and run[0] != "no compiled code" and isinstance(run[1], int))
+        own = [key for key, cause in causes.items() if any(f is frame for f, _, _ in cause.met)]
+        if own:
+            led = found[own[0]]
+            led.title += f"; calls flip-flop between its versions ({switches} switches in {calls} calls)"
+            led.detail += (
+                f"\nThe calls of {frame.label} flip-flop between its versions: "
+                + " → ".join(f"{run[0]} ×{run[1]}" for run in frame.call_order[:8])
+                + (" → …" if len(frame.call_order) > 8 or frame.call_order_cut else "")
+                + f" ({switches} switches): each switch fails the guards of the version tried first."
+            )
+            continue
+        out.append(
+            Finding(
+                WARNING,
+                f"Calls of {frame.label} flip-flop between its versions ({' ↔ '.join(versions[:4])}{' …' if len(versions) > 4 else ''}): {switches} switches in {calls} calls",
+                detail=(
+                    "The calls in order, as run recorded them: " + " → ".join(f"{run[0]} ×{run[1]}" for run in frame.call_order[:12])
+                    + (" → …" if len(frame.call_order) > 12 or frame.call_order_cut else "")
+                    + "\nEach switch is a call whose input fits another version than the call before: the version tried first "
+                    "fails its guards, then the next is checked."
+                ),
+                fix=(
+                    "Make the inputs that alternate the same between calls (the same dtype, or sizes padded to one), or let one "
+                    "version serve both (dynamic shapes: the recompile findings above say which input changes)."
+                ),
+                kind="flip-flop",
+                compile_ids=tuple(versions),
+                where=where(frame.filename, frame.lineno),
+                frames=(frame.name,),
+                cost=f"{NOT_MEASURED}: the guard checks of each switch are not timed",
             )
         )
     return out

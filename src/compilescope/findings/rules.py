@@ -7,8 +7,6 @@ facts support it.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from compilescope.findings import INFO, PROBLEM, WARNING
 from compilescope.findings.before_compile import (
     ended_before_compiling,
@@ -230,7 +228,7 @@ def _compile_time(session: Session) -> list[Finding]:
     total = session.total_compile_time_s
     if not total:
         return []
-    stages: Counter[str] = Counter()
+    stages: dict[str, float] = {}
     for c in session.compiles:
         t = c.time
         for label, value in (
@@ -243,8 +241,8 @@ def _compile_time(session: Session) -> list[Finding]:
             ("loading compiled graphs from the cache", t.from_cache_s),
         ):
             if value:
-                stages[label] += value
-    detail = ", ".join(f"{label} {value:.2f} s" for label, value in stages.most_common() if value >= 0.005)
+                stages[label] = stages.get(label, 0.0) + value
+    detail = ", ".join(f"{label} {value:.2f} s" for label, value in sorted(stages.items(), key=lambda item: -item[1]) if value >= 0.005)
     hits = sum((c.cache.fx_graph_hits or 0) for c in session.compiles)
     misses = sum((c.cache.fx_graph_misses or 0) for c in session.compiles)
     fix = ""

@@ -49,8 +49,7 @@ class TraceHandler(logging.Handler):
         """dynamo_start's stack without the frames of compilescope (and runpy) below the
         program's; a copy: torch's own dict, which other handlers may read, is left as it is."""
         start = metadata.get("dynamo_start")
-        stack = start.get("stack") if isinstance(start, dict) else None
-        if not isinstance(stack, list):
+        if not isinstance(start, dict) or not isinstance(stack := start.get("stack"), list):
             return metadata
         skip = 0
         while skip < len(stack) - 1 and isinstance(stack[skip], dict) and stack[skip].get("filename") in self._ours:
