@@ -166,3 +166,32 @@ def test_reduce_overhead_says_per_graph_whether_cuda_graphs_ran_and_why_not(tmp_
     shown = " ".join(result.stderr.split())
     assert "CUDA graphs: not used: " in shown and "CUDA graphs not used for 1 graph of mixed" in shown
     assert "CUDA graphs: recorded " in shown
+
+
+AUTOTUNED = """
+import torch
+
+model = torch.nn.Sequential(torch.nn.Linear(512, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512)).cuda()
+compiled = torch.compile(model, mode="max-autotune-no-cudagraphs")
+x = torch.randn(64, 512, device="cuda")
+with torch.no_grad():
+    for _ in range(3):
+        compiled(x)
+torch.cuda.synchronize()
+print("ok")
+"""
+
+
+def test_max_autotune_says_what_it_chose_for_each_operation(tmp_path: Path) -> None:
+    (tmp_path / "tuned.py").write_text(AUTOTUNED)
+    result = run_cli("run", "--no-html", "tuned.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    session = compilescope.load(tmp_path / "compilescope-tuned.json")
+    tuned = [t for c in session.compiles for t in c.autotuning]
+    print([(t.op, t.choices, t.best, t.best_ms, t.best_triton, t.best_triton_ms) for t in tuned])
+    # THEN each matrix product autotuned says the kernel chosen among how many choices
+    assert tuned and all(t.choices and t.best and t.best_ms is not None for t in tuned)
+    (finding,) = [f for f in session.explain() if f.kind == "autotuning"]
+    print(finding.title, finding.detail, finding.fix, sep="\n")
+    assert finding.title.startswith(f"max-autotune benchmarked kernels for {len(tuned)} operation")
+    assert "autotuned " in result.stderr and " of " in result.stderr

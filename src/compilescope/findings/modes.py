@@ -62,6 +62,41 @@ def cuda_graph_findings(session: Session) -> list[Finding]:
     return out
 
 
+def autotuning_findings(session: Session) -> list[Finding]:
+    """What max-autotune chose, where torch reported it: per operation, the kernel chosen among
+    how many, and Triton's best where a library kernel won."""
+    tuned = [(f, c, t) for f in session.frames for c in f.compiles for t in c.autotuning]
+    if not tuned:
+        return []
+    library = [t for _, _, t in tuned if t.best and not t.best.startswith("triton")]
+    lines = []
+    for frame, c, t in tuned[:10]:
+        line = f"{frame.label} {c.compile_id} {t.op}: chose {t.best or 'unknown'}"
+        line += f" ({t.best_ms:.4f} ms)" if t.best_ms is not None else ""
+        line += f" of {t.choices} choices" if t.choices is not None else ""
+        if t.best_triton and t.best_triton_ms is not None:
+            line += f"; Triton's best, {t.best_triton}, took {t.best_triton_ms:.4f} ms"
+        lines.append(line)
+    if len(tuned) > 10:
+        lines.append(f"… and {len(tuned) - 10} more")
+    compile_s = sum(c.compile_time_s or 0.0 for _, c in {id(c): (f, c) for f, c, _ in tuned}.values())
+    return [
+        Finding(
+            INFO,
+            f"max-autotune benchmarked kernels for {plural(len(tuned), 'operation')}: a library kernel won {len(library)}, a Triton template {len(tuned) - len(library)}",
+            detail="\n".join(lines),
+            fix=(
+                "Where the library kernel won everywhere, mode=\"max-autotune\" bought nothing for these shapes but its compile time "
+                f"({compile_s:.1f} s for these compiles, with the benchmarking): the default mode picks the library kernel without benchmarking."
+                if not len(tuned) - len(library) else ""
+            ),
+            kind="autotuning",
+            compile_ids=tuple(dict.fromkeys(c.compile_id for _, c, _ in tuned)),
+            frames=tuple(dict.fromkeys(f.name for f, _, _ in tuned)),
+        )
+    ]
+
+
 def _short_reason(reason: str) -> str:
     """torch's reason, once: "skipping cudagraphs due to skipping cudagraphs due to cpu device
     (arg1_1). Found from : ..." -> "cpu device (arg1_1)"."""

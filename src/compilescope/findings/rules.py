@@ -23,7 +23,7 @@ from compilescope.findings.finding import (
     short,
     where,
 )
-from compilescope.findings.modes import cuda_graph_findings
+from compilescope.findings.modes import autotuning_findings, cuda_graph_findings
 from compilescope.findings.payoff import payoff_findings
 from compilescope.findings.recompiles import (
     compiled_calls,
@@ -47,6 +47,7 @@ def findings(session: Session) -> list[Finding]:
     found.extend(breaks)
     found.extend(recompile_findings(session))
     found.extend(cuda_graph_findings(session))
+    found.extend(autotuning_findings(session))
     found.extend(payoff_findings(session))
     for frame in session.frames:
         found.extend(_failures(frame))

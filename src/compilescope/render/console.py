@@ -481,6 +481,13 @@ def _compile(c: Compile, show: set[str]) -> list:
             if c.failure_code:
                 failure.append(f": {_line(c.failure_code)}")
         out.append(failure)
+    for tuned in c.autotuning[:6]:
+        line = Text(f"         autotuned {_line(tuned.op)}: chose {_line(tuned.best or 'unknown')}", style="dim")
+        line.append(f" ({tuned.best_ms:.4f} ms)" if tuned.best_ms is not None else "")
+        line.append(f" of {tuned.choices} choices" if tuned.choices is not None else "")
+        if tuned.best_triton and tuned.best_triton_ms is not None:
+            line.append(f"; Triton's best {_line(tuned.best_triton)} {tuned.best_triton_ms:.4f} ms")
+        out.append(line)
     if c.cudagraphs:
         if c.cudagraph_skip_reason:
             skipped = Text("         CUDA graphs: not used: ", style="yellow")

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from compilescope.session.model import (
+    Autotuning,
     CacheUse,
     CallTimes,
     ChildProcess,
@@ -357,6 +358,9 @@ class _Builder:
             if item is not None and phase in ("B", "E"):
                 item.code_gen.append(stamp)
             return
+        if isinstance(name, str) and name.endswith("_template_autotuning") and phase == "E" and record.compile_id is not None:
+            self._autotuning(record, name.removesuffix("_template_autotuning"), event.get("args"))
+            return
         if name == "automatic_dynamic" and record.compile_id is not None:
             item = self.pending(record)
             args = event.get("args")
@@ -371,6 +375,26 @@ class _Builder:
                         reason=_str(args.get("reason")),
                     )
                 )
+
+    def _autotuning(self, record: Record, op: str, args: Any) -> None:
+        """max-autotune's choice for one operation: torch's autotune_choices_stats (a JSON
+        string) in the timing event's arguments."""
+        stats = args.get("autotune_choices_stats") if isinstance(args, dict) else None
+        data = json_value(stats) if isinstance(stats, str) else stats
+        item = self.pending(record)
+        if item is None or not isinstance(data, dict):
+            return
+        item.compile.autotuning.append(
+            Autotuning(
+                op=op,
+                choices=_int(data.get("num_choices")),
+                triton_choices=_int(data.get("num_triton_choices")),
+                best=_text(data.get("best_kernel")),
+                best_ms=_number(data.get("best_time")),
+                best_triton=_text(data.get("best_triton_kernel")),
+                best_triton_ms=_number(data.get("best_triton_time")),
+            )
+        )
 
     def _on_torch_version(self, record: Record) -> None:
         if record.payload:

@@ -155,6 +155,20 @@ class Kernel:
 
 
 @dataclass
+class Autotuning:
+    """What max-autotune chose for one operation of a graph, as torch's autotuning reported it
+    (its `autotune_choices_stats`, in the `<op>_template_autotuning` timing event)."""
+
+    op: str  # "mm", "addmm", "convolution"
+    choices: int | None = None  # how many were benchmarked
+    triton_choices: int | None = None
+    best: str | None = None  # the kernel chosen: "extern_mm", "triton_mm_5"
+    best_ms: float | None = None  # its benchmarked time
+    best_triton: str | None = None  # the fastest Triton template, where a library kernel won
+    best_triton_ms: float | None = None
+
+
+@dataclass
 class CompileTime:
     """Seconds by stage, from torch's compilation_metrics; None where torch did not say."""
 
@@ -234,6 +248,7 @@ class Compile:
     # How many times torch recorded a CUDA graph for it (its compilation_metrics_runtime
     # records): more than one means re-recordings (new shapes, a new path in the tree)
     cudagraph_recordings: int | None = None
+    autotuning: list[Autotuning] = field(default_factory=list)  # max-autotune's choices, per operation
     time: CompileTime = field(default_factory=CompileTime)
     cache: CacheUse = field(default_factory=CacheUse)
     called_from: list[str] = field(default_factory=list)  # user frames: "file:line in fn"
