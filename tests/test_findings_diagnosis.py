@@ -231,7 +231,10 @@ def test_a_hugging_face_model_trained_with_two_lengths_gets_one_finding_per_caus
     assert lengths.where is not None and lengths.where.endswith("/train.py:11")
     assert lengths.cost_s is not None and lengths.cost_s > 0
     # the break is transformers' logging: said once, with the user's line that leads there
-    assert logging.in_user_code is False and logging.library == "transformers"
+    import transformers
+
+    assert logging.in_user_code is False and logging.library == f"transformers {transformers.__version__}"
+    assert session.environment.libraries and session.environment.libraries["transformers"] == transformers.__version__
     assert "Met while compiling 4 functions" in logging.detail
     assert "Your code leads there from " in logging.detail and logging.where == lengths.where
     assert "torch._dynamo.config.ignore_logging_functions" in logging.fix

@@ -119,7 +119,8 @@ def test_recompile(lesson_run) -> None:
     assert (failed.previous_compile, failed.subject, failed.what) == (first.compile_id, "x", "size mismatch at index 0")
     assert (failed.expected, failed.actual) == ("8", "16")
     # the terminal says it too
-    assert "The size of dimension 0 changed (8 → 16): 1 recompile of forward" in run.stderr
+    assert forward.known_as == "TinyNet.forward"  # the name the lesson's reader knows
+    assert "The size of dimension 0 changed (8 → 16): 1 recompile of TinyNet.forward" in run.stderr
     assert "expected 8, actual 16" in run.stderr
 
     # 8, 16 and 32 rows: two compiles, the second dynamic in dim 0, so 32 reuses it

@@ -73,7 +73,7 @@ def test_recompile_report(browser, tmp_path: Path) -> None:
     view = Opened(browser, html)
     # the report opens on the recompile, the guard that failed, expected vs actual
     text = view.text()
-    assert "The size of dimension 0 changed (8 → 16): 1 recompile of forward" in text
+    assert "The size of dimension 0 changed (8 → 16): 1 recompile of TinyNet.forward" in text
     assert "tensor 'x' size mismatch at index 0. expected 8, actual 16" in text
     assert view.page.inner_text(".guard-failed td.expected") == "8"
     assert view.page.inner_text(".guard-failed td.actual") == "16"
@@ -134,10 +134,13 @@ def test_graph_break_report(browser, tmp_path: Path) -> None:
     assert f"calls this resume function as {called}" in view.page.inner_text("#compile-view .dynamo-code")
     view.page.click(f"#nav-compile-{entry}")
     view.page.click(f"#compile-view a:has-text('{brk.resume_function}')")
-    assert view.page.inner_text("#compile-view h2").startswith(brk.resume_function)
+    resumed = session.frame(brk.resume_function)
+    assert resumed.label == "forward (after line 9)"  # the code after the break, as its reader knows it
+    heading = view.page.inner_text("#compile-view h2")
+    assert heading.startswith(resumed.label) and brk.resume_function in heading  # and Dynamo's name beside it
     assert "continues forward line 9" in view.page.inner_text("#compile-view")
     # the tree mirrors the code: the resume function sits under forward
-    assert view.page.locator("nav li li .frame", has_text=brk.resume_function).count() == 1
+    assert view.page.locator("nav li li .frame", has_text=resumed.label).count() == 1
     view.assert_clean()
 
 

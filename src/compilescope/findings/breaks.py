@@ -67,10 +67,17 @@ def break_findings(session: Session) -> list[Finding]:
                 sites.setdefault((brk.filename, brk.lineno) if brk.filename else (brk.reason,), []).append((frame, c, brk))
     by_name = {f.name: f for f in session.frames}
     torch_version = session.environment.torch
-    return [_finding(met, by_name, torch_version, session.environment.dynamo_config or {}) for met in sites.values()]
+    versions = session.environment.libraries or {}
+    return [_finding(met, by_name, torch_version, session.environment.dynamo_config or {}, versions) for met in sites.values()]
 
 
-def _finding(met: list[tuple[Frame, Compile, GraphBreak]], by_name: dict[str, Frame], torch_version: str | None, settings: dict[str, str]) -> Finding:
+def _finding(
+    met: list[tuple[Frame, Compile, GraphBreak]],
+    by_name: dict[str, Frame],
+    torch_version: str | None,
+    settings: dict[str, str],
+    versions: dict[str, str],
+) -> Finding:
     frame, first, brk = met[0]
     reasons = list(dict.fromkeys(b.reason for _, _, b in met))
     functions = list(dict.fromkeys(f.name for f, _, _ in met))
@@ -82,6 +89,8 @@ def _finding(met: list[tuple[Frame, Compile, GraphBreak]], by_name: dict[str, Fr
     owner = None if own else library(brk.filename)
     if owner == "torch" and torch_version:
         owner = f"torch {torch_version}"
+    elif owner is not None and owner in versions:
+        owner = f"{owner} {versions[owner]}"
     elif owner == "python":
         owner = "Python's standard library"
     deliberate = next((words for pattern, words in _DELIBERATE if brk.filename and pattern.search(brk.filename)), None)

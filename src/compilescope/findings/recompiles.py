@@ -70,12 +70,14 @@ def _without_ids(text: str) -> str:
     return re.sub(r"\s*\(id=0x[0-9a-f]+\)|\bat 0x[0-9a-f]+", "", text)
 
 
-def _chains(met: list[tuple[Frame, Compile, FailedGuard]]) -> dict[int, list[str]]:
+def _chains(met: list[tuple[Frame, Compile, FailedGuard]]) -> dict[tuple[int, str], list[str]]:
     """Per compiled function (by id), the values the changing thing took, in the order torch
     met them: 16 → 24 → 32."""
-    chains: dict[int, list[str]] = {}
-    for frame, _, guard in met:
-        values = chains.setdefault(id(frame), [])
+    chains: dict[tuple[int, str], list[str]] = {}
+    for frame, c, guard in met:
+        # per function, and per frame id: torch numbers a function's code anew after
+        # torch._dynamo.reset(), and a size met again there is not one that came back
+        values = chains.setdefault((id(frame), c.compile_id.lstrip("!").split("/")[0]), [])
         for value in (guard.expected, guard.actual):
             if value is not None and (not values or values[-1] != value):
                 values.append(value)

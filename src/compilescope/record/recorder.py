@@ -62,6 +62,7 @@ def environment(final: bool = False) -> dict[str, Any]:
     # later fork), so only name it once the program itself has started CUDA.
     if final:
         facts["dynamo_config"] = torch_adapter.dynamo_settings()
+        facts["libraries"] = _library_versions()
     if final and torch.cuda.is_available() and torch.cuda.is_initialized():
         device = f"cuda: {torch.cuda.get_device_name()}"
     facts["device"] = device
@@ -69,6 +70,46 @@ def environment(final: bool = False) -> dict[str, Any]:
     if triton is not None:
         facts["triton"] = getattr(triton, "__version__", None)
     return facts
+
+
+def _library_versions(most: int = 300) -> dict[str, str]:
+    """The versions of the top-level packages the program loaded: their `__version__`, read
+    from the module's own dict (a module's __getattr__, which may import, is never called), or,
+    for an installed package without one there (transformers' lazy module), its version in the
+    name of its .dist-info folder (one listing of each site-packages folder; nothing imported)."""
+    found: dict[str, str] = {}
+    missing: dict[str, str] = {}  # name -> the folder it is installed in
+    for name, module in list(sys.modules.items()):
+        if "." in name or name.startswith("_") or len(found) + len(missing) >= most:
+            continue
+        try:
+            namespace = vars(module)
+        except TypeError:  # not a module with a __dict__
+            continue
+        version = namespace.get("__version__")
+        if isinstance(version, str) and len(version) < 100:
+            found[name] = version
+            continue
+        origin = getattr(namespace.get("__spec__"), "origin", None)
+        if isinstance(origin, str) and ("site-packages" in origin or "dist-packages" in origin):
+            folder = origin.split(os.sep + name + os.sep)[0] if (os.sep + name + os.sep) in origin else os.path.dirname(origin)
+            missing[name] = folder
+    listed: dict[str, dict[str, str]] = {}
+    for name, folder in missing.items():
+        if folder not in listed:
+            try:
+                entries = os.listdir(folder)
+            except OSError:
+                entries = []
+            listed[folder] = {
+                entry[: -len(".dist-info")].rsplit("-", 1)[0].lower().replace("-", "_"): entry[: -len(".dist-info")].rsplit("-", 1)[1]
+                for entry in entries
+                if entry.endswith(".dist-info") and "-" in entry
+            }
+        version = listed[folder].get(name.lower())
+        if version:
+            found[name] = version
+    return found
 
 
 def _platform_name() -> str:

@@ -423,9 +423,9 @@ class _Builder:
             value = record.metadata.get(key)
             if value is None:
                 continue
-            if key == "dynamo_config":
+            if key in ("dynamo_config", "libraries"):
                 if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
-                    env.dynamo_config = dict(value)
+                    setattr(env, key, dict(value))
                 else:
                     self.wrong_type(record, key, value, "an object of strings")
             elif key == "threads" and _int(value) is None:

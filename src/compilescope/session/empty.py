@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_ENVIRONMENT = ("python", "torch", "device", "compiler", "platform", "threads", "cuda", "triton", "dynamo_config")
+_ENVIRONMENT = ("python", "torch", "device", "compiler", "platform", "threads", "cuda", "triton", "dynamo_config", "libraries")
 
 
 def session_json(

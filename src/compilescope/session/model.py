@@ -27,6 +27,9 @@ class Environment:
     # a setting this torch lacks is absent. None: not recorded (Dynamo never loaded, a trace
     # from elsewhere).
     dynamo_config: dict[str, str] | None = None
+    # The versions of the top-level packages the program loaded ({"transformers": "5.24.0"}),
+    # as the program ended; None: not recorded
+    libraries: dict[str, str] | None = None
 
 
 @dataclass

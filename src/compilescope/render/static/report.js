@@ -637,7 +637,8 @@
   function compileSection(entry) {
     var c = details(entry), frame = entry.frame;
     var section = el("section", { id: "compile-view" });
-    add(section, el("h2", null, (frame.label || frame.name) + " ", el("span", { "class": "muted" }, c.compile_id), " ", statusBadge(c.status)));
+    var named = frame.label && frame.label !== frame.name ? el("span", { "class": "muted" }, " (" + frame.name + ")") : null;
+    add(section, el("h2", null, (frame.label || frame.name), named, " ", el("span", { "class": "muted" }, c.compile_id), " ", statusBadge(c.status)));
     if (c.left_out) add(section, el("p", { "class": "unknown" }, "The details of this compile (" + plural(c.counts.graphs, "graph") + ", " + plural(c.counts.guards, "guard") + ", " +
       plural(c.counts.kernels, "kernel") + ", " + plural(c.counts.graph_breaks, "graph break") + ") are past this report's size limit: the session's JSON holds them " +
       "(compilescope report SESSION.json --frame " + frame.name + " --show all)."));
