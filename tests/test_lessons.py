@@ -199,4 +199,4 @@ def test_graph_break(lesson_run, tmp_path: Path) -> None:
     stopped = re.search(r"WithIf stopped with (\w+)", run.stdout).group(1)
     failed = [c for c in with_if.compiles if c.status == "failed"]
     assert failed and failed[-1].failure.startswith(f"{stopped}:")
-    assert "Graph break in forward at" in run.stderr and "torch.where" in run.stderr
+    assert "Graph break in WithIf.forward at" in run.stderr and "torch.where" in run.stderr

@@ -95,7 +95,8 @@ def _finding(
         owner = "Python's standard library"
     deliberate = next((words for pattern, words in _DELIBERATE if brk.filename and pattern.search(brk.filename)), None)
 
-    title = f"Graph break in {brk.function or frame.label}" + (f" at {short(site)}" if site else "")
+    shown = frame.known_as if brk.function in (None, frame.name) else brk.function
+    title = f"Graph break in {shown}" + (f" at {short(site)}" if site else "")
     if owner and not deliberate:
         title += f" (in {_owner_words(owner)})"
     lines = []
