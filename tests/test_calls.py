@@ -89,6 +89,9 @@ def test_calls_in_terminal_and_findings(recorded):
     assert "in 1 uncompiled call" in failed.cost
     recompile = next(f for f in session.explain() if f.kind == "recompile" and f.frames == ("f",))
     assert "Calls served: f: 0/0 2, 0/1 104, no compiled code 1 (of 107 calls)" in recompile.detail
+    # branchy's break: the code after it ran in resume functions, 2 + 1 calls of their own
+    branch = next(f for f in session.explain() if f.kind == "graph break" and f.frames and f.frames[0] == "branchy")
+    assert "That code ran in 3 calls of its own (" in branch.detail
 
 
 def test_no_calls_option(tmp_path):

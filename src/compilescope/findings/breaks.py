@@ -114,6 +114,13 @@ def _finding(
         )
     if resumes:
         lines.append(f"The code after it runs as {', '.join(resumes)}, compiled separately.")
+        served = [c.calls for name in resumes if (frame_ := by_name.get(name)) is not None for c in frame_.compiles if c.calls is not None]
+        if served:
+            calls, ms = sum(c.calls for c in served), sum(c.total_ms for c in served)
+            lines.append(
+                f"That code ran in {plural(calls, 'call')} of its own ({ms:.1f} ms, its work included): each is a call "
+                "the program would not make without the break, with its own guard check."
+            )
     if len(labels) > 1:
         lines.append(
             f"Met while compiling {len(labels)} functions ({', '.join(labels)}): Dynamo stops at it in each "
