@@ -15,9 +15,9 @@ from compilescope.findings import INFO, PROBLEM, WARNING
 from compilescope.findings.finding import (
     NOT_MEASURED,
     Finding,
+    code_of,
     listed,
     plural,
-    possessive,
     seconds,
     short,
     where,
@@ -98,7 +98,7 @@ def _finding(
     shown = frame.known_as if brk.function in (None, frame.name) else brk.function
     title = f"Graph break in {shown}" + (f" at {short(site)}" if site else "")
     if owner and not deliberate:
-        title += f" (in {_owner_words(owner)})"
+        title += f" (in {code_of(owner)})"
     lines = []
     for reason in reasons:
         lines.append(reason)
@@ -144,7 +144,7 @@ def _finding(
                 fix += "\nSettings this torch has for it: " + ", ".join(f"torch._dynamo.config.{n}" for n in names) + "."
         level = WARNING
         if not own and owner:
-            fix = (fix + "\n" if fix else "") + f"The break is in {_owner_words(owner, full=True)}: change your call into it"
+            fix = (fix + "\n" if fix else "") + f"The break is in {code_of(owner, full=True)}: change your call into it"
             fix += f" (at {short(where(user_line.user_filename, user_line.user_lineno) or '')})" if user_line else ""
             fix += ", or compile a smaller region that does not reach it."
 
@@ -190,13 +190,6 @@ def _finding(
         cost=cost,
         try_fixes=try_fixes,
     )
-
-
-def _owner_words(owner: str, full: bool = False) -> str:
-    """"torch's code", "transformers' code", "Python's standard library"; `full`: with the version."""
-    if owner.startswith("Python's"):
-        return owner
-    return f"{possessive(owner if full else owner.split()[0])} code"
 
 
 def captured_nothing(session: Session, breaks: list[Finding]) -> list[Finding]:

@@ -56,8 +56,7 @@ class Finding:
             return None
         text = f"Where to act: {short(self.where)}"
         if self.in_user_code is False and self.library:
-            owner = self.library if self.library.startswith("Python's") else f"{possessive(self.library)} code"
-            text += f" (your call into {owner})"
+            text += f" (your call into {code_of(self.library, full=True)})"
         return text
 
     def try_line(self) -> str | None:
@@ -82,6 +81,14 @@ def ranked(found: list[Finding]) -> list[Finding]:
 def possessive(name: str) -> str:
     """"torch's", "transformers'", "Python's standard library's"."""
     return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def code_of(library: str, full: bool = False) -> str:
+    """"torch's code", "transformers' code" ("torch 2.13.0's code" with `full`: the version),
+    "Python's standard library"."""
+    if library.startswith("Python's"):
+        return library
+    return f"{possessive(library if full else library.split()[0])} code"
 
 
 def plural(count: int, word: str, words: str | None = None) -> str:

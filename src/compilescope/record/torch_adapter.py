@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import CodeType
 from typing import Any
 
@@ -195,16 +195,9 @@ def compiling_scope(original: CodeType) -> tuple[dict[str, Any], tuple] | None:
     """The locals and closure cells of the frame Dynamo is compiling `original` in, from inside
     a bytecode hook: convert_frame's `_compile` arguments up the stack; None where that is not
     there (a newer torch). Read only, to name the function (record/generated.py)."""
-    try:
-        frame = sys._getframe(1)
-        while frame is not None:
-            local = frame.f_locals
-            if frame.f_code.co_name == "_compile" and local.get("code") is original:
-                scope, closure = local.get("locals"), local.get("closure")
-                return (scope if isinstance(scope, dict) else {}, closure if isinstance(closure, tuple) else ())
-            frame = frame.f_back
-    except Exception:
-        pass
+    for local in _compiling_frames(original, ("_compile",)):
+        scope, closure = local.get("locals"), local.get("closure")
+        return (scope if isinstance(scope, dict) else {}, closure if isinstance(closure, tuple) else ())
     return None
 
 
@@ -213,13 +206,21 @@ def compiling_globals(original: CodeType) -> dict[str, Any] | None:
     where it installs the names its code calls (`__resume_at_*`, `__compiled_fn_*`). Found as
     the `globals` argument of convert_frame's `_compile` up the stack; None where that is not
     there (a newer torch)."""
+    for local in _compiling_frames(original, ("_compile", "_compile_inner")):
+        if isinstance(local.get("globals"), dict):
+            return local["globals"]
+    return None
+
+
+def _compiling_frames(original: CodeType, functions: tuple[str, ...]) -> Iterator[dict[str, Any]]:
+    """The locals of each frame up the stack of convert_frame's `functions` that is compiling
+    `original` (its `code` argument), nearest first; none where the stack cannot be read."""
     try:
-        frame = sys._getframe(1)
+        frame = sys._getframe(2)
         while frame is not None:
             local = frame.f_locals
-            if frame.f_code.co_name in ("_compile", "_compile_inner") and local.get("code") is original and isinstance(local.get("globals"), dict):
-                return local["globals"]
+            if frame.f_code.co_name in functions and local.get("code") is original:
+                yield local
             frame = frame.f_back
     except Exception:
-        pass
-    return None
+        return
