@@ -22,6 +22,7 @@ from compilescope.findings.finding import (
     short,
     where,
 )
+from compilescope.findings.recompiles import carried_over_a_break
 from compilescope.session.model import Compile, Frame, GraphBreak, Session
 from compilescope.session.places import is_user_code, library
 
@@ -121,6 +122,7 @@ def _finding(
                 f"That code ran in {plural(calls, 'call')} of its own ({ms:.1f} ms, its work included): each is a call "
                 "the program would not make without the break, with its own guard check."
             )
+        lines.extend(_values_carried_over([by_name[name] for name in resumes if name in by_name]))
     if len(labels) > 1:
         lines.append(
             f"Met while compiling {len(labels)} functions ({', '.join(labels)}): Dynamo stops at it in each "
@@ -190,6 +192,24 @@ def _finding(
         cost=cost,
         try_fixes=try_fixes,
     )
+
+
+def _values_carried_over(resumed: list[Frame]) -> list[str]:
+    """The recompiles of the code after the break because a value the break's line computed
+    (an `.item()`) reached it as a Python number and was compiled in as a constant."""
+    met = [(f, c, g) for f in resumed for c in f.compiles if c.failed_guards and carried_over_a_break(f, g := c.failed_guards[0])]
+    if not met:
+        return []
+    constants = list(dict.fromkeys(g.expected for _, _, g in met if g.expected is not None))
+    became_symbolic = any(d.source and "___stack" in d.source for f, _, _ in met for c in f.compiles for d in c.dynamic)
+    text = (
+        f"The value this line computed reaches the code after it as a Python number, and torch compiled it in as a constant "
+        f"({listed(constants, 3)}): a new value compiled that code again, {plural(len(met), 'recompile')} "
+        f"({', '.join(c.compile_id for _, c, _ in met)})."
+    )
+    if became_symbolic:
+        text += " torch then made the value symbolic, so later values reuse one version."
+    return [text + " Removing the break removes these recompiles too."]
 
 
 def captured_nothing(session: Session, breaks: list[Finding]) -> list[Finding]:

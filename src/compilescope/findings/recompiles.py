@@ -30,6 +30,14 @@ def is_limit_refusal(c: Compile) -> bool:
     return "recompile limit" in text or "recompile_limit" in text or "cache_size_limit" in text or "cache size limit" in text
 
 
+def carried_over_a_break(frame: Frame, guard: FailedGuard) -> bool:
+    """A value guard on `___stack0`-like names in a resume function: the value the line before a
+    graph break computed (an `.item()`, a Python number) handed to the code after the break,
+    where torch compiled it in as a constant. The break is its cause: the break's finding says
+    it (findings/breaks.py), so no finding of its own names Dynamo's internal variable."""
+    return frame.is_resume and guard.what == "value changed" and (guard.subject or "").startswith("___stack")
+
+
 @dataclass
 class _Cause:
     key: tuple
@@ -44,6 +52,8 @@ def recompile_findings(session: Session) -> list[Finding]:
             if not c.recompile_reason or is_limit_refusal(c):
                 continue
             guard = c.failed_guards[0] if c.failed_guards else FailedGuard(text="; ".join(c.recompile_reason))
+            if carried_over_a_break(frame, guard):
+                continue
             key = _cause_key(frame, guard)
             causes.setdefault(key, _Cause(key, guard)).met.append((frame, c, guard))
     found = {key: _finding(cause, session) for key, cause in causes.items()}
@@ -319,7 +329,7 @@ def _limits(session: Session, causes: dict[tuple, _Cause], found: dict[tuple, Fi
         if eager is not None and run_s is not None:
             costs.append(f"{seconds(run_s)} in {plural(eager.calls, 'uncompiled call')}")
         known = [value for value in (compile_s, run_s) if value is not None]
-        own = [key for key, cause in causes.items() if any(f is frame for f, _, _ in cause.met)]
+        own = [key for key, cause in causes.items() if key in found and any(f is frame for f, _, _ in cause.met)]
         if own:  # the cause's finding says the limit, and carries its cost
             led = found[own[0]]
             led.level = PROBLEM
@@ -371,7 +381,7 @@ def _flip_flops_in_calls(session: Session, causes: dict[tuple, _Cause], found: d
         if returns < switches // 2:
             continue
         calls = sum(int(run[1]) for run in frame.call_order if run and run[0] != "no compiled code" and isinstance(run[1], int))
-        own = [key for key, cause in causes.items() if any(f is frame for f, _, _ in cause.met)]
+        own = [key for key, cause in causes.items() if key in found and any(f is frame for f, _, _ in cause.met)]
         if own:
             led = found[own[0]]
             led.title += f"; calls flip-flop between its versions ({switches} switches in {calls} calls)"

@@ -553,6 +553,8 @@ class _Builder:
             c.recompile_reason = [m["recompile_reason"]]
             from compilescope.session.breaks import parse_recompile_reasons
             c.failed_guards = parse_recompile_reasons(c.recompile_reason)
+        for guard in c.failed_guards:
+            guard.filename = _full_path(guard.filename, item.frame_key[0])
         if m.get("fail_type"):
             reason = _text(m.get("fail_reason")) or ""
             reason = reason.strip()
@@ -617,6 +619,7 @@ class _Builder:
         if data.get("unavailable"):
             self.session.decompiled = str(data["unavailable"])
             return
+        self._hook_failures(data)
         seconds = _number(data.get("decompile_s"))
         self.session.decompiled = f"decompiled when the run ended, in {seconds:.2f} s" if seconds is not None else "decompiled"
         # Keyed without the restart attempt ("3/0_1" -> "3/0"): inside the bytecode hook torch
@@ -647,6 +650,11 @@ class _Builder:
                 frame.qualname = _text(version.get("qualname"))
                 frame.wraps = _text(version.get("wraps"))
 
+    def _hook_failures(self, data: dict[str, Any]) -> None:
+        """What a hook of ours said failed inside torch's compile (record/hook_failures.py)."""
+        failures = [_short(f) for f in _list(data.get("failures")) if isinstance(f, str)][: LIMIT_HOOK_FAILURES + 1]
+        self.session.capture_problems.extend(failures)
+
     def _apply_calls(self) -> None:
         """Put the calls each version served (compilescope's own record) on its Compile, and the
         calls that ran no compiled code, and their order, on the Frame."""
@@ -656,6 +664,7 @@ class _Builder:
         if data.get("unavailable"):
             self.session.calls_recorded = str(data["unavailable"])
             return
+        self._hook_failures(data)
         method = data.get("method")
         self.session.calls_recorded = method if isinstance(method, str) and method else "recorded"
         for version in _list(data.get("versions")):
@@ -818,6 +827,16 @@ _CUDAGRAPHS = re.compile(r'"triton\.cudagraphs":\s*(true|false)')
 _RAISED = re.compile(r"got (?P<error>\w+(?:Error|Exception))\((?P<quote>['\"])(?P<message>.*?)(?P=quote)\)", re.S)
 
 
+def _full_path(shortened: str | None, known: str | None) -> str | None:
+    """torch writes a guard's place with torch.utils._traceback.shorten_filename, which cuts the
+    path at its common prefix with torch's folder (and, when that prefix is only "/", one
+    character too many: "/tmp/t.py" becomes "mp/t.py"). Where the compiled function's own file
+    ends with that text, it is the full path; otherwise torch's text stays as it is."""
+    if shortened and known and not shortened.startswith("/") and known.endswith(shortened):
+        return known
+    return shortened
+
+
 def _failure_summary(reason: str) -> str:
     """torch's first line of a failed compile's reason, with the error it met where the first
     line only names its kind: "RuntimeError when making fake tensor call" holds, further down,
@@ -968,6 +987,9 @@ def _a(value: Any) -> str:
     if isinstance(value, (bool, int, float)):
         return f"{names[type(value)]} ({_short(str(value), 40)})"
     return names.get(type(value), type(value).__name__)
+
+
+LIMIT_HOOK_FAILURES = 5  # as record/hook_failures.py keeps, and one line for how many in all
 
 
 def _short(text: str, limit: int = 200) -> str:
