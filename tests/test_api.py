@@ -124,3 +124,46 @@ def test_explain_compiles_again_what_the_process_compiled_before() -> None:
     assert first.compiles[0].graphs[0].ops == second.compiles[0].graphs[0].ops
     assert second.compiles[0].recompile_reason is None
     assert not [f for f in second.explain() if f.kind == "recompile"]
+
+
+def test_a_value_carried_over_a_break_is_said_with_the_break() -> None:
+    # GIVEN the README's quickstart pattern: an `.item()` decides an `if`, and its value differs per call
+    def gate(x):
+        y = torch.relu(x)
+        if y.mean().item() > 0.5:
+            y = y * 0.5
+        return torch.tanh(y)
+
+    compiled = torch.compile(gate, backend="eager")
+    with compilescope.capture() as session:
+        for shift in (1.0, 2.0, 3.0):
+            compiled(torch.ones(8) * shift)
+    # THEN the code after the break was compiled again for the value (torch's guard on `___stack0`)
+    (resume,) = [f for f in session.frames if f.is_resume]
+    assert any(g.subject == "___stack0" for c in resume.compiles for g in c.failed_guards)
+    # AND the break's finding says it, in the user's words; no finding names Dynamo's variable
+    text = str(session)
+    advice = " ".join(text.split("Compiled functions")[0].split())  # (the facts below quote torch's guard as it is)
+    assert "What to look at" in advice and "___stack" not in advice, advice
+    assert "The value this line computed reaches the code after it as a Python number" in advice
+    assert "Removing the break removes these recompiles too." in advice
+
+
+def test_a_hook_that_fails_inside_a_compile_says_what_and_where() -> None:
+    # GIVEN compilescope's code-reading hook, called as Dynamo calls it, with a transformed code it
+    # cannot read (it must not raise into torch's compile)
+    from compilescope.record.generated import GeneratedCodeRecorder
+
+    def forward(x):
+        return x + 1
+
+    recorder = GeneratedCodeRecorder()
+    assert recorder._on_new_code(forward.__code__, None) is None  # type: ignore[arg-type]
+    assert recorder._on_new_code(forward.__code__, None) is None  # type: ignore[arg-type]
+    # THEN its record says what failed, for which version, the error and where, once, and how often
+    facts = recorder.facts()
+    assert facts["failed"] == 2
+    first, total = facts["failures"]
+    assert first.startswith("reading Dynamo's code back for unknown (forward) failed: AttributeError: ")
+    assert "(generated.py:" in first and "in _on_new_code)" in first
+    assert total == "reading Dynamo's code back failed 2 times in all"

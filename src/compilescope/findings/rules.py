@@ -63,6 +63,20 @@ def findings(session: Session) -> list[Finding]:
                 kind="unreadable trace",
             )
         )
+    if session.capture_problems:
+        found.append(
+            Finding(
+                WARNING,
+                "compilescope could not record everything for this run",
+                detail="\n".join(session.capture_problems),
+                fix=(
+                    "Your program ran and compiled as usual: these hooks of compilescope's failed inside torch's compile "
+                    "and recorded nothing for the versions named, so their calls or code are missing here. Please report "
+                    "it with these lines and your torch version."
+                ),
+                kind="recording failed",
+            )
+        )
     if session.rank is not None:
         for finding in found:
             finding.ranks = (session.rank,)

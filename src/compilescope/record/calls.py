@@ -25,6 +25,7 @@ from collections.abc import Callable
 from types import CodeType
 from typing import Any
 
+from compilescope.record.hook_failures import HookFailures
 from compilescope.trace.reader import CompileId
 
 # Per-call times are kept for at most this many calls of each version (every call, then every
@@ -100,6 +101,7 @@ class CallRecorder:
 
     def __init__(self) -> None:
         self.unavailable: str | None = None
+        self.failures = HookFailures("counting calls")
         self._tool: int | None = None
         self._hook_handle: Any = None
         # Keyed by id(code): a code object's own hash and == walk its bytecode and constants,
@@ -187,6 +189,7 @@ class CallRecorder:
 
     # ---- Dynamo's hook: runs inside the compile, before the new code's first call ---------------
     def _on_new_code(self, original: CodeType, transformed: CodeType) -> None:
+        label = f"a compiled version of {getattr(original, 'co_name', '?')}"
         try:
             from compilescope.record import torch_adapter
 
@@ -198,9 +201,8 @@ class CallRecorder:
                 order = self._order.setdefault(frame, [[None, 0]])  # a first run that matches nothing
                 self._watch(transformed, _Watched(label, compile_id, frame, order))
                 self._watch(original, _Watched(EAGER, None, frame, order))
-        except Exception:
-            # Counting calls is a bonus: never let it fail a compile.
-            pass
+        except Exception as error:  # counting calls is a bonus: never let it fail a compile, but say so
+            self.failures.add(error, f"{label} ({getattr(original, 'co_name', '?')})")
         return None  # keep Dynamo's code
 
     def _watch(self, code: CodeType, watched: _Watched) -> None:
@@ -289,4 +291,5 @@ class CallRecorder:
                 {"frame": list(frame), "runs": [[w.label, n] for w, n in runs[1:]], "cut": frame in self._order_cut}
                 for frame, runs in list(self._order.items())
             ],
+            **self.failures.facts(),
         }

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
 
+from compilescope.record.hook_failures import HookFailures
 from compilescope.trace.reader import CompileId
 
 _RESUME_GLOBAL = re.compile(r"^__resume_at_\d+_\d+$")
@@ -37,6 +38,7 @@ class _Generated:
 class GeneratedCodeRecorder:
     def __init__(self) -> None:
         self.unavailable: str | None = None
+        self.failures = HookFailures("reading Dynamo's code back")
         self._generated: list[_Generated] = []
         # id(a resume function's code) -> the global names it is installed under: Dynamo reuses
         # one resume function for the same break in every version, under a new name each time
@@ -60,6 +62,7 @@ class GeneratedCodeRecorder:
             self._handle = None
 
     def _on_new_code(self, original: CodeType, transformed: CodeType) -> None:
+        label = f"a compiled version of {getattr(original, 'co_name', '?')}"
         try:
             from compilescope.record import torch_adapter
 
@@ -79,8 +82,8 @@ class GeneratedCodeRecorder:
             qualname, wraps = _names(original, torch_adapter.compiling_scope(original))
             with self._lock:
                 self._generated.append(_Generated(label, original, transformed, resumes, qualname, wraps))
-        except Exception:
-            pass  # reading the code back is a bonus: never let it fail a compile
+        except Exception as error:  # reading the code back is a bonus: never let it fail a compile,
+            self.failures.add(error, f"{label} ({getattr(original, 'co_name', '?')})")  # but say so
         return None  # keep Dynamo's code
 
     def facts(self) -> dict[str, Any]:
@@ -111,7 +114,7 @@ class GeneratedCodeRecorder:
                 "qualname": item.qualname,
                 "wraps": item.wraps,
             })
-        return {"versions": versions, "decompile_s": time.perf_counter() - started}
+        return {"versions": versions, "decompile_s": time.perf_counter() - started, **self.failures.facts()}
 
 
 def _names(code: CodeType, scope: tuple[dict[str, Any], tuple] | None) -> tuple[str | None, str | None]:

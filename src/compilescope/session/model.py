@@ -456,6 +456,9 @@ class Session:
     # What `compilescope run --try` set before the program compiled (record/fixes.py's words);
     # None: nothing was set
     fixes: list[str] | None = None
+    # compilescope's own hooks inside torch's compile that failed (they never fail the compile):
+    # "counting calls for 0/1 (forward) failed: KeyError: 'x' (calls.py:197 in _on_new_code)"
+    capture_problems: list[str] = field(default_factory=list)
 
     # ---- derived views, not stored -------------------------------------------------------
     @property
