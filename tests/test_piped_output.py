@@ -147,7 +147,7 @@ def benched(verdict: bool = True) -> Session:
         eager_ms=1.234, eager_iqr_ms=[1.2, 1.3], compiled_ms=0.8, compiled_iqr_ms=[0.79, 0.82], speedup=1.54,
         first_call_cold_s=13.21, first_call_warm_s=1.02, break_even_calls=28_000, runs=40, warmup=3, threads=2,
         timer="time.perf_counter", peak_memory_mb=120, memory_kind="RSS", accuracy="pass",
-        kernels=KERNELS, profiled_calls=12,
+        profile=Profile(config="inductor/max-autotune-no-cudagraphs/training", kernels=KERNELS, profiled_calls=12),
     )
     if verdict:
         measured.verdict = "too noisy to say"

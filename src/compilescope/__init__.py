@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
     from compilescope.session.model import Session
 
-__version__ = "0.1.0"
+from compilescope import _views  # noqa: F401  (registers the Session's views: session/views.py)
+from compilescope._version import __version__
+
 __all__ = ["Session", "bench", "capture", "decompile", "explain", "load", "load_all", "__version__"]
 
 
@@ -71,37 +73,9 @@ def load_all(path: str | Path) -> list[Session]:
     (one session per rank's log). A file from elsewhere is checked before use: anything but a
     regular file or a folder is refused (trace.reader.UnreadableInput), and a session's values
     are checked against the model (session.jsonio.SessionFormatError)."""
-    return [session for session, _ in _read_all(path)]
+    from compilescope.session.loading import load_all as load_sessions
 
-
-def _read_all(path: str | Path) -> list[tuple[Session, int | None]]:
-    """Each session at `path`, with the number of records its trace held (None: a saved session)."""
-    from pathlib import Path
-
-    from compilescope.trace.reader import check_input, open_trace
-
-    target = Path(path)
-    if not target.exists():
-        raise FileNotFoundError(f"{path}: no such file or folder")
-    check_input(target)  # a pipe or a device: refused before it is opened
-    if target.is_file():
-        with open_trace(target) as handle:
-            is_json = handle.read(64).lstrip().startswith("{")
-        if is_json:
-            from compilescope.session.jsonio import loads
-
-            with open_trace(target, errors="strict") as handle:
-                return [(loads(handle.read()), None)]
-    from compilescope.session.build import read_traces
-
-    reads = read_traces(target)
-    for read in reads:
-        session = read.session
-        if session.program is None:
-            from compilescope.session.model import Program
-
-            session.program = Program(kind="trace", target=str(session.trace_files[0] if session.trace_files else path))
-    return [(read.session, read.records) for read in reads]
+    return load_sessions(path)
 
 
 def __getattr__(name: str) -> Any:

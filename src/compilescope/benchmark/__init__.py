@@ -30,6 +30,7 @@ from compilescope.session.model import (
     BenchConditions,
     Benchmark,
     KernelTime,
+    Profile,
     Program,
     Session,
     error_summary,
@@ -124,14 +125,17 @@ def _add_profile(bench: Benchmark, profiled: dict[str, Any]) -> None:
     if not profiled:
         return
     if "error" in profiled:
-        bench.profile_error = profiled["error"]
+        bench.profile = Profile(config=bench.config, profile_error=profiled["error"])
         return
-    bench.kernels = [KernelTime(**k) for k in profiled.get("kernels", [])]
-    bench.profiled_calls = profiled.get("profiled_calls")
-    bench.compiled_regions = profiled.get("compiled_regions", {})
-    bench.peak_copy_gbps = profiled.get("peak_copy_gbps")
-    bench.peak_matmul_tflops = profiled.get("peak_matmul_tflops")
-    bench.profile_notes = profiled.get("profile_notes", [])
+    bench.profile = Profile(
+        config=bench.config,
+        kernels=[KernelTime(**k) for k in profiled.get("kernels", [])],
+        profiled_calls=profiled.get("profiled_calls"),
+        compiled_regions=profiled.get("compiled_regions", {}),
+        peak_copy_gbps=profiled.get("peak_copy_gbps"),
+        peak_matmul_tflops=profiled.get("peak_matmul_tflops"),
+        profile_notes=profiled.get("profile_notes", []),
+    )
 
 
 @dataclass

@@ -54,8 +54,7 @@ def profile_config(make: Callable[[], tuple[Any, tuple]], config: Config, runs: 
     if isinstance(model, torch.nn.Module):
         model.train(config.training)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3) if config.training else None
-    options = {} if config.mode == "default" else {"mode": config.mode}
-    compiled = torch.compile(model, backend=config.backend, **options)
+    compiled = torch.compile(model, backend=config.backend, mode=None if config.mode == "default" else config.mode)
     step = _step(compiled, optimizer, inputs, config.training)
     cuda = config.device.startswith("cuda") and torch.cuda.is_available()
     with capture(label=f"bench --profile {config.label}") as session:

@@ -11,7 +11,7 @@ import importlib
 import os
 import sys
 
-from compilescope import __version__
+from compilescope._version import __version__
 from compilescope.cli.errors import CommandError
 from compilescope.outputs import OutputError
 

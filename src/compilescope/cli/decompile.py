@@ -37,24 +37,25 @@ class DecompileCommand:
     def run(self, args: argparse.Namespace) -> int:
         target = Path(args.target)
         # (a saved session: whatever is there but a folder, so that a pipe named x.json is refused, not run)
-        if not args.module and target.suffix in (".json", ".log") and os.path.lexists(target) and not target.is_dir():
+        if not args.module and target.name.endswith((".json", ".log", ".log.gz")) and os.path.lexists(target) and not target.is_dir():
             if args.args:
                 raise CommandError(f"{args.target} is a saved session: it takes no program arguments")
             return self._from_saved(target, Path(args.out or f"compilescope-{_stem(target)}-decompiled"))
-        from compilescope.cli.run import RunCommand
+        from compilescope.cli.run import run_program
+        from compilescope.cli.run_options import RunOptions
 
         name = args.target.rsplit(".", 1)[-1] if args.module else target.stem
-        run_args = argparse.Namespace(
-            module=args.module, target=args.target, args=args.args, json=None, trace=None, html=None,
-            no_html=True, no_save=True, profile=False, no_calls=True, no_children=True, show="", frame=None, all_frames=False,
-            decompile=args.out or f"compilescope-{name}-decompiled", explanation=False,
+        return run_program(
+            RunOptions(
+                args.target, args.args, module=args.module, no_html=True, no_save=True, no_calls=True, no_children=True,
+                decompile=args.out or f"compilescope-{name}-decompiled", explanation=False,
+            )
         )
-        return RunCommand().run(run_args)
 
     def _from_saved(self, path: Path, out: Path) -> int:
-        from compilescope import load_all
         from compilescope.render.text import escape_control
         from compilescope.session.jsonio import SessionFormatError
+        from compilescope.session.loading import load_all
         from compilescope.trace.reader import UnreadableInput
 
         # (error lines are escaped once, by cli.main: they may repeat a path from elsewhere)

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any, TextIO
 
+    from compilescope.cli.run_options import RunOptions
     from compilescope.session.model import Session
 
 
@@ -26,7 +27,7 @@ def add_view_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", dest="all_frames", action="store_true", help="list every compiled function (default: the first 25)")
 
 
-def view_options(args: argparse.Namespace) -> dict[str, Any]:
+def view_options(args: argparse.Namespace | RunOptions) -> dict[str, Any]:
     show = [item.strip() for item in (args.show or "").split(",") if item.strip()]
     unknown = [item for item in show if item not in DETAILS and item != "all"]
     if unknown:

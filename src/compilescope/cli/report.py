@@ -37,12 +37,12 @@ class ReportCommand:
         add_view_options(parser)
 
     def run(self, args: argparse.Namespace) -> int:
-        from compilescope import _read_all
         from compilescope.findings.rules import findings
         from compilescope.outputs import absolute, check_writable
         from compilescope.render.console import console_for, printable, rank_summary
         from compilescope.render.text import escape_control, one_line
         from compilescope.session.jsonio import SessionFormatError
+        from compilescope.session.loading import read_all
         from compilescope.trace.reader import UnreadableInput
 
         options = view_options(args)
@@ -56,7 +56,7 @@ class ReportCommand:
             if not os.path.lexists(path):
                 raise CommandError(f"no such file or folder: {name}")
             try:
-                loaded.extend(_read_all(path))
+                loaded.extend(read_all(path))
             except (SessionFormatError, UnreadableInput) as error:
                 raise CommandError(str(error) if isinstance(error, UnreadableInput) else f"{name}: {error}") from None
             except FileNotFoundError as error:

@@ -14,6 +14,7 @@ import types
 
 from compilescope.cli.errors import CommandError
 from compilescope.cli.options import add_view_options, print_session, view_options
+from compilescope.cli.run_options import RunOptions
 from compilescope.cli.run_outputs import OutputPlan
 from compilescope.outputs import OutputError, absolute, stem_and_suffix
 from compilescope.session import error_summary
@@ -86,97 +87,103 @@ class RunCommand:
         parser.add_argument("target", metavar="script.py | module", help="the program to run")
         parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the program")
 
-    def run(self, args: argparse.Namespace) -> int:
-        if getattr(args, "try_fixes", None):
-            from compilescope.cli.run_try import run_with_fixes
+    def run(self, parsed: argparse.Namespace) -> int:
+        return run_program(RunOptions.from_command_line(parsed))
 
-            return run_with_fixes(args)
-        fixes = _parsed_fixes(getattr(args, "apply_fixes", None) or [])
-        # Our own copy of stderr, taken before the program runs: the explanation still reaches
-        # the terminal if the program closes or replaces sys.stderr.
-        stream = _own_stderr()
-        program = _Launch(args)
-        plan = OutputPlan.of(args, program)
-        decompile_dir = None
-        if getattr(args, "decompile", None) is not None:
-            from pathlib import Path
 
-            from compilescope.cli.decompile import check_output_folder
+def run_program(args: RunOptions) -> int:
+    """Run the program as `args` says and explain it (run, decompile and run --try come here);
+    the program's exit status."""
+    if args.try_fixes:
+        from compilescope.cli.run_try import run_with_fixes
 
-            decompile_dir = Path(absolute(args.decompile))
-            check_output_folder(decompile_dir)
+        return run_with_fixes(args)
+    fixes = _parsed_fixes(args.apply_fixes)
+    # Our own copy of stderr, taken before the program runs: the explanation still reaches
+    # the terminal if the program closes or replaces sys.stderr.
+    stream = _own_stderr()
+    program = _Launch(args)
+    plan = OutputPlan.of(args, program)
+    decompile_dir = None
+    if args.decompile is not None:
+        from pathlib import Path
 
-        from compilescope.record.recorder import Capture
+        from compilescope.cli.decompile import check_output_folder
 
-        profiler = None
-        if args.profile:
-            from compilescope.benchmark.profile import RunProfiler
+        decompile_dir = Path(absolute(args.decompile))
+        check_output_folder(decompile_dir)
 
-            profiler = RunProfiler()
+    from compilescope.record.recorder import Capture
+
+    profiler = None
+    if args.profile:
+        from compilescope.benchmark.profile import RunProfiler
+
+        profiler = RunProfiler()
+    try:
+        recorder = Capture(plan.trace, wait_for_torch=True, on_attach=profiler.start if profiler else None, record_calls=not args.no_calls, fixes=fixes)
+    except OutputError as error:
+        raise CommandError(str(error)) from None
+    children = None
+    if not args.no_children:
+        from compilescope.record.children import FollowChildren
+
+        children = FollowChildren(plan.children_folder, plan.children_base, record_calls=not args.no_calls)
         try:
-            recorder = Capture(plan.trace, wait_for_torch=True, on_attach=profiler.start if profiler else None, record_calls=not args.no_calls, fixes=fixes)
-        except OutputError as error:
-            raise CommandError(str(error)) from None
-        children = None
-        if not getattr(args, "no_children", True):
-            from compilescope.record.children import FollowChildren
+            children.start(recorder)
+        except OSError as error:  # no registry (a full or read-only temporary folder)
+            print(f"compilescope: the program's child processes are not followed: {error}", file=stream)
+            children = None
 
-            children = FollowChildren(plan.children_folder, plan.children_base, record_calls=not args.no_calls)
-            try:
-                children.start(recorder)
-            except OSError as error:  # no registry (a full or read-only temporary folder)
-                print(f"compilescope: the program's child processes are not followed: {error}", file=stream)
-                children = None
-
-        # Everything made so far (compilescope's modules, argparse's: thousands of objects) lives
-        # until the end: move it out of the garbage collector's view, so that the program's
-        # collections see what they see under python. Without this, `import torch` ran one more
-        # full collection than under python (3 instead of 2, ~0.1 s on 2 cores; docs/cli.md).
-        gc.freeze()
-        pid, started = os.getpid(), time.perf_counter()
-        exit_status, exception, interrupted = program.run()
-        wall = time.perf_counter() - started
-        if os.getpid() != pid:
-            # A process the program forked that went on to the program's end: it is a child
-            # (its own trace is finished at its exit); the outputs are the parent's to write.
-            return exit_status
-        _flush_streams()
-        # The program is done: its objects (torch's, a million and more) move out of the
-        # collector's view while we build and write, so that a full collection our own work
-        # triggers does not scan them all (~85 ms on 2 cores); they are back in it before we
-        # return, so that the interpreter's exit collects as it would under python.
-        gc.freeze()
-        try:
-            record = {"kind": program.kind, "target": program.target, "argv": list(args.args), "exit_status": exit_status, "exception": exception, "wall_time_s": wall}
-            recorder.record_program(record)
-            found: list[Any] | None = None
-            if children is not None:
-                try:
-                    found = children.finish()
-                except Exception as error:  # never let our bookkeeping change how the run ends
-                    print(f"compilescope: the program's child processes could not be listed: {error_summary(error)}", file=stream)
-                    found = []
-                if plan.json is None:  # --no-save: the children's traces were temporary
-                    plan.forget_temporary()
-                    for item in found:
-                        item.trace = None
-                recorder.record_children(found)
-            if "torch" not in sys.modules and not found and profiler is None and decompile_dir is None and not _rank() and not plan.report_wanted(args):
-                saved = _explain_without_torch(recorder, record, plan, found, args, stream)
-            else:
-                saved = _explain(recorder, record, plan, profiler, decompile_dir, args, stream)
-            if saved:
-                print(saved, file=stream)
-        finally:
-            gc.unfreeze()
-        if stream is not sys.stderr:
-            stream.close()
-        if interrupted:
-            _die_by_sigint()
+    # Everything made so far (compilescope's modules, argparse's: thousands of objects) lives
+    # until the end: move it out of the garbage collector's view, so that the program's
+    # collections see what they see under python. Without this, `import torch` ran one more
+    # full collection than under python (3 instead of 2, ~0.1 s on 2 cores; docs/cli.md).
+    gc.freeze()
+    pid, started = os.getpid(), time.perf_counter()
+    exit_status, exception, interrupted = program.run()
+    wall = time.perf_counter() - started
+    if os.getpid() != pid:
+        # A process the program forked that went on to the program's end: it is a child
+        # (its own trace is finished at its exit); the outputs are the parent's to write.
         return exit_status
+    _flush_streams()
+    # The program is done: its objects (torch's, a million and more) move out of the
+    # collector's view while we build and write, so that a full collection our own work
+    # triggers does not scan them all (~85 ms on 2 cores); they are back in it before we
+    # return, so that the interpreter's exit collects as it would under python.
+    gc.freeze()
+    try:
+        record = {"kind": program.kind, "target": program.target, "argv": list(args.args), "exit_status": exit_status, "exception": exception, "wall_time_s": wall}
+        recorder.record_program(record)
+        found: list[Any] | None = None
+        if children is not None:
+            try:
+                found = children.finish()
+            except Exception as error:  # never let our bookkeeping change how the run ends
+                print(f"compilescope: the program's child processes could not be listed: {error_summary(error)}", file=stream)
+                found = []
+            if plan.json is None:  # --no-save: the children's traces were temporary
+                plan.forget_temporary()
+                for item in found:
+                    item.trace = None
+            recorder.record_children(found)
+        if "torch" not in sys.modules and not found and profiler is None and decompile_dir is None and not _rank() and not plan.report_wanted(args):
+            saved = _explain_without_torch(recorder, record, plan, found, args, stream)
+        else:
+            saved = _explain(recorder, record, plan, profiler, decompile_dir, args, stream)
+        if saved:
+            print(saved, file=stream)
+    finally:
+        gc.unfreeze()
+    if stream is not sys.stderr:
+        stream.close()
+    if interrupted:
+        _die_by_sigint()
+    return exit_status
 
 
-def _explain(recorder: Any, record: dict[str, Any], plan: OutputPlan, profiler: Any, decompile_dir: Any, args: argparse.Namespace, stream: TextIO) -> str:
+def _explain(recorder: Any, record: dict[str, Any], plan: OutputPlan, profiler: Any, decompile_dir: Any, args: RunOptions, stream: TextIO) -> str:
     """Build the session from the trace, save it and the report, and print the explanation;
     what to tell the user about the files."""
     from compilescope.session.model import Program
@@ -203,7 +210,7 @@ def _explain(recorder: Any, record: dict[str, Any], plan: OutputPlan, profiler: 
     found = session.explain()  # once, for the session's JSON, the report and the terminal
     found = _with_children_findings(session, found)
     saved = plan.save(session, stream, found)
-    if getattr(args, "explanation", True):
+    if args.explanation:
         if session.rank:  # under a launcher, rank 0 explains; the others say one line each
             from compilescope.render.console import brief
 
@@ -214,7 +221,7 @@ def _explain(recorder: Any, record: dict[str, Any], plan: OutputPlan, profiler: 
         from compilescope.cli.decompile import write_decompiled
 
         try:
-            print(write_decompiled(session, decompile_dir, shown=args.decompile.rstrip('/')), file=stream)
+            print(write_decompiled(session, decompile_dir, shown=(args.decompile or "").rstrip("/")), file=stream)
         except OutputError as error:
             print(f"compilescope: no .py files written: {error}", file=stream)
     return saved
@@ -230,14 +237,14 @@ def _with_children_findings(session: Any, found: list[Any]) -> list[Any]:
     compiled = [c for c in session.children or [] if c.compiles and c.trace]
     if not compiled:
         return found
-    import compilescope
     from compilescope.findings.finding import ranked
     from compilescope.findings.ranks import from_children
+    from compilescope.session.loading import load_all
 
-    read = []
+    read: list[tuple[Any, list[Any]]] = []
     for child in compiled[:MOST_CHILDREN_READ]:
         try:
-            read.extend((child, s.explain()) for s in compilescope.load_all(child.trace))
+            read.extend((child, s.explain()) for s in load_all(child.trace))
         except Exception:  # a child's trace we cannot read: its line under 'Child processes' says where it is
             continue
     return ranked([*found, *from_children(read)])
@@ -255,11 +262,11 @@ def _parsed_fixes(names: list[str]) -> list[Any]:
         raise CommandError(str(error)) from None
 
 
-def _explain_without_torch(recorder: Any, record: dict[str, Any], plan: OutputPlan, children: list[Any] | None, args: argparse.Namespace, stream: TextIO) -> str:
+def _explain_without_torch(recorder: Any, record: dict[str, Any], plan: OutputPlan, children: list[Any] | None, args: RunOptions, stream: TextIO) -> str:
     """The end of a run whose program never imported torch (nor started a child that did): the
     session saved without the session model (session/empty.py), whose import alone (with
     dataclasses) would cost more than 5% of a short program's run; there is nothing compiled."""
-    from compilescope import __version__
+    from compilescope._version import __version__
     from compilescope.findings.before_compile import finding_json, said_for
     from compilescope.session.empty import session_json
 
@@ -269,9 +276,9 @@ def _explain_without_torch(recorder: Any, record: dict[str, Any], plan: OutputPl
     return _say_nothing_compiled(saved, record, environment, args, stream)
 
 
-def _say_nothing_compiled(saved: str, record: dict[str, Any], environment: dict[str, Any], args: argparse.Namespace, stream: TextIO) -> str:
+def _say_nothing_compiled(saved: str, record: dict[str, Any], environment: dict[str, Any], args: RunOptions, stream: TextIO) -> str:
     """Print the few lines that say nothing was compiled (render/plain.py); `saved`, passed on."""
-    if getattr(args, "explanation", True):
+    if args.explanation:
         from compilescope.render.plain import nothing_compiled_text
         from compilescope.render.text import width_for
 
@@ -289,7 +296,7 @@ def _rank() -> str:
 class _Launch:
     """What to run and how, resolved as python resolves it, before anything runs."""
 
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, args: RunOptions) -> None:
         self.args = args
         self.module = bool(args.module)
         self.kind = "module" if self.module else "script"

@@ -33,10 +33,10 @@ from compilescope.outputs import (
 # why. Paths are absolute strings.)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Callable, Iterable
     from typing import Protocol, TextIO
 
+    from compilescope.cli.run_options import RunOptions
     from compilescope.session.model import Session
 
     class Launched(Protocol):
@@ -104,7 +104,7 @@ class OutputPlan:
             self._temporary = None
 
     @classmethod
-    def of(cls, args: argparse.Namespace, program: Launched) -> OutputPlan:
+    def of(cls, args: RunOptions, program: Launched) -> OutputPlan:
         folder = absolute(os.getcwd())
         if args.no_save:
             return cls(json=None, html=None, trace=None, folder=folder)
@@ -128,12 +128,12 @@ class OutputPlan:
         plan.check(args, program)
         return plan
 
-    def _named(self, args: argparse.Namespace) -> list[tuple[str, str, str]]:
+    def _named(self, args: RunOptions) -> list[tuple[str, str, str]]:
         """(how the user named it, its option, the path) for each file to write."""
         options = [("--json", self.json, args.json), ("--html", self.html, args.html), ("--trace", self.trace, args.trace)]
         return [(option if given else f"the default {option[2:]} path", option, path) for option, path, given in options if path is not None]
 
-    def check(self, args: argparse.Namespace, program: Launched) -> None:
+    def check(self, args: RunOptions, program: Launched) -> None:
         """Stop (CommandError) before the program runs where a path may not be written."""
         named = _paths_named(args.args)
         own_file = absolute(program.file) if program.file else None
@@ -182,7 +182,7 @@ class OutputPlan:
             lines.append(f"Every rank together: compilescope report {every}")
         return "\n".join(lines)
 
-    def report_wanted(self, args: argparse.Namespace) -> bool:
+    def report_wanted(self, args: RunOptions) -> bool:
         """Whether a run in which nothing was compiled still writes the HTML report: the user
         named it (--html), or a file has its name (a report of an earlier run, which would
         otherwise pass for this one's)."""

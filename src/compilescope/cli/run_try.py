@@ -9,7 +9,6 @@ the second is given --apply-fix. The first run's files have run's usual names, t
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -18,8 +17,12 @@ import tempfile
 from compilescope.cli.errors import CommandError
 from compilescope.outputs import absolute, stem_and_suffix
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from compilescope.cli.run_options import RunOptions
 
-def run_with_fixes(args: argparse.Namespace) -> int:
+
+def run_with_fixes(args: RunOptions) -> int:
     from compilescope.record import fixes
 
     try:
@@ -37,13 +40,13 @@ def run_with_fixes(args: argparse.Namespace) -> int:
     for label, paths, extra in (("as it is", before, []), ("with " + ", ".join(f.name for f in chosen), after, [a for f in chosen for a in ("--apply-fix", f.name)])):
         print(f"compilescope: running {args.target} {label} …", file=sys.stderr, flush=True)
         statuses.append(_run_once(args, paths, extra))
-    import compilescope
     from compilescope.render.compare import print_comparison
+    from compilescope.session.loading import load_all
 
     sessions = []
     for paths in (before, after):
         try:
-            sessions.append(compilescope.load(paths["json"]))
+            sessions.append(load_all(paths["json"])[0])
         except Exception as error:  # a run that saved nothing (killed): say which, keep the other's files
             raise CommandError(f"no session from the run that wrote {paths['json']}: {error}") from None
     print_comparison(sessions[0], sessions[1], [fixes.describe(f) for f in chosen], stream=sys.stderr)
@@ -52,7 +55,7 @@ def run_with_fixes(args: argparse.Namespace) -> int:
     return statuses[1] or statuses[0]
 
 
-def _paths(args: argparse.Namespace, base: str) -> dict[str, str]:
+def _paths(args: RunOptions, base: str) -> dict[str, str]:
     paths = {"json": absolute(args.json or f"{base}.json"), "trace": absolute(args.trace or f"{base}.log")}
     if not args.no_html:
         paths["html"] = absolute(args.html or f"{base}.html")
@@ -69,13 +72,13 @@ def _shown(path: str) -> str:
     return relative if not relative.startswith("..") else path
 
 
-def _run_once(args: argparse.Namespace, paths: dict[str, str], extra: list[str]) -> int:
+def _run_once(args: RunOptions, paths: dict[str, str], extra: list[str]) -> int:
     """One `compilescope run` of the program in a fresh process with an empty Inductor (and
     Triton) cache; its exit status. The program's output passes through."""
     command = [sys.executable, "-m", "compilescope", "run", "--no-explanation", "--json", paths["json"], "--trace", paths["trace"]]
     command += ["--html", paths["html"]] if "html" in paths else ["--no-html"]
     command += ["--no-calls"] if args.no_calls else []
-    command += ["--no-children"] if getattr(args, "no_children", False) else []
+    command += ["--no-children"] if args.no_children else []
     command += [*extra, *(["-m"] if args.module else []), args.target, *args.args]
     with tempfile.TemporaryDirectory(prefix="compilescope-try-cache-") as cache:
         env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": os.path.join(cache, "inductor"), "TRITON_CACHE_DIR": os.path.join(cache, "triton")}

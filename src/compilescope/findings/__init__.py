@@ -8,4 +8,13 @@
 This package's own import is empty on purpose, so that before_compile stays light.
 """
 
-PROBLEM, WARNING, INFO = "problem", "warning", "info"
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
+
+# finding.Level's words (Final: a type checker reads each as its literal)
+PROBLEM: Final = "problem"
+WARNING: Final = "warning"
+INFO: Final = "info"

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from compilescope.findings import INFO, PROBLEM, WARNING
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from compilescope.findings.finding import Level
+
 # (level, title, detail, advice): the fields of rules.Finding, in its order
-Said = tuple[str, str, str, str]
+Said = tuple["Level", str, str, str]
 
 
 def ended_before_compiling(kind: str, exit_status: int | None, exception: str | None, imported_torch: bool) -> Said | None:

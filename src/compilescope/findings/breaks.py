@@ -15,6 +15,7 @@ from compilescope.findings import INFO, PROBLEM, WARNING
 from compilescope.findings.finding import (
     NOT_MEASURED,
     Finding,
+    Level,
     code_of,
     listed,
     plural,
@@ -133,7 +134,7 @@ def _finding(
 
     if deliberate:
         fix = f"{deliberate}: nothing to change in your code. Compile the code around it (the model's forward and backward) rather than across it."
-        level = INFO
+        level: Level = INFO
     else:
         fix = _reason_advice(brk)
         hints = [h for _, _, b in met for h in (b.hint or "").splitlines()]

@@ -7,8 +7,11 @@ cost could not be measured come after, most severe first, and say so.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from compilescope.findings import INFO, PROBLEM, WARNING
+
+Level = Literal["problem", "warning", "info"]  # PROBLEM, WARNING, INFO
 
 ORDER = {PROBLEM: 0, WARNING: 1, INFO: 2}
 
@@ -17,7 +20,7 @@ NOT_MEASURED = "not measured"
 
 @dataclass
 class Finding:
-    level: str  # problem, warning, info
+    level: Level
     title: str
     detail: str = ""
     fix: str = ""  # what to change, in the user's words; "" where the facts support no advice

@@ -15,6 +15,7 @@ from compilescope.findings import PROBLEM, WARNING
 from compilescope.findings.finding import (
     NOT_MEASURED,
     Finding,
+    Level,
     listed,
     plural,
     seconds,
@@ -135,7 +136,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
     caller = _caller(compiles)
     kind = cause.key[0]
     values = _values(met)
-    level = PROBLEM if len(met) >= 4 else WARNING
+    level: Level = PROBLEM if len(met) >= 4 else WARNING
     detail_lines = []
     fix = ""
     if kind in ("size", "stride"):

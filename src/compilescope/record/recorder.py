@@ -9,7 +9,7 @@ import os
 import sys
 import time
 
-from compilescope import __version__
+from compilescope._version import __version__
 from compilescope.record import import_hook
 from compilescope.record.writer import TraceFileWriter
 from compilescope.session import error_summary
@@ -203,8 +203,8 @@ class Capture:
         self._logger: logging.Logger | None = None
         self._handler: TraceHandler | None = None
         self._old_level: int | None = None
-        self._finder = None
-        self._dynamo_finder = None
+        self._finder: Any = None
+        self._dynamo_finder: Any = None
         self._attached = False
         self._detached = False
         self.final_environment: dict[str, Any] = {}  # what environment() said as the program ended

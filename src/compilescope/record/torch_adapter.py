@@ -10,7 +10,7 @@ import logging
 import shutil
 import sys
 from collections.abc import Callable, Iterator
-from types import CodeType
+from types import CodeType, FrameType
 from typing import Any
 
 # torch's structured trace is emitted on this logger (torch/_logging/_internal.py: trace_log);
@@ -56,9 +56,10 @@ def inductor_cxx(only_if_loaded: bool = False) -> str | None:
     about a second, in a program that may never compile)."""
     try:
         if only_if_loaded:
-            config = sys.modules.get("torch._inductor.config")
-            if config is None:
+            loaded = sys.modules.get("torch._inductor.config")
+            if loaded is None:
                 return None
+            config: Any = loaded
         else:
             from torch._inductor import config
 
@@ -95,13 +96,16 @@ def dynamo_config() -> Any:
     return sys.modules.get("torch._dynamo.config")
 
 
-def on_compile_start(callback: Callable[[], None]) -> str | None:
+def on_compile_start(callback: Callable[[], object]) -> str | None:
     """Call `callback` as each compile starts (torch._dynamo.callback's start callbacks); a
     line saying why not where this torch has none."""
     try:
         from torch._dynamo.callback import callback_handler
 
-        callback_handler.register_start_callback(lambda *args, **kwargs: callback())
+        def on_start(*args: Any, **kwargs: Any) -> None:
+            callback()
+
+        callback_handler.register_start_callback(on_start)
     except Exception as error:
         return not_available(f"compile start callbacks ({type(error).__name__})")
     return None
@@ -161,19 +165,20 @@ def dynamo_settings() -> dict[str, str] | None:
     return found
 
 
-def register_bytecode_hook(hook: Callable[[CodeType, CodeType], None]) -> Any:
+def register_bytecode_hook(hook: Callable[[CodeType, CodeType], CodeType | None]) -> Any:
     """Ask Dynamo to tell `hook(original_code, transformed_code)` about each code object it
     generates, before the code first runs. The hook returns None: Dynamo keeps its own code.
     Returns the handle to remove it, or a note saying why it is not available."""
     try:
         from torch._dynamo.convert_frame import register_bytecode_hook as register
 
-        return register(hook)
+        given: Any = hook  # (torch's BytecodeHook protocol names the arguments code and new_code)
+        return register(given)
     except Exception as error:
         return f"{not_available('Dynamo bytecode hooks')} ({type(error).__name__})"
 
 
-def current_compile_id() -> dict[str, int | None] | None:
+def current_compile_id() -> dict[str, Any] | None:
     """The compile id Dynamo is working on now, as plain numbers; None outside a compile."""
     try:
         from torch._guards import CompileContext
@@ -216,7 +221,7 @@ def _compiling_frames(original: CodeType, functions: tuple[str, ...]) -> Iterato
     """The locals of each frame up the stack of convert_frame's `functions` that is compiling
     `original` (its `code` argument), nearest first; none where the stack cannot be read."""
     try:
-        frame = sys._getframe(2)
+        frame: FrameType | None = sys._getframe(2)
         while frame is not None:
             local = frame.f_locals
             if frame.f_code.co_name in functions and local.get("code") is original:

@@ -315,7 +315,7 @@ def runtime(session: Session) -> list:
     out: list = []
     if session.benchmarks:
         out += [Text(""), bench_table(session)]
-        out += [kernel_time_table(b) for b in session.benchmarks if b.kernels or b.profile_error]
+        out += [kernel_time_table(b.profile) for b in session.benchmarks if b.profile is not None and (b.profile.kernels or b.profile.profile_error)]
     if session.profile is not None:
         out += [Text(""), kernel_time_table(session.profile)]
     return out
@@ -385,9 +385,9 @@ def _finding(finding: Finding) -> Group:
     body = _hanging(5)
     for line in finding.detail.splitlines() if finding.detail else ():
         body.add_row("", Text(_keep_phrases(line)))
-    for line in (finding.act_line(), finding.cost_line()):
-        if line:
-            body.add_row("", Text(_keep_phrases(_line(line)), style="dim"))
+    for said in (finding.act_line(), finding.cost_line()):
+        if said:
+            body.add_row("", Text(_keep_phrases(_line(said)), style="dim"))
     for index, line in enumerate(finding.fix.splitlines() if finding.fix else ()):
         body.add_row(Text("   → " if index == 0 else "", style="green"), Text(_keep_phrases(line), style="green"))
     if finding.try_line():
@@ -521,11 +521,11 @@ def _compile(c: Compile, show: set[str]) -> list:
                 out.append(row)
     if "guards" in show:
         out.append(Text(f"         guards: {len(c.guards)} (torch counts {_unknown(c.guard_count)}; checking them took {_unknown(c.guard_latency_us, ' µs')})", style="bold"))
-        for guard in c.guards:
-            if guard.kind == "DIMENSION_DYNAMIC_MARKING_GUARD":
+        for kept in c.guards:
+            if kept.kind == "DIMENSION_DYNAMIC_MARKING_GUARD":
                 continue
-            row = Text(f"           {_line(guard.kind):16} ", style="dim")
-            row.append(_line(guard.plain))
+            row = Text(f"           {_line(kept.kind):16} ", style="dim")
+            row.append(_line(kept.plain))
             out.append(row)
     if "dynamic" in show and c.dynamic:
         out.append(Text("         dynamic shapes:", style="bold"))
@@ -829,7 +829,7 @@ def _kernel_name(kernel) -> Text:
     return text
 
 
-def kernel_time_table(bench: Benchmark | Profile, limit: int = 15) -> _Escaped | Text:
+def kernel_time_table(bench: Profile, limit: int = 15) -> _Escaped | Text:
     """Where the compiled time went, kernel by kernel (bench --profile, run --profile)."""
     if bench.profile_error:
         return Text(f"{bench.config}: no profile: {bench.profile_error}", style="yellow")

@@ -29,7 +29,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from compilescope import __version__
+from compilescope._version import __version__
 from compilescope.findings.rules import Finding, findings
 from compilescope.outputs import write_text
 from compilescope.render.pyfiles import guard_function, guard_name, python_files

@@ -27,6 +27,7 @@ from compilescope.session.model import (
     CallTimes,
     ChildProcess,
     Compile,
+    CompileStatus,
     CompileTime,
     DecompiledCode,
     DynamicShape,
@@ -100,7 +101,7 @@ def read_traces(path: str | Path) -> list[TraceRead]:
     """Each trace file (per rank) found at `path`, read one record at a time."""
     files = trace_files(path)
     if not files:
-        raise FileNotFoundError(f"no trace files (*.log) in {path}")
+        raise FileNotFoundError(f"no trace files (*.log, *.log.gz) in {path}")
     reads = []
     for file in files:
         with open_trace(file) as handle:
@@ -850,7 +851,7 @@ def _failure_summary(reason: str) -> str:
     return first
 
 
-def _status(c: Compile, metrics: dict[str, Any]) -> str:
+def _status(c: Compile, metrics: dict[str, Any]) -> CompileStatus:
     if c.failure:
         return "failed"
     if c.graph_breaks:

@@ -46,6 +46,7 @@ def session_json(
         "decompiled": None,
         "children": children,
         "fixes": None,
+        "capture_problems": [],
         "findings": findings,
     }
     return surrogates_escaped(json.dumps(session, ensure_ascii=False))

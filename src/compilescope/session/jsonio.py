@@ -20,7 +20,7 @@ from typing import Any
 
 from compilescope.outputs import write_text
 from compilescope.session import surrogates_escaped
-from compilescope.session.model import SCHEMA, Session
+from compilescope.session.model import SCHEMA, Benchmark, Session
 from compilescope.trace.reader import json_value
 
 
@@ -94,7 +94,23 @@ def _fields(cls: Any) -> tuple[tuple[str, Any, bool], ...]:
     )
 
 
+# A Benchmark's --profile figures were its own keys before they were one Profile (schema
+# compilescope/1 holds both spellings): read the older one into the newer.
+_BENCH_PROFILE_KEYS = ("kernels", "profiled_calls", "compiled_regions", "peak_copy_gbps", "peak_matmul_tflops", "profile_error", "profile_notes")
+
+
+def _older_benchmark(data: dict[str, Any]) -> dict[str, Any]:
+    moved = {key: data[key] for key in _BENCH_PROFILE_KEYS if key in data}
+    if not moved or "profile" in data:
+        return data
+    rest = {key: value for key, value in data.items() if key not in moved}
+    kept = {key: value for key, value in moved.items() if value not in (None, [], {})}
+    return {**rest, "profile": {"config": data.get("config", "?"), **moved}} if kept else rest
+
+
 def _build(cls: Any, data: dict[str, Any], path: str) -> Any:
+    if cls is Benchmark:
+        data = _older_benchmark(data)
     values = {}
     for name, hint, required in _fields(cls):
         where = f"{path}.{name}" if path else name
@@ -127,6 +143,10 @@ def _convert(hint: Any, value: Any, path: str) -> Any:
                 return _convert(option, value, path)
             except SessionFormatError:
                 continue
+        raise SessionFormatError(f"{path}: expected {_expected(hint)}, got {_got(value)}", path)
+    if origin is typing.Literal:
+        if isinstance(value, str) and value in typing.get_args(hint):
+            return value
         raise SessionFormatError(f"{path}: expected {_expected(hint)}, got {_got(value)}", path)
     if origin is list:
         if not isinstance(value, list):
@@ -168,6 +188,8 @@ def _expected(hint: Any) -> str:
         if len(names) < len(typing.get_args(hint)):
             names.append("null")
         return " or ".join(names)
+    if origin is typing.Literal:
+        return "one of " + ", ".join(json.dumps(a) for a in typing.get_args(hint))
     if origin is list:
         return "a list"
     if origin is dict or dataclasses.is_dataclass(hint):

@@ -9,8 +9,18 @@ The JSON field names are documented in docs/schema.md; change them only with the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from compilescope.session import SCHEMA, error_summary  # noqa: F401  (error_summary: its callers import it from here)
+from compilescope.session.views import view
+
+# What ran: a script or module (compilescope run), a function (explain), a `with capture()`
+# block, a trace from elsewhere, bench's workers.
+ProgramKind = Literal["script", "module", "function", "capture", "trace", "bench"]
+# A compile's outcome: "skipped" when torch kept no code (has_guarded_code false), "unknown" when
+# the trace ended before torch reported on it.
+CompileStatus = Literal["ok", "graph break", "failed", "empty graph", "skipped", "unknown"]
+VerdictWord = Literal["faster", "slower", "about even", "too noisy to say"]
 
 
 @dataclass
@@ -36,7 +46,7 @@ class Environment:
 class Program:
     """What ran: a script, a module, a function; how it ended."""
 
-    kind: str  # "script", "module", "function", "capture", "trace"
+    kind: ProgramKind
     target: str  # the script's path, module name, function name or trace path
     argv: list[str] = field(default_factory=list)
     exit_status: int | None = None  # None while running, or when not known
@@ -220,7 +230,7 @@ class DecompiledCode:
 @dataclass
 class Compile:
     compile_id: str
-    status: str  # "ok", "graph break", "failed", "empty graph", "skipped", "unknown"
+    status: CompileStatus
     recompile_reason: list[str] | None = None  # None for a first compile
     failed_guards: list[FailedGuard] = field(default_factory=list)
     failure: str | None = None  # "UserError: ..." when the compile failed
@@ -386,16 +396,10 @@ class Benchmark:
     accuracy: str | None = None  # "pass", "fail", or "unknown (...)"
     tolerance: float | None = None
     warm_in_process: bool = False  # the warm first call ran in the same process as the cold one
-    kernels: list[KernelTime] = field(default_factory=list)  # with --profile
-    profiled_calls: int | None = None
-    compiled_regions: dict[str, int] = field(default_factory=dict)  # compile id -> calls it served
-    peak_copy_gbps: float | None = None  # measured on the device: a large device-to-device copy
-    peak_matmul_tflops: float | None = None  # measured: a large matrix product in the model's dtype
-    profile_error: str | None = None  # why --profile has no figures for this configuration
-    profile_notes: list[str] = field(default_factory=list)  # what Inductor could not be asked for
+    profile: Profile | None = None  # with --profile: time per kernel over the compiled calls
     # Whether the figures settle the question: "faster", "slower", "about even", or "too noisy
     # to say"; verdict_why says why, in a sentence (the spread, or the busy machine).
-    verdict: str | None = None
+    verdict: VerdictWord | None = None
     verdict_why: str | None = None
     conditions: BenchConditions | None = None  # what it was measured under
 
@@ -499,7 +503,8 @@ class Session:
                 return compile_
         raise KeyError(compile_id)
 
-    # ---- rendering entry points (imported lazily: the model stays dependency-free) --------
+    # ---- explaining and showing: the findings and the renderers sit above this layer and are
+    # given to it (session/views.py; registered by compilescope/_views.py) ---------------------
     def to_json(self, found: list | None = None) -> str:
         """The session as JSON, with its findings (`found`, where the caller has them)."""
         from compilescope.session.jsonio import dumps
@@ -513,36 +518,25 @@ class Session:
         save(self, path, self.explain() if found is None else found)
 
     def explain(self) -> list:
-        from compilescope.findings.rules import findings
-
-        return findings(self)
+        """The findings: one per cause, ranked by what they cost (findings/rules.py)."""
+        return view("findings")(self)
 
     def show(self, **options) -> None:
-        from compilescope.render.console import show
-
-        show(self, **options)
+        view("show")(self, **options)
 
     def to_html(self) -> str:
         """The self-contained HTML report."""
-        from compilescope.render.html import render_html
-
-        return render_html(self)
+        return view("html")(self)
 
     def save_html(self, path: str) -> None:
-        from compilescope.render.html import write_html
-
-        write_html(self, path)
+        view("write_html")(self, path)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
         # Jupyter shows the report (in an iframe) with the terminal text as the fallback.
-        from compilescope.render.html import notebook_bundle
-
-        return notebook_bundle(self)
+        return view("notebook")(self)
 
     def __str__(self) -> str:
-        from compilescope.render.console import render_text
-
-        return render_text(self)
+        return view("text")(self)
 
     def __repr__(self) -> str:
         return (

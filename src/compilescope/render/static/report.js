@@ -514,7 +514,7 @@
         });
       });
       add(section, el("h3", null, "Per call, eager and compiled"), chart);
-      measured.forEach(function (b) { if (b.kernels && b.kernels.length) add(section, kernelTimes(b, false)); });
+      measured.forEach(function (b) { if (b.profile && b.profile.kernels && b.profile.kernels.length) add(section, kernelTimes(b.profile, false)); });
       var b0 = measured[0];
       add(section, el("p", { "class": "muted" }, "Medians of " + b0.runs + " timed calls each (IQR in brackets) after " + b0.warmup + " warm-up calls, eager and compiled taking turns; " +
         b0.threads + " threads; timer: " + b0.timer + "; memory: " + b0.memory_kind + ". Break-even: calls after which the compile has paid for itself."));

@@ -1,0 +1,50 @@
+"""The Session's views (session/views.py), registered from above when compilescope is imported:
+each imports its layer (findings, render) only when first used, so `import compilescope` stays
+light and session/ imports neither."""
+
+from __future__ import annotations
+
+from compilescope.session import views
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def _findings(session: Any) -> list[Any]:
+    from compilescope.findings.rules import findings
+
+    return findings(session)
+
+
+def _show(session: Any, **options: Any) -> None:
+    from compilescope.render.console import show
+
+    show(session, **options)
+
+
+def _text(session: Any) -> str:
+    from compilescope.render.console import render_text
+
+    return render_text(session)
+
+
+def _html(session: Any) -> str:
+    from compilescope.render.html import render_html
+
+    return render_html(session)
+
+
+def _write_html(session: Any, path: str) -> None:
+    from compilescope.render.html import write_html
+
+    write_html(session, path)
+
+
+def _notebook(session: Any) -> dict[str, str]:
+    from compilescope.render.html import notebook_bundle
+
+    return notebook_bundle(session)
+
+
+views.register(findings=_findings, show=_show, text=_text, html=_html, write_html=_write_html, notebook=_notebook)

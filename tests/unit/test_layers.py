@@ -1,0 +1,75 @@
+"""The package's layers go one way: trace < session < findings < render < cli, with capture
+(record/) and bench (benchmark/) beside them. Read from the source's import statements, lazy
+ones inside functions included: an import that goes up fails here, naming the file and line."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "src" / "compilescope"
+
+# What each part may import of compilescope (besides itself). The bottom: _version, outputs
+# (writing files safely), stats; the decompiler is stdlib only.
+BASE = {"_version", "outputs", "stats"}
+MAY_IMPORT = {
+    "_version": set(),
+    "outputs": set(),
+    "stats": set(),
+    "decompiler": set(),
+    "trace": BASE,
+    "session": BASE | {"trace"},
+    "findings": BASE | {"trace", "session"},
+    "render": BASE | {"trace", "session", "findings", "decompiler"},
+    "record": BASE | {"trace", "session", "decompiler"},
+    "benchmark": BASE | {"trace", "session", "record"},
+    "cli": BASE | {"trace", "session", "findings", "render", "record", "benchmark", "decompiler"},
+    # the top: the public API, its views and Jupyter's, and python -m compilescope
+    "__init__": {"*"},
+    "_views": BASE | {"session", "findings", "render"},
+    "jupyter": {"*"},
+    "__main__": {"cli"},
+}
+
+
+def _part(path: Path) -> str:
+    relative = path.relative_to(PACKAGE)
+    return relative.parts[0] if len(relative.parts) > 1 else relative.stem
+
+
+def _imports(path: Path) -> list[tuple[str, int]]:
+    """(the compilescope part imported, line) for every import in the file, wherever it is."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module] if node.module != "compilescope" else [f"compilescope.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        for name in names:
+            bits = name.split(".")
+            if bits[0] == "compilescope":
+                found.append((bits[1] if len(bits) > 1 else "__init__", node.lineno))
+    return found
+
+
+def test_every_part_of_the_package_has_a_place_in_the_layers() -> None:
+    parts = {_part(p) for p in PACKAGE.rglob("*.py")}
+    assert parts <= set(MAY_IMPORT), f"parts with no place in MAY_IMPORT: {sorted(parts - set(MAY_IMPORT))}"
+
+
+@pytest.mark.parametrize("part", sorted(MAY_IMPORT))
+def test_no_import_goes_up(part: str) -> None:
+    allowed = MAY_IMPORT[part]
+    going_up = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if _part(path) != part:
+            continue
+        for target, line in _imports(path):
+            if target != part and "*" not in allowed and target not in allowed:
+                going_up.append(f"{path.relative_to(PACKAGE)}:{line} imports compilescope.{target}")
+    assert not going_up, "\n".join(going_up)
