@@ -24,6 +24,21 @@ _CACHE = tempfile.mkdtemp(prefix="compilescope-test-inductor-")
 os.environ["TORCHINDUCTOR_CACHE_DIR"] = _CACHE
 
 
+UNIT = Path(__file__).resolve().parent / "unit"
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    """The unit tier (tests/unit: plain Python over committed traces, seconds in all) run alone
+    fails if anything it ran imported torch: the layers it tests must not."""
+    import pytest
+
+    items = getattr(session, "items", [])
+    alone = items and all(Path(str(item.fspath)).is_relative_to(UNIT) for item in items)
+    if alone and "torch" in sys.modules:
+        print("\nthe unit tier imported torch: the layers it tests must not", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def lesson(name: str) -> Path:
     path = TUTORIAL / name
     if not path.exists():

@@ -21,7 +21,7 @@ import resource
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from compilescope.benchmark import conditions
 from compilescope.benchmark.verdict import Verdict, judge, relative_spread
@@ -112,6 +112,10 @@ def _has_active_dropout(model: Any) -> bool:
     return False
 
 
+class CallTimer(Protocol):
+    def ms(self, call: Callable[[], Any]) -> float: ...
+
+
 class _Clock:
     """Times one call; on CUDA with events around it and a synchronize after."""
 
@@ -156,17 +160,25 @@ def _still_falling(times: list[float]) -> bool | None:
     return latest < 0.97 * before
 
 
-def warm_up(steps: tuple[Callable[[], Any], ...], clock: _Clock, min_calls: int, floor_s: float, limit_s: float = WARMUP_LIMIT_SECONDS) -> WarmUp:
+def warm_up(
+    steps: tuple[Callable[[], Any], ...],
+    clock: CallTimer,
+    min_calls: int,
+    floor_s: float,
+    limit_s: float = WARMUP_LIMIT_SECONDS,
+    now: Callable[[], float] = time.perf_counter,
+) -> WarmUp:
     """Call the steps in turn, at least `min_calls` times and `floor_s` seconds, until none of
-    their per-call times is falling any more (or `limit_s` has passed)."""
+    their per-call times is falling any more (or `limit_s` has passed). `clock` times each call;
+    `now` is the wall clock the floor and the limit are counted on (a test gives its own)."""
     times: list[list[float]] = [[] for _ in steps]
-    started = time.perf_counter()
+    started = now()
     calls = 0
     while True:
         for step, record in zip(steps, times):
             record.append(clock.ms(step))
         calls += 1
-        elapsed = time.perf_counter() - started
+        elapsed = now() - started
         if calls < min_calls or elapsed < floor_s:
             continue
         falling = [_still_falling(record) for record in times]
@@ -193,13 +205,24 @@ def _busy_why(others_cpu: float | None, available: int, threads: int) -> str | N
     return f"the machine was busy: other processes used {others_cpu:.1f} of its {available} cores, which {needed} needed"
 
 
-def timed_rounds(eager_step: Callable[[], Any], compiled_step: Callable[[], Any], clock: _Clock, runs: int, threads: int, available: int) -> Round:
+def timed_rounds(
+    eager_step: Callable[[], Any],
+    compiled_step: Callable[[], Any],
+    clock: CallTimer,
+    runs: int,
+    threads: int,
+    available: int,
+    watch: Callable[[], conditions.CpuWatch] = conditions.CpuWatch.start,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Round:
     """`runs` timed calls of each, in turns; taken again (at most MAX_ROUNDS in all) while
     the machine is busy or the figures do not settle the verdict. The round kept is the first
-    settled one, else the quietest (the least CPU taken by others, then the narrowest spread)."""
+    settled one, else the quietest (the least CPU taken by others, then the narrowest spread).
+    `watch` starts the count of other processes' CPU, `sleep` waits between busy rounds (a test
+    gives its own of each: no real waiting)."""
     taken: list[Round] = []
-    for _ in range(MAX_ROUNDS):
-        watch = conditions.CpuWatch.start()
+    for attempt in range(MAX_ROUNDS):
+        watching = watch()
         eager_ms: list[float] = []
         compiled_ms: list[float] = []
         block = max(1, min(10, runs // 10))
@@ -215,14 +238,14 @@ def timed_rounds(eager_step: Callable[[], Any], compiled_step: Callable[[], Any]
                 step()
                 record.extend(clock.ms(step) for _ in range(count))
             index += 1
-        others = watch.others()
+        others = watching.others()
         busy_why = _busy_why(others, available, threads)
         verdict = judge(eager_ms, compiled_ms, busy_why)
         taken.append(Round(eager_ms, compiled_ms, others, busy_why is not None, verdict))
         if verdict.settled:
             break
-        if busy_why:
-            time.sleep(1.0)  # give the other work a moment to pass
+        if busy_why and attempt < MAX_ROUNDS - 1:
+            sleep(1.0)  # give the other work a moment to pass before the next round
     settled = [r for r in taken if r.verdict.settled]
     chosen = settled[0] if settled else min(taken, key=lambda r: (r.others_cpu or 0.0, relative_spread(r.eager_ms) + relative_spread(r.compiled_ms)))
     chosen.rounds = len(taken)
@@ -277,8 +300,7 @@ def measure(
         # batch norm on its running statistics); training in train mode.
         model.train(config.training)
     eager_model = copy.deepcopy(model) if config.training else model
-    options = {} if config.mode == "default" else {"mode": config.mode}
-    compiled_model = torch.compile(model, backend=config.backend, **options)
+    compiled_model = torch.compile(model, backend=config.backend, mode=None if config.mode == "default" else config.mode)
     eager_optimizer = torch.optim.SGD(eager_model.parameters(), lr=1e-3) if config.training else None
     compiled_optimizer = torch.optim.SGD(model.parameters(), lr=1e-3) if config.training else None
     eager_step = _step(eager_model, eager_optimizer, inputs, config.training)

@@ -22,6 +22,7 @@ import json
 import os
 import re
 import stat
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
@@ -145,10 +146,15 @@ class UnreadableInput(ValueError):
     """A path compilescope will not read: not a regular file (a device, a pipe, a socket)."""
 
 
+GZIP_MAGIC = b"\x1f\x8b"
+
+
 def open_trace(path: str | Path, errors: str = "replace") -> IO[str]:
     """The file at `path` opened for reading as text, only if it is a regular file: a pipe
     would make us wait forever and /dev/zero never ends, so those are refused (UnreadableInput)
-    before a byte is read. Links are followed: reading through one writes nothing."""
+    before a byte is read. Links are followed: reading through one writes nothing. A file
+    compressed with gzip (a cluster's `trace.log.gz`) is read decompressed, line by line (the
+    reader's own bounds apply to what comes out)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags)  # non-blocking: opening a pipe with no writer returns at once
     try:
@@ -157,6 +163,11 @@ def open_trace(path: str | Path, errors: str = "replace") -> IO[str]:
             raise UnreadableInput(f"{path}: {_kind(mode)}, not a regular file: compilescope reads only files and folders")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
+        if os.pread(fd, 2, 0) == GZIP_MAGIC:  # a trace compressed where it was written (trace.log.gz)
+            import gzip
+            import io
+
+            return io.TextIOWrapper(gzip.GzipFile(fileobj=os.fdopen(fd, "rb"), mode="rb"), encoding="utf-8", errors=errors, newline="\n")
         return os.fdopen(fd, encoding="utf-8", errors=errors, newline="\n")
     except BaseException:
         os.close(fd)
@@ -218,6 +229,9 @@ def iter_records(lines: Iterable[str], log: TraceLog) -> Iterator[Record]:
                 log.records_read += 1
                 yield record
         pending, payload, payload_size = None, [], 0
+        if isinstance(raw, _BrokenTail):
+            log.skip(number, f"the rest of the file could not be decompressed ({raw.why})")
+            continue
         if isinstance(raw, _LongLine):
             log.skip(number, f"a line longer than {MAX_LINE // 2**20} MB: not read")
             continue
@@ -241,21 +255,33 @@ class _LongLine(str):
     """What is kept of a line longer than MAX_LINE: its first characters, marked."""
 
 
+class _BrokenTail(str):
+    """A compressed file that stops decompressing (cut short, or corrupt): where, and why."""
+
+    why = ""
+
+
 def file_lines(handle: IO[str]) -> Iterator[str]:
     """The lines of a file, each at most MAX_LINE characters long: a longer one (a file with no
     line breaks at all, say) is read through in pieces and given as a _LongLine, so memory stays
-    bounded whatever the file holds."""
-    while True:
-        line = handle.readline(MAX_LINE)
-        if not line:
-            return
-        if len(line) >= MAX_LINE and not line.endswith("\n"):
-            head = line[:1]
-            while line and not line.endswith("\n"):
-                line = handle.readline(MAX_LINE)
-            yield _LongLine(head)
-            continue
-        yield line
+    bounded whatever the file holds. A gzip file that breaks off ends with a _BrokenTail: what
+    was read before it stands."""
+    try:
+        while True:
+            line = handle.readline(MAX_LINE)
+            if not line:
+                return
+            if len(line) >= MAX_LINE and not line.endswith("\n"):
+                head = line[:1]
+                while line and not line.endswith("\n"):
+                    line = handle.readline(MAX_LINE)
+                yield _LongLine(head)
+                continue
+            yield line
+    except (EOFError, OSError, zlib.error) as error:  # gzip: cut short, or corrupt
+        tail = _BrokenTail("")
+        tail.why = f"{type(error).__name__}: {str(error)[:120]}" if str(error) else type(error).__name__
+        yield tail
 
 
 def _finish_record(log: TraceLog, number: int, match: re.Match[str], payload_lines: list[str], too_long: bool = False) -> Record | None:
@@ -365,10 +391,10 @@ def _int_or_none(value: Any) -> int | None:
 
 
 def trace_files(path: str | Path) -> list[Path]:
-    """The trace files at `path`: the file itself, or every `*.log` in a TORCH_TRACE folder
-    (one per process, so one per rank of a distributed job)."""
+    """The trace files at `path`: the file itself, or every `*.log` (or `*.log.gz`) in a
+    TORCH_TRACE folder (one per process, so one per rank of a distributed job)."""
     target = Path(path)
     if target.is_dir():
         # is_file(): regular files only (links followed), never a pipe someone named *.log
-        return sorted(p for p in target.iterdir() if p.suffix == ".log" and p.is_file())
+        return sorted(p for p in target.iterdir() if p.name.endswith((".log", ".log.gz")) and p.is_file())
     return [target]
