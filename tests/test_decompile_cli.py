@@ -182,9 +182,11 @@ def test_guards_as_python_answer_as_torch_does() -> None:
     text = guard_function("guard", compile_.guards, compile_.compile_id)
     ast.parse(text)
     manager = torch._dynamo.eval_frame._debug_get_cache_entry_list(scaled.__code__)[0].guard_manager
-    namespace = dict(manager.closure_vars)  # torch's helpers: ___check_obj_id, utils_device, ...
+    helpers, scope = manager.closure_vars, manager.global_scope
+    assert helpers is not None and scope is not None
+    namespace = dict(helpers)  # torch's helpers: ___check_obj_id, utils_device, ...
     exec(text, namespace)
-    G = manager.global_scope["G"]
+    G = scope["G"]
     answers = []
     for n, x in [(3, 2.5), (4, 2.5), (3.0, 2.5), ("3", 2.5), (3, 2), (True, 2.5), (3, 2.5000001)]:
         frame_locals = {"n": n, "x": x}

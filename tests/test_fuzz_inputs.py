@@ -195,7 +195,7 @@ def mutate_trace(base: list[Record], rng: random.Random) -> tuple[list[Record], 
         records = [r for r in records if rng.random() < 0.7]
     elif kind == "garbage":  # no record left that torch wrote: an empty file, or only damaged ones
         records = [(p, h, pl) for p, h, pl in records[: rng.randrange(0, 4)] if rng.random() < 0.3]
-        records += [(p, {"x": 1} if rng.random() < 0.5 else [], pl) for p, _, pl in records]
+        records += [(p, {"x": 1} if rng.random() < 0.5 else [], pl) for p, _, pl in records]  # type: ignore[misc]  # a header that is no record's
     else:
         records += own_records(records)
         index = len(records) - rng.randrange(1, 4)

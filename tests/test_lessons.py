@@ -23,6 +23,13 @@ from conftest import CliRun, copy_lesson, run_lesson
 pytestmark = pytest.mark.slow
 
 
+def search(pattern: str, text: str, flags: int = 0) -> re.Match[str]:
+    """re.search that fails the test, showing the text, where the pattern is not found."""
+    match = re.search(pattern, text, flags)
+    assert match is not None, f"{pattern!r} not in:\n{text[-3000:]}"
+    return match
+
+
 def capture_lesson(name: str, folder: Path, capfd: pytest.CaptureFixture[str]) -> tuple[CliRun, Session]:
     """The lesson's own main(), in this process, inside compilescope.capture()."""
     script = copy_lesson(name, folder)
@@ -69,7 +76,7 @@ def test_first_call_cold_then_warm_cache(tmp_path: Path) -> None:
         assert [f.name for f in session.frames] == ["forward"]
         (compile_,) = session.frames[0].compiles
         assert compile_.status == "ok"
-        first_call = float(re.search(r"call 1: ([\d.]+) s", run.stdout).group(1))
+        first_call = float(search(r"call 1: ([\d.]+) s", run.stdout).group(1))
         assert 0 < compile_.compile_time_s <= first_call
         assert "compile time" in run.stderr
     # the first run compiled from scratch, the second loaded from the cache, and was faster
@@ -101,7 +108,7 @@ def test_see_graph(lesson_run) -> None:
     assert guard_on_x.dtype == "float32" and guard_on_x.requires_grad is False
     assert "x is a float32 tensor of size [8, 64], stride [64, 1]" in guard_on_x.plain
 
-    lesson_count = int(re.search(r"Guards in all: (\d+)", run.stdout).group(1))
+    lesson_count = int(search(r"Guards in all: (\d+)", run.stdout).group(1))
     assert sum(1 for g in eager.guards if g.kind.endswith("_MATCH")) == lesson_count
 
 
@@ -110,7 +117,7 @@ def test_see_graph(lesson_run) -> None:
 def test_recompile(lesson_run) -> None:
     run, session = lesson_run("recompile.py")
     # torch's own log line, printed by the lesson through set_logs(recompiles=True)
-    torch_says = re.search(r"- (\d+/0: tensor 'x' .*)$", run.stderr, re.M).group(1).strip()
+    torch_says = search(r"- (\d+/0: tensor 'x' .*)$", run.stderr, re.M).group(1).strip()
     forward = session.frame("forward")
     first, second = forward.compiles
     assert first.recompile_reason is None
@@ -178,7 +185,7 @@ def test_see_kernels(lesson_run) -> None:
 
 def test_graph_break(lesson_run, tmp_path: Path) -> None:
     run, session = lesson_run("graph_break.py")
-    why = re.search(r"why: (.*)$", run.stdout, re.M).group(1)
+    why = search(r"why: (.*)$", run.stdout, re.M).group(1)
     with_if = session.frames[0]
     brk = with_if.compiles[0].graph_breaks[0]
     assert brk.reason == why
@@ -190,13 +197,13 @@ def test_graph_break(lesson_run, tmp_path: Path) -> None:
     assert session.frame(brk.resume_function).resumes == f"forward line {brk.lineno}"
 
     # WithWhere: one graph and no break, as the lesson printed
-    printed = re.search(r"WithWhere\n  graphs: (\d+)  breaks: (\d+)", run.stdout)
+    printed = search(r"WithWhere\n  graphs: (\d+)  breaks: (\d+)", run.stdout)
     with_where = next(f for f in session.frames if f.name == "forward" and f.lineno != with_if.lineno)
     assert len(with_where.compiles[0].graphs) == int(printed.group(1)) == 1
     assert len(with_where.compiles[0].graph_breaks) == int(printed.group(2)) == 0
 
     # fullgraph=True on WithIf stopped with the error the lesson caught
-    stopped = re.search(r"WithIf stopped with (\w+)", run.stdout).group(1)
+    stopped = search(r"WithIf stopped with (\w+)", run.stdout).group(1)
     failed = [c for c in with_if.compiles if c.status == "failed"]
     assert failed and failed[-1].failure.startswith(f"{stopped}:")
     assert "Graph break in WithIf.forward at" in run.stderr and "torch.where" in run.stderr

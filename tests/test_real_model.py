@@ -24,7 +24,7 @@ def test_bert_compiled_and_explained(tmp_path: Path) -> None:
         expected = model(ids).last_hidden_state
         session = compilescope.explain(model, ids)
 
-    assert session.program.exception is None
+    assert session.program is not None and session.program.exception is None
     compiles = session.compiles
     assert compiles and all(c.status in ("ok", "graph break") for c in compiles)
     ops = [op for c in compiles for g in c.graphs for op in g.ops]

@@ -100,7 +100,7 @@ def test_compiles_in_child_processes_are_each_in_their_own_trace(tmp_path: Path)
         ops = own.compiles[0].graphs[0].ops
         assert ops in (["cos", "mul"], ["add"]), ops
     spawn_worker = next(c for c in compiled if c.command == "multiprocessing worker (spawn)")
-    assert compilescope.load(spawn_worker.trace).kernels[0].aten_ops is not None
+    assert spawn_worker.trace is not None and compilescope.load(spawn_worker.trace).kernels[0].aten_ops is not None
     # the two Python children compilescope could not follow are named, with why
     missed = {c.command: c.why_not for c in children if not c.followed}
     assert missed == {

@@ -94,7 +94,8 @@ def _annotated(code: CodeType, error: Unsupported) -> str:
             continue
         mark = ">>" if instruction.offset == stop else "  "
         lines.append(f"{mark} {instruction.offset:5} {instruction.opname:<24} {instruction.argrepr}".rstrip())
-    function = ast.FunctionDef(
+    # (no type_params here, which typeshed requires: 3.10 and 3.11 have none; set below on 3.12+)
+    function = ast.FunctionDef(  # type: ignore[call-overload]
         name=function_name(code),
         args=_arguments(code),
         body=[ast.Raise(exc=ast.Call(func=ast.Name(id="NotImplementedError", ctx=ast.Load()), args=[ast.Constant(value=f"compilescope could not decompile {code.co_name}: {error}")], keywords=[]), cause=None)],

@@ -18,6 +18,7 @@ import dis
 import sys
 from dataclasses import dataclass, field
 from types import CodeType
+from typing import Any, cast
 
 # Jumps that always jump (no fall-through edge).
 UNCONDITIONAL = frozenset(
@@ -79,7 +80,8 @@ class Graph:
 def exception_ranges(code: CodeType) -> list[tuple[int, int, int]]:
     """(start, end, handler) offsets of the code's exception ranges."""
     if sys.version_info >= (3, 11):
-        return [(e.start, e.end, e.target) for e in dis.Bytecode(code).exception_entries]
+        # (typeshed has no `exception_entries`: it is there from 3.11, undocumented)
+        return [(e.start, e.end, e.target) for e in cast(Any, dis.Bytecode(code)).exception_entries]
     # 3.10: a SETUP_* protects what follows it until its POP_BLOCK; for the leaders, the range
     # up to the handler (build() finds each block's handler from the block stack).
     ranges = []
@@ -250,7 +252,7 @@ def stack_depths(code: CodeType) -> dict[int, int]:
     by_offset = {i.offset: i for i in instructions}
     handlers: list[tuple[int, int, int, int]] = []  # (start, end, target, depth there)
     if sys.version_info >= (3, 11):
-        handlers = [(e.start, e.end, e.target, e.depth + int(e.lasti) + 1) for e in dis.Bytecode(code).exception_entries]
+        handlers = [(e.start, e.end, e.target, e.depth + int(e.lasti) + 1) for e in cast(Any, dis.Bytecode(code)).exception_entries]  # (see exception_ranges)
     depths: dict[int, int] = {}
     # a generator starts with the value its first send() passes (3.10 GEN_START pops it; 3.11
     # and 3.12 count RETURN_GENERATOR as pushing nothing, and the POP_TOP after it pops it)

@@ -17,7 +17,7 @@ import dis
 import sys
 from dataclasses import dataclass, field
 from types import CodeType
-from typing import Any
+from typing import Any, cast
 
 
 class Unsupported(Exception):
@@ -224,11 +224,12 @@ def _display_parts(value: Any) -> Any:
     """A copy of a list, set, tuple or dict display (no `*`, no `**`) and its parts, in the
     order they are evaluated, as (list, index) places; None for anything else."""
     if isinstance(value, (ast.List, ast.Set, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in value.elts):
-        copy = type(value)(elts=list(value.elts), **({"ctx": ast.Load()} if not isinstance(value, ast.Set) else {}))
+        # (cast: mypy would match a dict[str, Load] against every keyword, lineno's int too)
+        copy = type(value)(elts=list(value.elts), **cast("dict[str, Any]", {"ctx": ast.Load()} if not isinstance(value, ast.Set) else {}))
         return copy, [(copy.elts, at) for at in range(len(copy.elts))]
     if isinstance(value, ast.Dict) and all(k is not None for k in value.keys):
-        copy = ast.Dict(keys=list(value.keys), values=list(value.values))
-        return copy, [(part, at) for at in range(len(copy.keys)) for part in (copy.keys, copy.values)]
+        dict_copy = ast.Dict(keys=list(value.keys), values=list(value.values))
+        return dict_copy, [(part, at) for at in range(len(dict_copy.keys)) for part in (dict_copy.keys, dict_copy.values)]
     return None
 
 
@@ -610,7 +611,7 @@ class BlockReader:
         return True
 
     def _emit_tuple_assignment(self, instruction: dis.Instruction, names: list[str], values: list[ast.expr]) -> None:
-        targets = [ast.Name(id=name, ctx=ast.Store()) for name in names]
+        targets: list[ast.expr] = [ast.Name(id=name, ctx=ast.Store()) for name in names]
         self.emit(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=ast.Tuple(elts=[_stored(v, instruction) for v in values], ctx=ast.Load()), lineno=0), instruction)
 
     def _named_expression_follows(self) -> bool:
@@ -638,6 +639,8 @@ class BlockReader:
         names are read first. `tested`: the block's last value was just tested and popped, so
         all these are values below what the next blocks compute. Returns the next block's view
         of them."""
+        targets: list[ast.expr]
+        values: list[ast.expr]
         targets, values = [], []
         inlined = self._comprehension_start()
         chosen = list(names) if names is not None else None
@@ -743,7 +746,8 @@ class BlockReader:
             return
         if isinstance(value, _InPlace):
             if ast.dump(value.target) == ast.dump(_as_read(target)):
-                self.emit(ast.AugAssign(target=target, op=value.op, value=value.value), instruction)
+                # (a target of a store: a name, attribute or subscript)
+                self.emit(ast.AugAssign(target=cast("ast.Name | ast.Attribute | ast.Subscript", target), op=value.op, value=value.value), instruction)
                 return
             value = ast.BinOp(left=value.target, op=value.op, right=value.value)
         if not isinstance(value, ast.expr):
@@ -813,7 +817,7 @@ class BlockReader:
             if _writable(ins.argval):
                 self.stack.append(ast.Constant(value=ins.argval))
             else:  # an object put in the code (Dynamo does: torch.device(...)): named, not guessed
-                self.stack.append(_load(self.temps.constant(ins.arg, ins.argval)))
+                self.stack.append(_load(self.temps.constant(cast(int, ins.arg), ins.argval)))  # (LOAD_CONST has an arg)
         elif op in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_GLOBALS"):
             if op == "LOAD_GLOBAL" and sys.version_info >= (3, 11) and ins.arg is not None and ins.arg & 1:
                 if sys.version_info >= (3, 13):
@@ -850,7 +854,7 @@ class BlockReader:
             value, other = self.pop(ins), self.pop(ins)
             if isinstance(value, ast.expr) and isinstance(other, ast.expr) and _plain(value) and _plain(other) and ast.dump(value) != ast.dump(other):
                 # `a, b = x, y` on 3.13: one instruction stores both names, the last first
-                targets = [ast.Name(id=second, ctx=ast.Store()), ast.Name(id=first, ctx=ast.Store())]
+                targets: list[ast.expr] = [ast.Name(id=second, ctx=ast.Store()), ast.Name(id=first, ctx=ast.Store())]
                 self.emit(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=ast.Tuple(elts=[other, value], ctx=ast.Load()), lineno=0), ins)
             else:
                 self.stack.append(other)
@@ -961,7 +965,7 @@ class BlockReader:
             self.stack.append(kind(elts=values, ctx=ast.Load()) if kind is not ast.Set else ast.Set(elts=values))
         elif op == "BUILD_MAP":
             values = self.pop_values(ins, 2 * ins.argval)
-            self.stack.append(ast.Dict(keys=values[0::2], values=values[1::2]))
+            self.stack.append(ast.Dict(keys=cast("list[ast.expr | None]", values[0::2]), values=values[1::2]))
         elif op == "BUILD_CONST_KEY_MAP":
             keys = self.pop_value(ins)
             values = self.pop_values(ins, ins.argval)
@@ -969,7 +973,7 @@ class BlockReader:
                 raise Unsupported(ins, "keys that are not constants")
             self.stack.append(ast.Dict(keys=[ast.Constant(value=k) for k in keys.value], values=values))
         elif op == "KW_NAMES":  # 3.11, 3.12: the keyword names of the next call
-            self._kw_names = tuple(ins.argval) if isinstance(ins.argval, tuple) else tuple(self.code.co_consts[ins.arg])
+            self._kw_names = tuple(ins.argval) if isinstance(ins.argval, tuple) else tuple(self.code.co_consts[cast(int, ins.arg)])
         elif op in ("CALL", "CALL_FUNCTION", "CALL_METHOD", "CALL_FUNCTION_KW", "CALL_KW"):
             names: tuple[str, ...] = ()
             if op in ("CALL_FUNCTION_KW", "CALL_KW"):
@@ -1052,10 +1056,10 @@ class BlockReader:
                 raise Unsupported(ins, "PUSH_EXC_INFO outside an exception handler's start")
             self.stack += [PREVIOUS, CAUGHT]
         elif op == "CHECK_EXC_MATCH":  # [exc, type] -> [exc, matches]
-            kind = self.pop_value(ins)
+            matched = self.pop_value(ins)
             if not self.stack or self.stack[-1] is not CAUGHT:
                 raise Unsupported(ins, "CHECK_EXC_MATCH without the exception below it")
-            self.stack.append(ExceptionMatch(kind))
+            self.stack.append(ExceptionMatch(matched))
         elif op == "POP_EXCEPT":
             for _ in range(3 if sys.version_info < (3, 11) else 1):
                 if not self.stack or self.stack[-1] is not PREVIOUS:
@@ -1096,10 +1100,11 @@ class BlockReader:
             level = self.pop_value(ins)
             if not isinstance(fromlist, ast.Constant) or not isinstance(level, ast.Constant):
                 raise Unsupported(ins, "an import whose level or names are not constants")
-            names = tuple(fromlist.value) if fromlist.value is not None else None
-            if names == ("*",):
+            # (constants of IMPORT_NAME: a tuple of names or None, and an int)
+            imported = tuple(cast("tuple[str, ...]", fromlist.value)) if fromlist.value is not None else None
+            if imported == ("*",):
                 raise Unsupported(ins, "import *")
-            self.stack.append(_Import(str(ins.argval), int(level.value), names))
+            self.stack.append(_Import(str(ins.argval), int(cast(int, level.value)), imported))
         elif op == "IMPORT_FROM":
             source = self.stack[-1] if self.stack else None
             if isinstance(source, _ImportedName) and source.source.fromlist is None:
@@ -1130,7 +1135,7 @@ class BlockReader:
             self._format(ins)
         elif op == "BUILD_STRING":
             parts = self.pop_values(ins, ins.argval)
-            values: list[ast.expr] = []
+            values = []
             for part in parts:
                 if isinstance(part, ast.JoinedStr):
                     values += part.values
@@ -1252,7 +1257,7 @@ class BlockReader:
             names = items[0::2]
             if not isinstance(function, _Function) or not all(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in names):
                 raise Unsupported(ins, "annotations of something that is not a nested function")
-            function.annotations = {n.value: v for n, v in zip(names, items[1::2])}  # type: ignore[attr-defined]
+            function.annotations = {n.value: v for n, v in zip(names, items[1::2])}
             return function
         if not isinstance(function, (_Function, ast.Lambda)):
             raise Unsupported(ins, "defaults for something that is not a nested function")
@@ -1305,7 +1310,8 @@ class BlockReader:
         body, written = (made.args + [None])[:2]
         if not isinstance(body, _Function) or not (isinstance(written, ast.Constant) and written.value == name == body.code.co_name):
             raise Unsupported(ins, f"a class made another way than `class {name}:`")
-        definition = ast.ClassDef(name=name, bases=made.args[2:], keywords=made.keywords, body=class_body(body.code), decorator_list=decorators)
+        # (no type_params here, which typeshed requires: 3.10 and 3.11 have none; set below on 3.12+)
+        definition = ast.ClassDef(name=name, bases=made.args[2:], keywords=made.keywords, body=class_body(body.code), decorator_list=decorators)  # type: ignore[call-arg]
         if sys.version_info >= (3, 12):
             definition.type_params = []
         return definition
@@ -1330,7 +1336,8 @@ class BlockReader:
             positional = [ast.Starred(value=args, ctx=ast.Load())]
         keywords: list[ast.keyword] = []
         if isinstance(kwargs, ast.Dict) and all(k is None or (isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.isidentifier()) for k in kwargs.keys):
-            keywords = [ast.keyword(arg=None if k is None else k.value, value=v) for k, v in zip(kwargs.keys, kwargs.values)]
+            # (each key a str constant or None: checked just above)
+            keywords = [ast.keyword(arg=None if k is None else cast(str, cast(ast.Constant, k).value), value=v) for k, v in zip(kwargs.keys, kwargs.values)]
         elif kwargs is not None:
             keywords = [ast.keyword(arg=None, value=kwargs)]
         self.stack.append(ast.Call(func=callable_, args=positional, keywords=keywords))
@@ -1354,7 +1361,8 @@ class BlockReader:
             value = self.pop_value(ins)
             conversion = -1
             if isinstance(value, ast.FormattedValue):
-                value, conversion = value.value, value.conversion
+                formatted = value  # (mypy checks a tuple assignment item by item: `value.conversion` would be read as rebound)
+                value, conversion = formatted.value, formatted.conversion
         if spec is not None and not isinstance(spec, ast.JoinedStr):
             spec = ast.JoinedStr(values=[spec])
         # an f-string of its own (f"{x}", a str); BUILD_STRING joins the parts of a longer one

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dis
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from compilescope.decompiler import cfg
 
@@ -314,7 +314,7 @@ def _paired(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, i
         following = _parts(graph.blocks[index].instructions[at + 1]) if at + 1 < len(graph.blocks[index].instructions) else None
         if following is None:
             return None
-        done[shorter] = done[shorter] + following
+        done[shorter] = cast("list[tuple[str, Any]]", done[shorter]) + following  # (not None: checked above)
         places[shorter] = (index, at + 1)
     if done[0] != done[1]:
         return None

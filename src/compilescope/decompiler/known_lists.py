@@ -194,9 +194,9 @@ class _Fold:
             return
         for name, value in list(env.items()):
             if isinstance(value, _List) and changed & _names_in(value):
-                env[name] = _Stale()  # type: ignore[assignment]
+                env[name] = _Stale()
             elif isinstance(value, ast.Name) and value.id in changed:
-                env[name] = _Stale()  # type: ignore[assignment]
+                env[name] = _Stale()
 
     def render(self, value: Item) -> ast.expr:
         if isinstance(value, _Stale):

@@ -28,7 +28,7 @@ import copy
 import dis
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from compilescope.decompiler import cfg
 from compilescope.decompiler.expressions import Unsupported
@@ -341,6 +341,7 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
     op = ins.opname
     if op in ("COPY", "DUP_TOP"):
         depth = 1 if op == "DUP_TOP" else ins.arg
+        assert depth is not None
         value = stack[-depth]
         if depth == 1 and isinstance(value, _Value):
             # a copy that is tested apart from its value: an or-pattern's alternative (or an
@@ -349,9 +350,11 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
             path.node(value.key)
         stack.append(value)
     elif op == "SWAP":
+        assert ins.arg is not None
         stack[-1], stack[-ins.arg] = stack[-ins.arg], stack[-1]
     elif op in ("ROT_TWO", "ROT_THREE", "ROT_FOUR", "ROT_N"):
         count = {"ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4}.get(op, ins.arg)
+        assert count is not None
         stack[-count:] = [stack[-1], *stack[-count:-1]]
     elif op == "POP_TOP":
         stack.pop()
@@ -367,19 +370,20 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
     elif op == "LOAD_CONST":
         stack.append(_Expr(_constant(ins.argval)))
     elif op in _NAME_LOADS:
-        if op == "LOAD_GLOBAL" and sys.version_info >= (3, 11) and ins.arg & 1:
+        if op == "LOAD_GLOBAL" and sys.version_info >= (3, 11) and cast(int, ins.arg) & 1:  # (LOAD_GLOBAL has an arg)
             raise Unsupported(ins, "a call in a pattern")
         stack.append(_Expr(ast.Name(id=ins.argval, ctx=ast.Load())))
     elif op == "LOAD_FAST_LOAD_FAST":
         stack.extend(_Expr(ast.Name(id=name, ctx=ast.Load())) for name in ins.argval)
     elif op == "LOAD_ATTR":
-        if sys.version_info >= (3, 12) and ins.arg & 1:
+        if sys.version_info >= (3, 12) and cast(int, ins.arg) & 1:  # (LOAD_ATTR has an arg)
             raise Unsupported(ins, "a method loaded in a pattern")
         owner = stack.pop()
         if not isinstance(owner, _Expr):
             raise Unsupported(ins, "an attribute of a part of the subject in a pattern")
         stack.append(_Expr(ast.Attribute(value=owner.node, attr=ins.argval, ctx=ast.Load())))
     elif op == "BUILD_TUPLE":
+        assert ins.arg is not None
         items = [stack.pop() for _ in range(ins.arg)][::-1]
         if not all(isinstance(item, _Expr) for item in items):
             raise Unsupported(ins, "a tuple of parts of the subject in a pattern")
@@ -413,6 +417,7 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
             raise Unsupported(ins, "a class pattern of a shape not decompiled yet")
         keywords = names.node.value
         data = (cls.node, ins.arg, keywords)
+        assert ins.arg is not None
         parts = tuple(value.key + (("arg", j),) for j in range(ins.arg)) + tuple(value.key + (("attr", k),) for k in keywords)
         stack.append(_Found(value.key, "class", data, parts))
         if sys.version_info < (3, 11):  # 3.10: and True or False
@@ -440,6 +445,7 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
             if facts.get("length") != ("==", count):
                 raise Unsupported(ins, "a sequence pattern unpacked without its length tested")
             facts["items"] = (count, 0)
+            assert count is not None
             stack.extend(_Value(value.key + (("item", j),)) for j in reversed(range(count)))
         elif isinstance(value, _Expr) and isinstance(value.node, (ast.Tuple, ast.Constant)):  # a mapping's keys, to delete them from its rest
             elements = _elements(value.node)
@@ -450,13 +456,14 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
             raise Unsupported(ins, "a pattern unpacking something that is no part of its subject")
     elif op == "UNPACK_EX":
         value = _part(stack.pop(), ins)
+        assert ins.arg is not None
         before, after = ins.arg & 0xFF, ins.arg >> 8
         facts = path.node(value.key).facts
         if facts.get("length", (">=", 0)) != (">=", before + after):  # ([*rest] tests no length)
             raise Unsupported(ins, "a starred sequence pattern unpacked without its length tested")
         facts["items"] = (before, after)
-        parts = [value.key + (("item", j),) for j in range(before)] + [value.key + (("star",),)] + [value.key + (("item", -after + j),) for j in range(after)]
-        stack.extend(_Value(k) for k in reversed(parts))
+        item_parts = [value.key + (("item", j),) for j in range(before)] + [value.key + (("star",),)] + [value.key + (("item", -after + j),) for j in range(after)]
+        stack.extend(_Value(k) for k in reversed(item_parts))
     elif op in ("BINARY_SUBSCR",) or (op == "BINARY_OP" and ins.argrepr == "[]"):
         index, container = stack.pop(), stack.pop()
         if isinstance(container, _Found) and isinstance(index, _Expr) and isinstance(index.node, ast.Constant) and type(index.node.value) is int and 0 <= index.node.value < len(container.names):
@@ -477,6 +484,7 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
         stack.append(_EmptyDict())
     elif op == "DICT_UPDATE":
         source = _part(stack.pop(), ins)
+        assert ins.arg is not None
         if not isinstance(stack[-ins.arg], _EmptyDict):
             raise Unsupported(ins, "a dict built in a pattern that is no mapping's rest")
         stack[-ins.arg] = _Value(source.key + (("rest",),))

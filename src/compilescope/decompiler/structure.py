@@ -31,7 +31,7 @@ import dis
 import sys
 from dataclasses import dataclass
 from types import CodeType
-from typing import Any, Callable, Collection, Iterator
+from typing import Any, Callable, Collection, Iterator, cast
 
 from compilescope.decompiler import cfg, finally_copies, patterns
 from compilescope.decompiler.expressions import (
@@ -261,7 +261,7 @@ class Structurer:
         names = [i.opname for i in self.graph.blocks[handler].instructions if i.opname not in cfg.NO_EFFECT]
         return names[:2] == ["PUSH_EXC_INFO", "WITH_EXCEPT_START"] or names[:1] == ["WITH_EXCEPT_START"]
 
-    def _leaves_after_exit(self, index: int, special: set[int], depth: int = 0, reads: bool = True) -> bool:
+    def _leaves_after_exit(self, index: int, special: set[int | None], depth: int = 0, reads: bool = True) -> bool:
         """A block that only calls a with's __exit__ on the way to `continue`/`break` or
         `return` (through more such blocks, one per enclosing with): the with's way of leaving
         its body there, which the body is written with. Without `reads`, not one that reads a
@@ -418,24 +418,25 @@ class Structurer:
             # but meet before it
             round_only = loop is not None and after != loop.header and (merge == loop.header or loop.kind == "for" and merge in self._loop_ends(loop))
             if merge is None or round_only:
-                on = self._forward(after) - ({loop.header, loop.after} if loop is not None else set())
-                going_on = [first for _, first in clauses if self._forward(first) & on]  # (not by going round)
+                ahead = self._forward(after) - ({loop.header, loop.after} if loop is not None else set())
+                going_on = [first for _, first in clauses if self._forward(first) & ahead]  # (not by going round)
                 found = self._first_common([after, *going_on], loop)
                 merge = found if found != EXIT else (None if merge is None else merge)
             if merge in (None, after) or (loop is not None and merge not in loop.body):
                 # an `else:` that returns, raises, breaks or continues, never meeting the code
                 # where the clauses go on: that code is after the try (not a copy of a finally
                 # around it: the way a return goes)
-                on = self._clauses_go_on(clauses, special)
-                if on is not None and (merge in (None, after) or on in loop.body) and self._protectors(on) == self._protectors(after) and not (self._forward(after) & self._forward(on)) and self._ends_alone(after):
-                    merge = on
+                clauses_on = self._clauses_go_on(clauses, special)
+                # (loop is not None where merge is not in (None, after): see the test above)
+                if clauses_on is not None and (merge in (None, after) or clauses_on in cast(_Loop, loop).body) and self._protectors(clauses_on) == self._protectors(after) and not (self._forward(after) & self._forward(clauses_on)) and self._ends_alone(after):
+                    merge = clauses_on
                 # clauses that end in a copy of code the `else:` goes on to (3.12+ copies a
                 # short `return f(x)` after the try onto their ends): that code is after it
                 copied = self._copied_after_clauses(clauses, after)
                 if copied is not None:
                     merge = copied
         if merge is not None and merge != after:
-            orelse = self.region(after, merge, loop, base)
+            orelse = self.region(cast(int, after), merge, loop, base)  # (merge is only found where after is not None)
             following = merge
         else:
             orelse, following = [], after if after is not None else stop
@@ -445,18 +446,18 @@ class Structurer:
         # clauses' code after the try, where only they reach it.
         goes_round = False
         if loop is not None and after is not None and after not in (loop.header, loop.after) and merge in (None, after, loop.header):
-            ends = {loop.header, loop.after}
-            reached = self._forward(after, avoid=loop.after) - ends
+            header_and_after = {loop.header, loop.after}
+            reached = self._forward(after, avoid=loop.after) - header_and_after
             clause_code = {b for _, first in clauses for b in self._forward(first, avoid=loop.after)}
             goes_round = stop not in reached and not (reached & clause_code) and all(
                 self.graph.blocks[b].last.opname in cfg.TERMINATORS for b in reached if not [s for s, k in self.graph.blocks[b].successors if k != "exception"]
             )
         if goes_round:
             # (the else's `continue` written: the code after the try is not its own)
-            orelse, following = self.region(after, stop, loop, base), stop
+            orelse, following = self.region(cast(int, after), stop, loop, base), stop  # (goes_round: after is not None)
             if stop == loop.header and (not orelse or not _leaves(orelse)):  # type: ignore[union-attr]
                 orelse.append(ast.Continue())  # (region ends there without it)
-        handlers = []
+        handlers: list[ast.ExceptHandler] = []
         tails: list[list[ast.stmt]] = []
         open_ended: list[int] = []
         for kind, first in clauses:
@@ -534,7 +535,7 @@ class Structurer:
         real = [i.opname for i in block.instructions if i.opname not in cfg.NO_EFFECT]
         return real == ["POP_TOP"] and len(block.predecessors) == 1 and any(i.opname == "CHECK_EXC_MATCH" for i in self.graph.blocks[block.predecessors[0]].instructions)
 
-    def _clauses_go_on(self, clauses: list[tuple[ast.expr | None, int]], special: set[int]) -> int | None:
+    def _clauses_go_on(self, clauses: list[tuple[ast.expr | None, int]], special: set[int | None]) -> int | None:
         """The one block where the except clauses go on after their ends (POP_EXCEPT, then a
         jump or a fall), the clauses that return, raise, break or continue (to `special`) aside;
         None where there is not one (an end that goes on within its block, or a try in a
@@ -602,7 +603,7 @@ class Structurer:
 
     def _except_clauses(self, handler: int, base: list[Any]) -> list[tuple[ast.expr | None, int]]:
         """(the exception type, or None for a bare `except:`, the clause's first block)."""
-        clauses = []
+        clauses: list[tuple[ast.expr | None, int]] = []
         index, entry = handler, [CAUGHT]
         for _ in range(len(self.graph.blocks)):
             block = self.graph.blocks[index]
@@ -952,13 +953,13 @@ class Structurer:
                     break
                 self._entry.setdefault(node, [])
                 continue
-            kept = _kept_below(reader.stack, base) if loop is not None and node not in loop.body and node != loop.after else None
-            if kept is not None:
+            kept_count = _kept_below(reader.stack, base) if loop is not None and node not in loop.body and node != loop.after else None
+            if kept_count is not None:
                 # a return out of the loop (through a with's __exit__, or ending an except
                 # clause): what stayed below the loop (its iterator, the clause's exception
                 # state) is gone, the value goes on to code outside it, read with what is left
                 statements += reader.statements
-                statements += self.region(node, stop, None, base[:kept], first=reader.stack[kept:])
+                statements += self.region(node, stop, None, base[:kept_count], first=reader.stack[kept_count:])
                 break
             iterates = node in self.graph.loops and self.graph.blocks[node].last.opname == "FOR_ITER"
             if len(reader.stack) > len(base) and iterates and isinstance(reader.stack[-1], ast.expr):
@@ -1125,6 +1126,9 @@ class Structurer:
         if len(reader.stack) != len(base):
             raise Unsupported(first, "a match statement with values kept below its subject")
         statements = list(reader.statements)
+        guard: ast.expr | None
+        fail: patterns.Position | None
+        default: patterns.Position | None
         while True:
             try:
                 case = self._read_case(position)
@@ -1351,7 +1355,7 @@ class Structurer:
             # a way into the code after the loop from outside it (an if's other side) found the
             # values the loop keeps below its iterator on the stack; the loop's ways out find
             # them below (the region after the loop puts them back: see region)
-            self._entry[after] = known[kept:]
+            self._entry[cast(int, after)] = known[kept:]  # (known: after is not None)
         loop = _Loop(header, body, after)
         inner = [*base, LoopIterator(iterable)]
         self._open_loops.append(header)
@@ -1359,8 +1363,8 @@ class Structurer:
             statements = self.region(body_start, header, loop, inner, [NEXT_ITEM])
         finally:
             self._open_loops.pop()
-        target = self._targets.get(header)
-        if target is None:
+        item_target = self._targets.get(header)
+        if item_target is None:
             raise Unsupported(block.last, "the loop's item is not stored in a name")
         while statements and isinstance(statements[-1], ast.Continue):
             statements.pop()
@@ -1372,7 +1376,7 @@ class Structurer:
         if after is not None:  # a `break` goes past the code that runs when the loop ends: `else:`
             orelse = self.region(exhausted, after, outer, base, leftover)
             following, extra = after, []
-        statement = ast.For(target=target, iter=iterable, body=statements or [ast.Pass()], orelse=orelse, type_comment=None, lineno=0)
+        statement = ast.For(target=item_target, iter=iterable, body=statements or [ast.Pass()], orelse=orelse, type_comment=None, lineno=0)
         return [statement], following, extra
 
     def _pops_below(self, index: int, header: cfg.Block) -> bool:
@@ -1399,9 +1403,10 @@ class Structurer:
         depths = [self._depth_at(i.offset) for i in block.instructions]
         if any(d is None for d in depths):
             return None
+        known = cast("list[int]", depths)  # (none is None: see above)
         last = block.last
         effect = dis.stack_effect(last.opcode, last.arg if last.opcode >= dis.HAVE_ARGUMENT else None, jump=False)
-        return depths[0], min([*depths[1:], depths[-1] + effect])  # type: ignore[list-item, operator]
+        return known[0], min([*known[1:], known[-1] + effect])
 
     def _breaks_beyond(self, index: int, body: set[int], header: cfg.Block) -> set[int] | None:
         """Where the code that leaves a for loop's `body` at block `index` goes on after the
@@ -1515,9 +1520,9 @@ class Structurer:
             rest = exits - ending
             # a way out past an enclosing finally (not protected by it) cannot be inside the
             # loop, in its try: it is the code after the loop, where the others return or raise
-            past = {e for e in exits if any(h not in self._protectors(e) for h in self._finally_bodies)}
-            if len(past) == 1 and all(e in ending or self._only_ends(e, body | past, set()) for e in exits - past):
-                after = past.pop()
+            past_finally = {e for e in exits if any(h not in self._protectors(e) for h in self._finally_bodies)}
+            if len(past_finally) == 1 and all(e in ending or self._only_ends(e, body | past_finally, set()) for e in exits - past_finally):
+                after = past_finally.pop()
             elif len(rest) == 1:
                 after = rest.pop()
             elif len(rest) > 1 and _common_post_dominator(rest, self.post_dominators) in rest:
@@ -1744,7 +1749,7 @@ def _same_code(graph: cfg.Graph, first: patterns.Position, second: patterns.Posi
         ways = [patterns.following(graph, p) for p in (first, second)]
         if ways[0] is None or ways[1] is None:
             return False
-        first, second = ways
+        first, second = cast("list[patterns.Position]", ways)  # (neither is None: see above)
     return False
 
 
@@ -1817,6 +1822,7 @@ def _without_implicit_handlers(graph: cfg.Graph) -> cfg.Graph:
 def _outside_wrappers(graph: cfg.Graph, wrapper: int, wrappers: set[int]) -> list[int]:
     """The handlers that protect a wrapper's code, through the wrappers of the comprehensions
     it is inside (a comprehension in a comprehension in a try)."""
+    found: list[int]
     found, todo, seen = [], [wrapper], set()
     while todo:
         handler = todo.pop(0)
@@ -2530,7 +2536,7 @@ def _if(test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt]) -> list[as
     return [ast.If(test=test, body=body, orelse=orelse)]
 
 
-def _reaches_first(chain: list[int], these: set[int], those: set[int]) -> bool:
+def _reaches_first(chain: list[int], these: set[int | None], those: set[int]) -> bool:
     """Whether `chain` meets one of `these` before any of `those`."""
     return next((n in these for n in chain if n in these or n in those), False)
 
@@ -2590,7 +2596,8 @@ def function_def(code: CodeType) -> tuple[ast.FunctionDef, Temporaries]:
     rebound = sorted({i.argval for i in dis.get_instructions(code) if i.opname in ("STORE_DEREF", "DELETE_DEREF") and i.argval in code.co_freevars})
     if rebound:
         body = [ast.Nonlocal(names=rebound), *body]
-    function = ast.FunctionDef(name=function_name(code), args=_arguments(code), body=body, decorator_list=[], returns=None, type_comment=None, lineno=1)
+    # (no type_params here, which typeshed requires: 3.10 and 3.11 have none; set below on 3.12+)
+    function = ast.FunctionDef(name=function_name(code), args=_arguments(code), body=body, decorator_list=[], returns=None, type_comment=None, lineno=1)  # type: ignore[call-overload]
     if sys.version_info >= (3, 12):
         function.type_params = []
     return function, structurer.temps
@@ -2742,8 +2749,9 @@ def _element_inlined(body: list[ast.stmt], result: str | None) -> list[ast.stmt]
     if isinstance(call, ast.Yield) and len(uses) == 1 and call.value is uses[0]:
         return [ast.Expr(value=ast.Yield(value=first.value))]
     adds = isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id == result
-    if adds and len(uses) == 1 and len(call.args) == 1 and call.args[0] is uses[0]:  # type: ignore[union-attr]
-        return [ast.Expr(value=ast.Call(func=call.func, args=[first.value], keywords=[]))]  # type: ignore[union-attr]
+    added = cast(ast.Call, call)  # (a call wherever `adds` holds)
+    if adds and len(uses) == 1 and len(added.args) == 1 and added.args[0] is uses[0]:
+        return [ast.Expr(value=ast.Call(func=added.func, args=[first.value], keywords=[]))]
     return body
 
 
@@ -2830,7 +2838,8 @@ def lambda_of(code: CodeType) -> ast.expr:
     function = nested_function(code)
     body = function.body
     if len(body) == 2 and isinstance(body[0], ast.If) and not body[0].orelse and len(body[0].body) == 1 and isinstance(body[0].body[0], ast.Return) and isinstance(body[1], ast.Return):
-        body = [ast.Return(value=ast.IfExp(test=body[0].test, body=body[0].body[0].value, orelse=body[1].value))]
+        # (a lambda's returns all have values: `return None` too)
+        body = [ast.Return(value=ast.IfExp(test=body[0].test, body=cast(ast.expr, body[0].body[0].value), orelse=cast(ast.expr, body[1].value)))]
     if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
         raise Unsupported(None, "a lambda whose body is not one expression")
     return ast.Lambda(args=function.args, body=body[0].value)

@@ -23,6 +23,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from types import CodeType
+from typing import cast
 
 from compilescope.decompiler.expressions import Temporaries
 from compilescope.decompiler.known_lists import written_out
@@ -128,7 +129,7 @@ def _copies_of_what_follows(body: list[ast.stmt]) -> None:
     for at in range(len(body) - 1):
         following = body[at + 1]
         if isinstance(body[at], ast.If) and isinstance(following, (ast.Return, ast.Raise)):
-            _drop_copies(body[at], ast.dump(following))
+            _drop_copies(cast(ast.If, body[at]), ast.dump(following))
 
 
 def _drop_copies(statement: ast.If, copy: str) -> None:
@@ -186,7 +187,7 @@ def _named_assignments(body: list[ast.stmt]) -> None:
     value the copy for t is taken from)."""
     for statement in body:
         if isinstance(statement, ast.Assign):
-            names = []
+            names: list[ast.Name] = []
             while isinstance(statement.value, ast.NamedExpr):
                 names.insert(0, statement.value.target)  # the innermost is stored first
                 statement.value = statement.value.value
@@ -342,8 +343,9 @@ def _asserts(body: list[ast.stmt]) -> None:
         raised = statement.body[0].exc
         message = None
         if isinstance(raised, ast.Call) and len(raised.args) == 1 and not raised.keywords:
-            raised, message = raised.func, raised.args[0]
-        if getattr(raised, "compilescope_assert", False) and statement.body[0].cause is None:  # type: ignore[union-attr]
+            call = raised  # (mypy checks a tuple assignment item by item: `raised.args` would be read as rebound)
+            raised, message = call.func, call.args[0]
+        if getattr(raised, "compilescope_assert", False) and statement.body[0].cause is None:
             body[index] = ast.Assert(test=negate(statement.test), msg=message)
 
 
@@ -596,7 +598,7 @@ def _expression_position(statement: ast.stmt, use: ast.Name) -> bool:
     block, a loop, a lambda or the value of a short-circuit/conditional after its first part."""
     roots: list[ast.AST] = []
     if isinstance(statement, (ast.Assign, ast.Expr, ast.Return, ast.AugAssign)):
-        roots = [statement.value] if statement.value is not None else []  # type: ignore[list-item]
+        roots = [statement.value] if statement.value is not None else []
         if isinstance(statement, ast.Assign):
             roots += statement.targets
         if isinstance(statement, ast.AugAssign) and not isinstance(statement.target, ast.Name):

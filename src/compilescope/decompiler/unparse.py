@@ -12,14 +12,18 @@ used (only the parentheses differ).
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any
 
 _Unparser: Any = getattr(ast, "_Unparser", None)
 
+# (declared once: the two definitions below name their parameter differently)
+unparse: Callable[[ast.AST], str]
+
 
 if _Unparser is not None and hasattr(_Unparser, "boolop_precedence") and hasattr(_Unparser, "require_parens"):
 
-    class _PlainBoolOps(_Unparser):  # type: ignore[misc, valid-type]
+    class _PlainBoolOps(_Unparser):
         def visit_BoolOp(self, node: ast.BoolOp) -> None:
             operator = self.boolops[node.op.__class__.__name__]
             precedence = self.boolop_precedence[operator]
