@@ -16,7 +16,6 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-
 ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = ROOT.parent / "shared" / "tutorial"
 
@@ -106,6 +105,7 @@ def python_version(version: str) -> str:
     has; checked by running it. For stdlib-only parts (the decompiler) that must hold on every
     Python torch supports."""
     import glob
+
     import pytest
 
     if f"{sys.version_info.major}.{sys.version_info.minor}" == version:

@@ -117,7 +117,7 @@ def test_older_python_says_not_recorded():
     assert f"Calls per compiled version: not recorded on Python 3.{sys.version_info.minor}" in str(session).replace("\n", " ")
 
 
-def test_calls_in_the_report(recorded, browser):
+def test_calls_in_the_report(recorded, browser):  # noqa: F811  (pytest's fixture, imported above)
     session, _, folder = recorded
     view = Opened(browser, folder / "compilescope-calls_program.html")  # run writes it by default
     runtime = view.page.inner_text("#runtime")

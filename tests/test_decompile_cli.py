@@ -19,7 +19,7 @@ BREAKS = ROOT / "tests" / "programs" / "dynamo_breaks.py"
 
 # ---- compilescope.decompile() -----------------------------------------------------------------
 def test_decompile_takes_functions_methods_modules_and_code() -> None:
-    def scale(x, factor=2, kind=int, *, shift=(0, 1.5), unknown=object(), label="s"):
+    def scale(x, factor=2, kind=int, *, shift=(0, 1.5), unknown=object(), label="s"):  # noqa: B008  (every kind of default)
         total = 0
         for item in x:
             if item is None:

@@ -16,7 +16,6 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-
 from conftest import ROOT, lesson, python312
 
 CHECK = ROOT / "tests" / "programs" / "dynamo_decompile_check.py"

@@ -10,10 +10,9 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from conftest import run_cli
-
 import compilescope
 from compilescope.findings.rules import findings
+from conftest import run_cli
 
 
 def test_a_break_met_by_three_compiled_functions_is_one_finding(tmp_path: Path) -> None:

@@ -14,11 +14,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, python312, run_cli
 
 import compilescope
 from compilescope.findings.finding import Finding
 from compilescope.findings.rules import findings
+from conftest import ROOT, python312, run_cli
 
 PROGRAM = ROOT / "tests" / "programs" / "diagnosis.py"
 

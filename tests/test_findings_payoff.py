@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import python312, run_cli
-
 import compilescope
+from conftest import python312, run_cli
 
 TINY = """\
 import torch

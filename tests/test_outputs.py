@@ -15,7 +15,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
 
 from compilescope.outputs import (
     OutputError,
@@ -26,6 +25,7 @@ from compilescope.outputs import (
     refusal,
     write_text,
 )
+from conftest import run_cli
 
 HELLO = "print('hello from the program')\n"
 

@@ -12,8 +12,8 @@ import os
 import shutil
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 

@@ -16,10 +16,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
-from test_traces_from_elsewhere import RANKS, free_port
 
 import compilescope
+from conftest import run_cli
+from test_traces_from_elsewhere import RANKS, free_port
 
 POOLS = textwrap.dedent(
     """

@@ -6,9 +6,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from conftest import run_cli
-
 import compilescope
+from conftest import run_cli
 
 PROGRAM = textwrap.dedent(
     """\

@@ -14,9 +14,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import CliRun, run_cli
 
 import compilescope
+from conftest import CliRun, run_cli
 
 # What the end of a run that compiled nothing must not load: each costs milliseconds to import,
 # the lot more than 5% of a short program's run.

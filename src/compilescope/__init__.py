@@ -15,20 +15,21 @@ Importing compilescope does not import torch; capture() and explain() do, when c
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # (typing itself is not imported: `import compilescope` stays light)
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any, ContextManager
-
-    from compilescope.session.model import Session
-
 from compilescope import _views  # noqa: F401  (registers the Session's views: session/views.py)
 from compilescope._version import __version__
+
+TYPE_CHECKING = False  # (typing itself is not imported: `import compilescope` stays light)
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+    from pathlib import Path
+    from typing import Any
+
+    from compilescope.session.model import Session
 
 __all__ = ["Session", "bench", "capture", "decompile", "explain", "load", "load_all", "__version__"]
 
 
-def capture(trace_path: str | Path | None = None, label: str = "with compilescope.capture()") -> ContextManager[Session]:
+def capture(trace_path: str | Path | None = None, label: str = "with compilescope.capture()") -> AbstractContextManager[Session]:
     """Record what torch.compile does inside a `with` block (see compilescope.record.capture)."""
     from compilescope.record import capture as record_capture
 

@@ -9,7 +9,7 @@ from pathlib import Path
 TRACES = Path(__file__).resolve().parents[1] / "traces"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _loaded(name: str):
     import compilescope
 

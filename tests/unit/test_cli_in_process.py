@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
-from recorded import TRACES, flat
 
 from compilescope.cli import main
+from recorded import TRACES, flat
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

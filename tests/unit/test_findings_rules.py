@@ -3,12 +3,11 @@ where to act, the fix; ranked by cost. The programs are in tests/traces/programs
 
 from __future__ import annotations
 
-from recorded import flat, found, fresh, one, session
-
 from compilescope.findings.before_compile import said_for
 from compilescope.findings.finding import Finding, ranked
 from compilescope.findings.ranks import from_children
 from compilescope.session.model import ChildProcess
+from recorded import flat, found, fresh, one, session
 
 
 def test_one_size_change_met_by_two_functions_is_one_finding() -> None:

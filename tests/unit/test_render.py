@@ -8,12 +8,11 @@ import io
 import json
 import re
 
-from recorded import flat, found, fresh, session
-
 from compilescope.render.compare import print_comparison
 from compilescope.render.console import render_text
 from compilescope.render.html import render_html
 from compilescope.render.pyfiles import python_files
+from recorded import flat, found, fresh, session
 
 
 def test_the_terminal_shows_header_summary_findings_and_functions() -> None:

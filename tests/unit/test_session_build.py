@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from recorded import TRACES, fresh, session
 
 from compilescope.session.jsonio import SessionFormatError, loads
 from compilescope.session.model import Benchmark, Profile
+from recorded import TRACES, fresh, session
 
 
 def test_frames_versions_and_statuses_of_the_quickstart() -> None:

@@ -7,10 +7,9 @@ import gzip
 import shutil
 from pathlib import Path
 
-from recorded import TRACES, session
-
 import compilescope
 from compilescope.trace.reader import trace_files
+from recorded import TRACES, session
 
 
 def test_a_compressed_trace_reads_as_the_plain_file(tmp_path: Path) -> None:

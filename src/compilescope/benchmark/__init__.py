@@ -21,9 +21,10 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from compilescope.benchmark.measure import Config
 from compilescope.session.model import (

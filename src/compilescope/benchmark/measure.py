@@ -20,8 +20,9 @@ import copy
 import resource
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from compilescope.benchmark import conditions
 from compilescope.benchmark.verdict import Verdict, judge, relative_spread

@@ -54,7 +54,7 @@ def _function_of(target: Any) -> tuple[CodeType, Any]:
         if getattr(target, "forward", None) is not None and not isinstance(target, type):  # nn.Module, OptimizedModule
             target = getattr(target, "_orig_mod", target).forward
             continue
-        call = getattr(type(target), "__call__", None)
+        call = getattr(type(target), "__call__", None)  # noqa: B004  (its code is wanted, not whether it is callable)
         if call is not None and hasattr(call, "__code__"):
             target = call
             continue

@@ -21,7 +21,6 @@ from __future__ import annotations
 import ast
 import copy
 from dataclasses import dataclass, field
-from typing import Union
 
 from compilescope.decompiler.expressions import Temporaries
 
@@ -32,7 +31,7 @@ class _List:
     written: bool = False  # written out on this path already (a second display is a second list)
 
 
-Item = Union[ast.expr, _List]
+Item = ast.expr | _List
 
 
 class _GiveUp(Exception):

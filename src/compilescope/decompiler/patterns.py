@@ -237,7 +237,8 @@ def _read(walker: _Walker, start: Position, copied: bool, strict: bool = True) -
                 done.append(way)
     if not done:
         raise Unsupported(walker.instruction(start), "a pattern that never matches")
-    order = lambda at: (walker.graph.blocks[at.block].start, at.index, at.half)
+    def order(at):
+        return (walker.graph.blocks[at.block].start, at.index, at.half)
     # (3.10 and 3.12 copy small blocks: the code after a match may be reached at several copies)
     fails = sorted({way.at for way in failed}, key=order, reverse=True)
     done.sort(key=lambda way: order(way.at))
@@ -248,7 +249,8 @@ def _read(walker: _Walker, start: Position, copied: bool, strict: bool = True) -
 def _signature(path: _Path) -> Any:
     """What a way's going on depends on: where it is, its stack, its alternatives left, and
     what it learnt of the parts it still matches."""
-    alive = lambda key: not any(key[: len(dead)] == dead for dead in path.dead)
+    def alive(key):
+        return not any(key[: len(dead)] == dead for dead in path.dead)
     learnt = tuple(sorted((key, repr(_dumped(node.facts)), tuple(node.names)) for key, node in path.nodes.items() if alive(key)))
     return (path.at, repr(_dumped(path.stack)), frozenset(path.dead), path.last_passed, path.failed_at, learnt)
 
@@ -597,7 +599,8 @@ class _Builder:
         return structure if structure is not None else ast.MatchAs(pattern=None, name=None)
 
     def _structure(self, key: Key, facts: dict[str, Any], steps: set[Any]) -> ast.pattern | None:
-        item = lambda *step: self.pattern(key + (step,))
+        def item(*step):
+            return self.pattern(key + (step,))
         if "class" in facts:
             cls, count, keywords = facts["class"]
             return ast.MatchClass(cls=cls, patterns=[item("arg", j) for j in range(count)], kwd_attrs=list(keywords), kwd_patterns=[item("attr", k) for k in keywords])

@@ -29,9 +29,10 @@ import builtins
 import copy
 import dis
 import sys
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from types import CodeType
-from typing import Any, Callable, Collection, Iterator, cast
+from typing import Any, cast
 
 from compilescope.decompiler import cfg, finally_copies, patterns
 from compilescope.decompiler.expressions import (
@@ -799,7 +800,8 @@ class Structurer:
             sides.append(self._join(start, pure, base, own, ternaries=False))
             blocks |= own
         yes, no = sides
-        place = lambda index: _same_ending(self.graph, cfg.through_jumps(self.graph, index), locals_too=True)  # (past jumps; 3.10+ copies `return x`)
+        def place(index):  # (past jumps; 3.10+ copies `return x`)
+            return _same_ending(self.graph, cfg.through_jumps(self.graph, index), locals_too=True)
         if (place(yes.when_true), place(yes.when_false)) == (place(no.when_true), place(no.when_false)):
             orelse = no.test
         elif (place(yes.when_true), place(yes.when_false)) == (place(no.when_false), place(no.when_true)):
@@ -1416,7 +1418,8 @@ class Structurer:
         height = self._depth_at(header.last.offset)  # the iterator on top
         if height is None:
             return None
-        ways = lambda i: [s for s, k in self.graph.blocks[i].successors if k != "exception"]
+        def ways(i):
+            return [s for s, k in self.graph.blocks[i].successors if k != "exception"]
         todo = [index] if index not in body else [s for s in ways(index) if s not in body]
         afters: set[int] = set()
         seen: set[int] = set()
@@ -1447,7 +1450,8 @@ class Structurer:
         back at the depth of its try (POP_EXCEPT dropped the exception state): what it reaches
         there, past a jump or the unbinding of `except E as e`'s name, is a way out."""
         entry = 6 if sys.version_info < (3, 11) else 1  # what a handler's start finds above its try's stack
-        ways = lambda i: [s for s, k in self.graph.blocks[i].successors if k != "exception"]
+        def ways(i):
+            return [s for s, k in self.graph.blocks[i].successors if k != "exception"]
         exits: set[int] = set()
         around = self._protectors(header)  # (the clauses of a try around the loop are not its own)
         for handler in {s for b in body for s, k in self.graph.blocks[b].successors if k == "exception" and s in self._handlers and s not in body and s not in around}:
@@ -2760,7 +2764,8 @@ def _dict_element_inlined(body: list[ast.stmt], result: str | None) -> list[ast.
     (key, value) in two more, then `R[K] = V`. As `R[k] = a if c else b`, the form of a
     dict comprehension's step (it computes the key first, as the comprehension does)."""
     first, branch, step = body
-    temp = lambda node: isinstance(node, ast.Name) and node.id.startswith("__") and node.id != result
+    def temp(node):
+        return isinstance(node, ast.Name) and node.id.startswith("__") and node.id != result
     if not (isinstance(first, ast.Assign) and len(first.targets) == 1 and temp(first.targets[0]) and isinstance(branch, ast.If) and len(branch.body) == 1 and len(branch.orelse) == 1):
         return body
     key = first.targets[0].id  # type: ignore[attr-defined]

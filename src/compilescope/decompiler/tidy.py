@@ -210,7 +210,7 @@ def _values_put_back(statements: list[ast.stmt], names: _Names, temps: Temporari
         joined = [False]
 
         def join(body: list[ast.stmt]) -> None:
-            joined[0] |= _values_across_blocks(body, temps)
+            joined[0] |= _values_across_blocks(body, temps)  # noqa: B023  (called in this round only)
 
         _walk_bodies(statements, join)
         if not joined[0]:
@@ -225,7 +225,7 @@ def _put_back(statements: list[ast.stmt], names: _Names) -> None:
         changed = [False]
 
         def round_(body: list[ast.stmt]) -> None:
-            changed[0] |= _chained_assignment(body, names, loads, stores) | _inline(body, names, loads, stores)
+            changed[0] |= _chained_assignment(body, names, loads, stores) | _inline(body, names, loads, stores)  # noqa: B023  (called in this round only)
 
         _walk_bodies(statements, round_)
         if not changed[0]:

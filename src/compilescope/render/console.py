@@ -24,8 +24,9 @@ from __future__ import annotations
 import io
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.segment import Segment

@@ -38,7 +38,7 @@ from compilescope.session.model import Compile, Frame, Session
 _STATIC = Path(__file__).with_name("static")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _asset(name: str) -> str:
     return (_STATIC / name).read_text(encoding="utf-8")
 

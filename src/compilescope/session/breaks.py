@@ -37,16 +37,16 @@ def parse_graph_break(text: str) -> GraphBreak:
 
     # The one-line reason: the first non-empty line after the "Graph Break Reason:" line,
     # unless that line already says it all.
-    reason_index = next((i for i, l in enumerate(lines) if l.startswith("Graph Break Reason:")), None)
+    reason_index = next((i for i, text_line in enumerate(lines) if text_line.startswith("Graph Break Reason:")), None)
     if reason_index is not None:
         head = lines[reason_index].removeprefix("Graph Break Reason:").strip()
-        following = next((l.strip() for l in lines[reason_index + 1 :] if l.strip()), "")
+        following = next((text_line.strip() for text_line in lines[reason_index + 1 :] if text_line.strip()), "")
         if following and not following.startswith(("Explanation:", "User code traceback", "Hint:")):
             brk.reason = following
         else:
             brk.reason = head
     else:
-        brk.reason = next((l.strip() for l in lines if l.strip()), "graph break")
+        brk.reason = next((text_line.strip() for text_line in lines if text_line.strip()), "graph break")
     for line in lines:
         stripped = line.strip()
         if stripped.startswith("Explanation:") and brk.explanation is None:
@@ -62,7 +62,7 @@ def parse_graph_break(text: str) -> GraphBreak:
 
     # The user's line: the last frame of "User code traceback" at the break's file and line.
     try:
-        start = next(i for i, l in enumerate(lines) if l.startswith("User code traceback"))
+        start = next(i for i, text_line in enumerate(lines) if text_line.startswith("User code traceback"))
     except StopIteration:
         start = None
     if start is not None:

@@ -17,9 +17,10 @@ import bisect
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from compilescope.session.model import (
     Autotuning,

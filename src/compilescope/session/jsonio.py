@@ -84,7 +84,7 @@ def loads(text: str) -> Session:
     return _build(Session, data, "")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _fields(cls: Any) -> tuple[tuple[str, Any, bool], ...]:
     """(name, type hint, required) for each field of a dataclass of the model."""
     hints = typing.get_type_hints(cls)

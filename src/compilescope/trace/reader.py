@@ -23,9 +23,10 @@ import os
 import re
 import stat
 import zlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator
+from typing import IO, Any
 
 MAX_SKIPPED = 1000  # reasons kept for the lines that could not be read; the rest are counted
 MAX_LINE = 512 * 2**20  # characters of one line; a longer one is not read (torch writes none)
