@@ -113,7 +113,9 @@ def python_version(version: str) -> str:
     root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
     for candidate in [f"python{version}", *sorted(glob.glob(f"{root}/versions/{version}*/bin/python{version}"))]:
         try:
-            done = subprocess.run([candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], capture_output=True, text=True, timeout=60)
+            done = subprocess.run(
+                [candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], capture_output=True, text=True, timeout=60
+            )
         except OSError:
             continue
         if done.returncode == 0 and done.stdout.strip() == version:

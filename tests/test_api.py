@@ -80,7 +80,9 @@ def test_session_json_round_trip_and_schema_names(tmp_path: Path) -> None:
     frame = data["frames"][0]
     assert {"name", "filename", "lineno", "compiles"} <= set(frame)
     compile_ = frame["compiles"][0]
-    assert {"compile_id", "status", "recompile_reason", "graph_breaks", "graphs", "guards", "aot", "kernels", "compile_time_s"} <= set(compile_)
+    assert {"compile_id", "status", "recompile_reason", "graph_breaks", "graphs", "guards", "aot", "kernels", "compile_time_s"} <= set(
+        compile_
+    )
     assert {"source", "kind", "text"} <= set(compile_["guards"][0])
     assert {"forward", "backward", "inference"} <= set(compile_["aot"])
     loaded = compilescope.load(path)
@@ -101,7 +103,16 @@ def test_rendering_shows_user_strings_literally() -> None:
     from compilescope.session.model import Compile, Frame, GraphBreak, Session
 
     brk = GraphBreak(reason="[bold red]boom[/] <script>alert(1)</script>", filename="/x/[link=evil].py", lineno=3, code="y = f('[/]')")
-    session = Session(frames=[Frame(name="f[/]oo", filename="/x/[link=evil].py", lineno=1, compiles=[Compile(compile_id="0/0", status="graph break", graph_breaks=[brk])])])
+    session = Session(
+        frames=[
+            Frame(
+                name="f[/]oo",
+                filename="/x/[link=evil].py",
+                lineno=1,
+                compiles=[Compile(compile_id="0/0", status="graph break", graph_breaks=[brk])],
+            )
+        ]
+    )
     text = str(session)
     assert "[bold red]boom[/] <script>alert(1)</script>" in text
     assert "f[/]oo" in text and "y = f('[/]')" in text

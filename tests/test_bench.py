@@ -85,13 +85,29 @@ def test_fusion_pays_off_one_matmul_does_not(models: Path) -> None:
 
 
 def test_backends_and_training(models: Path) -> None:
-    result = run_cli("bench", "models.py:mlp", "--backends", "eager,aot_eager,inductor", "--train", "--runs", "10", "--json", "mlp.json", "--html", "mlp.html", cwd=models)
+    result = run_cli(
+        "bench",
+        "models.py:mlp",
+        "--backends",
+        "eager,aot_eager,inductor",
+        "--train",
+        "--runs",
+        "10",
+        "--json",
+        "mlp.json",
+        "--html",
+        "mlp.html",
+        cwd=models,
+    )
     assert result.returncode == 0, result.stderr
     benchmarks = json.loads((models / "mlp.json").read_text())["benchmarks"]
     assert [b["config"] for b in benchmarks] == [
-        "eager/default/inference", "eager/default/training",
-        "aot_eager/default/inference", "aot_eager/default/training",
-        "inductor/default/inference", "inductor/default/training",
+        "eager/default/inference",
+        "eager/default/training",
+        "aot_eager/default/inference",
+        "aot_eager/default/training",
+        "inductor/default/inference",
+        "inductor/default/training",
     ]
     for b in benchmarks:
         assert b["skipped"] is None and b["accuracy"] == "pass", b

@@ -176,7 +176,9 @@ def test_bench_agrees_with_a_plain_loop(models: Path) -> None:
         if _agrees(bench, plain):
             return
     if not settled:
-        pytest.skip("no attempt had a quiet machine and plain loops that agreed with each other: no like-for-like comparison\n" + "\n".join(notes))
+        pytest.skip(
+            "no attempt had a quiet machine and plain loops that agreed with each other: no like-for-like comparison\n" + "\n".join(notes)
+        )
     pytest.fail("bench disagreed with settled plain loops in every such attempt:\n" + "\n".join(notes))
 
 
@@ -201,6 +203,8 @@ def test_a_busy_core_makes_it_too_noisy_to_say(models: Path) -> None:
     # (the spinner shares the cores with bench's own threads: it gets a part of one, 0.43 to
     # ~0.7 of a core in runs here; the busy rule needs more than a quarter beyond the spare ones)
     assert bench["conditions"]["busy"] and bench["conditions"]["others_cpu"] > 0.25, bench
-    assert "busy" in bench["verdict_why"] and f"of its {os.cpu_count() if cpus() == os.cpu_count() else cpus()} cores" in bench["verdict_why"]
+    assert (
+        "busy" in bench["verdict_why"] and f"of its {os.cpu_count() if cpus() == os.cpu_count() else cpus()} cores" in bench["verdict_why"]
+    )
     assert bench["conditions"]["rounds"] == 3  # measured again while it stayed busy
     assert "too noisy to say" in result.stdout

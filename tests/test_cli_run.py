@@ -146,6 +146,7 @@ def test_program_without_torch_at_all(tmp_path: Path) -> None:
 
 # ---- report ----------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("saved")
@@ -227,7 +228,10 @@ def test_report_on_torch_trace_folder(tmp_path: Path) -> None:
     import subprocess
 
     subprocess.run(
-        [sys.executable, "small.py"], cwd=tmp_path, check=True, capture_output=True,
+        [sys.executable, "small.py"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
         env={**os.environ, "TORCH_TRACE": str(tmp_path / "traces")},
     )
     result = run_cli("report", "traces", cwd=tmp_path)

@@ -49,12 +49,16 @@ def _run(kind: str, version: str, arguments: list[str]) -> tuple[int, str, str, 
             atexit.register(shutil.rmtree, folder, True)
             out = Path(folder) / "out.json"
             command = [python, *[str(out) if a == "{out}" else a for a in arguments]]
-            process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+            process = subprocess.Popen(
+                command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")}
+            )
             _STARTED[(kind, other)] = (process, out)
     python_version(version)  # (skips or fails here, for a Python that is not here)
     process, out = _STARTED[(kind, version)]
     stdout, stderr = process.communicate(timeout=900)
     return process.returncode, stdout, stderr, out
+
+
 # What is refused so far, per Python: listed so that any change, better or worse, shows here.
 NOT_YET: dict[str, set[str]] = {
     "3.10": set(),
@@ -76,7 +80,12 @@ NOT_YET: dict[str, set[str]] = {
 # decompiled and equal): 3.10 275, 296, 299, 300; 3.11 285, 300, 298, 300; 3.12 278, 300, 299,
 # 300; 3.13 272, 300, 299, 300 of 300.
 GENERATED = 300
-GENERATED_FLOOR = {"3.10": (0.90, 0.98, 0.99, 0.99), "3.11": (0.93, 0.99, 0.99, 0.99), "3.12": (0.91, 0.99, 0.99, 0.99), "3.13": (0.89, 0.99, 0.99, 0.99)}
+GENERATED_FLOOR = {
+    "3.10": (0.90, 0.98, 0.99, 0.99),
+    "3.11": (0.93, 0.99, 0.99, 0.99),
+    "3.12": (0.91, 0.99, 0.99, 0.99),
+    "3.13": (0.89, 0.99, 0.99, 0.99),
+}
 KINDS = {"g": "large", "s": "small", "c": "except clauses", "m": "match statements"}
 
 
@@ -127,10 +136,21 @@ def test_straight_line_functions_round_trip(version: str) -> None:
     assert "sent = (yield (i * 2))" in functions["generator"]["source"] or "sent = yield (i * 2)" in functions["generator"]["source"]
     assert "from collections import OrderedDict as OD" in functions["imports"]["source"]
     written = functions["comprehensions"]["source"]
-    for comprehension in ("a = [x * 2 for x in y if x > 1]", "{k: v * scale for ", "(x + scale for x in y)", "d = [i * j for i in y for j in y if i != j]", "odd_squares = [i * i for i in range(len(y)) if i % 2]"):
+    for comprehension in (
+        "a = [x * 2 for x in y if x > 1]",
+        "{k: v * scale for ",
+        "(x + scale for x in y)",
+        "d = [i * j for i in y for j in y if i != j]",
+        "odd_squares = [i * i for i in range(len(y)) if i % 2]",
+    ):
         assert comprehension in written, written
     nested = functions["nested_functions"]["source"]
-    for part in ("key = lambda item, k=1: -item if item > k else item", "    def inner(v, *, w=3):", "    @functools.lru_cache(maxsize=None)\n    def cached(n):", "        nonlocal counter\n        counter += by"):
+    for part in (
+        "key = lambda item, k=1: -item if item > k else item",
+        "    def inner(v, *, w=3):",
+        "    @functools.lru_cache(maxsize=None)\n    def cached(n):",
+        "        nonlocal counter\n        counter += by",
+    ):
         assert part in nested, nested
     assert "    try:\n        y = 10 / x\n" in functions["try_except"]["source"]
     assert "    except ZeroDivisionError as error:\n        y = str(error)\n" in functions["try_except"]["source"]
@@ -143,20 +163,38 @@ def test_straight_line_functions_round_trip(version: str) -> None:
     # chains, assignment expressions, tuple and chained assignments, dotted imports: as
     # written, with no temporaries (each link, copy or swap of the bytecode once was one)
     chains = functions["chained_comparisons"]["source"]
-    for written in ("if 0 <= a < 10 and b:", "a is b is None:", "while 0 < a < len(items) > 1:", "[x for x in items if 1 < x in items]", "assert -100 < a < 100, a", "a < b < items.count(a) < 5"):
+    for written in (
+        "if 0 <= a < 10 and b:",
+        "a is b is None:",
+        "while 0 < a < len(items) > 1:",
+        "[x for x in items if 1 < x in items]",
+        "assert -100 < a < 100, a",
+        "a < b < items.count(a) < 5",
+    ):
         assert written in chains, chains
     walrus = functions["walrus_in_generator"]["source"] + functions["walrus_in_tests"]["source"]
     for written in ("sum(((d := (x - c)) * d for x in data))", "while (x := len(items)) > 1:", "z = log[0:0] = [x]"):
         assert written in walrus, walrus
     assignments = functions["tuple_and_chained_assignments"]["source"]
-    for written in ("head, tail = (p[:i], p[i:])", "a, b, c = (len(p), i + 1, log.pop())", "box.first = first = {}", "first[a] = box.second = [b, c]"):
+    for written in (
+        "head, tail = (p[:i], p[i:])",
+        "a, b, c = (len(p), i + 1, log.pop())",
+        "box.first = first = {}",
+        "first[a] = box.second = [b, c]",
+    ):
         assert written in assignments.replace("(head, tail)", "head, tail").replace("(a, b, c) =", "a, b, c ="), assignments
     assert "import xml.dom.minidom as m" in functions["dotted_imports"]["source"]
     keywords = functions["keyword_comprehensions"]["source"].replace("(k, v) in", "k, v in")  # 3.10's unparse
-    for written in ("record_call(**{k: v for k, v in options.items()})", "record_call(0, kind=box.size, **{k: v for ", "record_call([box.size, 1], *[v for v in options.values()])"):
+    for written in (
+        "record_call(**{k: v for k, v in options.items()})",
+        "record_call(0, kind=box.size, **{k: v for ",
+        "record_call([box.size, 1], *[v for v in options.values()])",
+    ):
         assert written in keywords, keywords
     assert "for a, _, _, b in rows:" in functions["unpack_discarded"]["source"].replace("(a, _, _, b)", "a, _, _, b")
-    stars = re.sub(r"\(((?:\*?[\w.]+, )+\*?[\w.]+)\)( =| in)", r"\1\2", functions["star_unpacking"]["source"])  # 3.10's unparse: `(a, *b) = x`
+    stars = re.sub(
+        r"\(((?:\*?[\w.]+, )+\*?[\w.]+)\)( =| in)", r"\1\2", functions["star_unpacking"]["source"]
+    )  # 3.10's unparse: `(a, *b) = x`
     for written in ("first, *rest = rows", "*init, last = rows", "[(h, t) for h, *t in rows]", "box.first, *box.rest = (head, len(rest))"):
         assert written in stars, stars
     assert "x = len(log) or (a and b) or c" in functions["threaded_and_or"]["source"], functions["threaded_and_or"]["source"]
@@ -164,34 +202,95 @@ def test_straight_line_functions_round_trip(version: str) -> None:
     assert functions["loop_breaks_past_return"]["source"].count("while lines:") == 1, functions["loop_breaks_past_return"]["source"]
     # conditions: De Morgan where it leaves fewer `not`s, no parentheses an `and` chain does not
     # need, `a or (b and c)` joined inside out, a conditional expression as a test
-    assert "t in registry and t not in own and match not in own and not t.startswith(match):" in functions["dispatch_match"]["source"], functions["dispatch_match"]["source"]
-    assert "[o for o in order if o not in known or (o in known and o in names)]" in functions["or_of_and"]["source"], functions["or_of_and"]["source"]
+    assert "t in registry and t not in own and match not in own and not t.startswith(match):" in functions["dispatch_match"]["source"], (
+        functions["dispatch_match"]["source"]
+    )
+    assert "[o for o in order if o not in known or (o in known and o in names)]" in functions["or_of_and"]["source"], functions[
+        "or_of_and"
+    ]["source"]
     tests = functions["conditional_tests"]["source"].replace("(key, value) in", "key, value in")
-    for written in ("[f for f in fields if (f[0] if f[1] is None else f[1])]", "{key: value.upper() if isinstance(value, str) else value for key, value in options.items()}", "    if a if c else b:\n"):
+    for written in (
+        "[f for f in fields if (f[0] if f[1] is None else f[1])]",
+        "{key: value.upper() if isinstance(value, str) else value for key, value in options.items()}",
+        "    if a if c else b:\n",
+    ):
         assert written in tests, tests
     assert "str((m and a) or (b and c))" in functions["and_or_idiom"]["source"], functions["and_or_idiom"]["source"]
     assert "str(m[0] or m[1]) for m in members" in functions["element_or"]["source"], functions["element_or"]["source"]
     # keywords merged from a value chosen across blocks, and a folded tuple of positionals
-    for written in ("record_call(*args, **(kwargs or {}))", "record_call(1, **(kwargs if c else {}))", "record_call(*box.items, **(box.kwargs or {}))"):
+    for written in (
+        "record_call(*args, **(kwargs or {}))",
+        "record_call(1, **(kwargs if c else {}))",
+        "record_call(*box.items, **(box.kwargs or {}))",
+    ):
         assert written in functions["merged_keywords"]["source"], functions["merged_keywords"]["source"]
     # a break inside a finally is the loop's (its handler drops the exception first)
-    assert "        finally:\n            if x == 5:\n                break\n" in functions["finally_leaves"]["source"], functions["finally_leaves"]["source"]
+    assert "        finally:\n            if x == 5:\n                break\n" in functions["finally_leaves"]["source"], functions[
+        "finally_leaves"
+    ]["source"]
     # match statements: class, sequence, mapping, or- and as-patterns, guards, as written
     shapes = functions["match_shapes"]["source"]
-    for written in ("    match value:\n        case Point(0, 0):\n            return 'origin'\n", "case Point(x=0, y=y) if y > 0:", "case Point(x, y=0) | Point(0, x):", "case [Point() as p, *rest] if not rest:",
-                    "case [int(a) | float(a), str() as s, *_, None]:", "case [first, [second, third] | [second, third, _]]:", "case [] | [*_, False]:", "case {'kind': 'circle', 'r': r, **extra}:",
-                    "case {Color.RED: c}:", "case Color.GREEN | True:", "case -1 | 2.5 | 1 - 2j | b'x':\n            return 'literal'\n    return 'other'"):
+    for written in (
+        "    match value:\n        case Point(0, 0):\n            return 'origin'\n",
+        "case Point(x=0, y=y) if y > 0:",
+        "case Point(x, y=0) | Point(0, x):",
+        "case [Point() as p, *rest] if not rest:",
+        "case [int(a) | float(a), str() as s, *_, None]:",
+        "case [first, [second, third] | [second, third, _]]:",
+        "case [] | [*_, False]:",
+        "case {'kind': 'circle', 'r': r, **extra}:",
+        "case {Color.RED: c}:",
+        "case Color.GREEN | True:",
+        "case -1 | 2.5 | 1 - 2j | b'x':\n            return 'literal'\n    return 'other'",
+    ):
         assert written in shapes, shapes
     # (a last case that always matches: its guard and an `if` at the start of its body do the same)
-    assert "        case iterable:\n            if hasattr(iterable, '__next__'):\n" in functions["match_slots"]["source"], functions["match_slots"]["source"]
-    assert "case 'normal' | 'gauss':" in functions["match_values"]["source"] and "case k if k in data:" in functions["match_values"]["source"], functions["match_values"]["source"]
+    assert "        case iterable:\n            if hasattr(iterable, '__next__'):\n" in functions["match_slots"]["source"], functions[
+        "match_slots"
+    ]["source"]
+    assert (
+        "case 'normal' | 'gauss':" in functions["match_values"]["source"] and "case k if k in data:" in functions["match_values"]["source"]
+    ), functions["match_values"]["source"]
     in_loop = functions["match_in_loop"]["source"]
     assert "            case 0 | '':\n                continue\n" in in_loop and in_loop.count("out.append('after')") == 1, in_loop
-    assert "            match (verb, len(args)):\n                case ['go', 1]:" in functions["match_nested"]["source"], functions["match_nested"]["source"]
-    for name in ("chained_comparisons", "walrus_in_generator", "walrus_in_tests", "tuple_and_chained_assignments", "while_one_continue", "keyword_comprehensions", "unpack_discarded", "star_unpacking", "expand_user", "threaded_and_or",
-                 "dispatch_match", "or_of_and", "conditional_tests", "element_or", "and_or_idiom", "positional_args", "members", "bind_arguments", "sparse_structs", "clause_loop_breaks", "cached_enabled", "merged_keywords"):
+    assert "            match (verb, len(args)):\n                case ['go', 1]:" in functions["match_nested"]["source"], functions[
+        "match_nested"
+    ]["source"]
+    for name in (
+        "chained_comparisons",
+        "walrus_in_generator",
+        "walrus_in_tests",
+        "tuple_and_chained_assignments",
+        "while_one_continue",
+        "keyword_comprehensions",
+        "unpack_discarded",
+        "star_unpacking",
+        "expand_user",
+        "threaded_and_or",
+        "dispatch_match",
+        "or_of_and",
+        "conditional_tests",
+        "element_or",
+        "and_or_idiom",
+        "positional_args",
+        "members",
+        "bind_arguments",
+        "sparse_structs",
+        "clause_loop_breaks",
+        "cached_enabled",
+        "merged_keywords",
+    ):
         assert "__" not in functions[name]["source"], functions[name]["source"]
-    for name in ("match_shapes", "match_slots", "match_falls_out", "match_in_loop", "match_nested", "match_one_case", "match_values", "match_while"):
+    for name in (
+        "match_shapes",
+        "match_slots",
+        "match_falls_out",
+        "match_in_loop",
+        "match_nested",
+        "match_one_case",
+        "match_values",
+        "match_while",
+    ):
         assert not re.search(r"__(temp|stack)\d", functions[name]["source"]), functions[name]["source"]
 
 
@@ -199,15 +298,65 @@ SWEEP = ROOT / "tests" / "programs" / "decompile_sweep.py"
 # Real code: every function and method of these modules (tests/programs/decompile_sweep.py checks
 # each without calling it: valid Python, and the same source when its own output is decompiled).
 STDLIB = [
-    "textwrap", "string", "colorsys", "heapq", "bisect", "fnmatch", "posixpath", "shlex", "statistics", "difflib", "json.encoder", "json.decoder", "calendar",
-    "argparse", "collections", "dataclasses", "functools", "ast", "tokenize", "pathlib", "enum", "copy", "pprint", "urllib.parse", "email.utils", "typing",
-    "inspect", "tarfile", "zipfile", "configparser", "csv", "gettext", "glob", "locale", "logging", "optparse", "pickle", "random", "shutil", "subprocess",
-    "tempfile", "threading", "traceback", "warnings", "weakref",
+    "textwrap",
+    "string",
+    "colorsys",
+    "heapq",
+    "bisect",
+    "fnmatch",
+    "posixpath",
+    "shlex",
+    "statistics",
+    "difflib",
+    "json.encoder",
+    "json.decoder",
+    "calendar",
+    "argparse",
+    "collections",
+    "dataclasses",
+    "functools",
+    "ast",
+    "tokenize",
+    "pathlib",
+    "enum",
+    "copy",
+    "pprint",
+    "urllib.parse",
+    "email.utils",
+    "typing",
+    "inspect",
+    "tarfile",
+    "zipfile",
+    "configparser",
+    "csv",
+    "gettext",
+    "glob",
+    "locale",
+    "logging",
+    "optparse",
+    "pickle",
+    "random",
+    "shutil",
+    "subprocess",
+    "tempfile",
+    "threading",
+    "traceback",
+    "warnings",
+    "weakref",
 ]
 TORCH_NN = [
-    "torch.nn.modules.linear", "torch.nn.modules.conv", "torch.nn.modules.activation", "torch.nn.modules.normalization",
-    "torch.nn.modules.batchnorm", "torch.nn.modules.container", "torch.nn.modules.module", "torch.nn.modules.sparse",
-    "torch.nn.modules.dropout", "torch.nn.modules.pooling", "torch.nn.modules.rnn", "torch.nn.modules.transformer",
+    "torch.nn.modules.linear",
+    "torch.nn.modules.conv",
+    "torch.nn.modules.activation",
+    "torch.nn.modules.normalization",
+    "torch.nn.modules.batchnorm",
+    "torch.nn.modules.container",
+    "torch.nn.modules.module",
+    "torch.nn.modules.sparse",
+    "torch.nn.modules.dropout",
+    "torch.nn.modules.pooling",
+    "torch.nn.modules.rnn",
+    "torch.nn.modules.transformer",
     "torch.nn.functional",
 ]
 # What is decompiled today (not yet: async, a few shapes): a floor, so that a change that reads
@@ -218,7 +367,13 @@ FLOOR = {"stdlib": 0.995, "stdlib 3.10": 0.995, "torch.nn": 0.99}
 
 def _sweep(python: str, modules: list[str], tmp_path: Path) -> dict:
     out = tmp_path / "sweep.json"
-    done = subprocess.run([python, str(SWEEP), str(out), *modules], capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    done = subprocess.run(
+        [python, str(SWEEP), str(out), *modules],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(out.read_text())
 
@@ -229,7 +384,9 @@ def _assert_sweep(report: dict, floor: float, label: str) -> None:
     assert wrong == {}, wrong
     passed = sum(r.startswith("pass") for r in results.values())
     seconds = sum(data["seconds"] for data in report["modules"].values())
-    print(f"{label} on Python {report['python']}: {passed}/{len(results)} decompiled ({passed / len(results):.0%}), {len(results) / seconds:.0f} functions/s")
+    print(
+        f"{label} on Python {report['python']}: {passed}/{len(results)} decompiled ({passed / len(results):.0%}), {len(results) / seconds:.0f} functions/s"
+    )
     assert passed / len(results) >= floor, f"{passed}/{len(results)}"
 
 

@@ -25,7 +25,10 @@ CHECK = ROOT / "tests" / "programs" / "cfg_check.py"
 def test_control_flow_graph(version: str) -> None:
     python = python_version(version)
     done = subprocess.run(
-        [python, str(CHECK)], capture_output=True, text=True, timeout=300,
+        [python, str(CHECK)],
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
     )
     assert done.returncode == 0, done.stderr[-3000:]

@@ -37,7 +37,9 @@ def test_decompile_takes_functions_methods_modules_and_code() -> None:
     assert "def scale(x, factor=2, kind=int, *, shift=(0, 1.5), unknown=__default_unknown, label='s'):" in source
     assert "    for item in x:\n        if item is" in source and "total += item * factor" in source
     assert "return total or shift" in source
-    assert compilescope.decompile(scale.__code__).startswith("def scale(x, factor, kind, *, shift, unknown, label):")  # a code object has no defaults
+    assert compilescope.decompile(scale.__code__).startswith(
+        "def scale(x, factor, kind, *, shift, unknown, label):"
+    )  # a code object has no defaults
     net = Net()
     expected = "def forward(self, x):\n    return torch.relu(x) + 1\n"
     assert compilescope.decompile(net) == expected
@@ -60,7 +62,9 @@ def test_what_is_not_understood_is_shown_as_bytecode_never_guessed() -> None:
 
     source = compilescope.decompile(numbers)
     ast.parse(source)  # still valid Python
-    assert source.startswith("def numbers(n):\n    # compilescope could not decompile numbers: this code: async functions are not decompiled yet")
+    assert source.startswith(
+        "def numbers(n):\n    # compilescope could not decompile numbers: this code: async functions are not decompiled yet"
+    )
     assert re.search(r"^    #  +\d+ RETURN_VALUE", source, re.M), source  # its bytecode, in the comments
     namespace: dict = {"__default_unknown": None}  # the named default, given by the reader
     exec(source, namespace)

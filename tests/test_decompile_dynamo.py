@@ -25,7 +25,9 @@ LESSONS = ["first_call.py", "see_graph.py", "recompile.py", "train_graphs.py", "
 def _check(python: str | Path, scripts: list[Path], tmp_path: Path) -> dict:
     out = tmp_path / "decompiled.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    done = subprocess.run([str(python), str(CHECK), str(out), *map(str, scripts)], capture_output=True, text=True, timeout=1200, env=env, cwd=tmp_path)
+    done = subprocess.run(
+        [str(python), str(CHECK), str(out), *map(str, scripts)], capture_output=True, text=True, timeout=1200, env=env, cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(out.read_text())
 

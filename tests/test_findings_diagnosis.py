@@ -117,11 +117,11 @@ def test_no_place_to_act_is_in_runpy_or_compilescope(diagnosed) -> None:
     starts = 0
     for line in (folder / "compilescope-diagnosis.log").read_text(encoding="utf-8").splitlines():
         if '{"str": ' in line:
-            name, index = json.loads(line[line.index("{"):])["str"]
+            name, index = json.loads(line[line.index("{") :])["str"]
             files[index] = name
         elif '{"dynamo_start": ' in line:
             starts += 1
-            stack = json.loads(line[line.index("{"):])["dynamo_start"]["stack"]
+            stack = json.loads(line[line.index("{") :])["dynamo_start"]["stack"]
             names = [files.get(entry["filename"], "?") for entry in stack]
             assert not [n for n in names if "/compilescope/" in n or "runpy" in n], names
             assert names[0].endswith("/diagnosis.py"), names
@@ -307,5 +307,8 @@ def test_calls_that_flip_flop_between_versions_are_said_with_their_cause(tmp_pat
     assert len(session.frame("f").call_order) == 40  # the calls, in order, one version each time
     # THEN the one cause (the size) says that the calls flip-flop between its two versions
     (size,) = [f for f in findings(session) if f.kind in ("recompile", "flip-flop")]
-    assert size.title == "The size of dimension 0 changed (8 → 16): 1 recompile of f; calls flip-flop between its versions (39 switches in 40 calls)"
+    assert (
+        size.title
+        == "The size of dimension 0 changed (8 → 16): 1 recompile of f; calls flip-flop between its versions (39 switches in 40 calls)"
+    )
     assert "0/0 ×1 → 0/1 ×1 → 0/0 ×1" in size.detail

@@ -23,7 +23,9 @@ def compilescope(*args: str, cwd: Path, columns: int | None = None) -> subproces
     env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
     if columns is not None:
         env["COLUMNS"] = str(columns)
-    return subprocess.run([sys.executable, "-m", "compilescope", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "compilescope", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 def write(folder: Path, name: str, source: str) -> None:
@@ -84,7 +86,10 @@ def test_an_import_error_before_compiling_is_reported_as_such(tmp_path: Path) ->
     assert result.returncode == 1
     assert "ModuleNotFoundError: No module named 'a_module_that_is_not_installed'" in result.stderr  # python's traceback
     shown = flat(result.stderr)
-    assert "The program failed before torch.compile compiled anything ModuleNotFoundError: No module named 'a_module_that_is_not_installed'" in shown
+    assert (
+        "The program failed before torch.compile compiled anything ModuleNotFoundError: No module named 'a_module_that_is_not_installed'"
+        in shown
+    )
     assert "There is nothing compiled to explain." in shown
     assert "torch 2." in shown  # it did import torch, so the header names it
     for advice in MISLEADING:

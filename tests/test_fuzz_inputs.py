@@ -139,17 +139,73 @@ def own_records(records: list[Record]) -> list[Record]:
     versions = []
     for header in starts:
         cid = {"compiled_autograd_id": None, "frame_id": header["frame_id"], "frame_compile_id": header["frame_compile_id"], "attempt": 0}
-        versions.append({"compile_id": cid, "label": f"{header['frame_id']}/{header['frame_compile_id']}", "frame": ["/tmp/cs/rich/small_program.py", 5, "step"],
-                         "calls": 3, "raised": 0, "total_ms": 0.5, "median_us": 120.0, "iqr_us": [100.0, 140.0], "sampled": 3})
-    calls = {"method": "sys.monitoring (Python 3.12)", "sample_size": 4096, "versions": versions,
-             "eager": [{"compile_id": None, "label": "no compiled code", "frame": ["/tmp/cs/rich/small_program.py", 5, "step"], "calls": 1, "raised": 1, "total_ms": 0.1, "median_us": 90.0, "iqr_us": [90.0, 90.0], "sampled": 1}],
-             "order": [{"frame": ["/tmp/cs/rich/small_program.py", 5, "step"], "runs": [["0/0", 1], ["0/1", 2]], "cut": False}]}
-    children = [{"pid": 12, "parent_pid": 9976, "command": "python worker.py", "how": "started", "followed": True, "why_not": None, "trace": "/tmp/t.log",
-                 "rank": 1, "functions": 1, "compiles": 2, "recompiles": 1, "graph_breaks": 0, "kernels": 3, "compile_time_s": 0.4}]
+        versions.append(
+            {
+                "compile_id": cid,
+                "label": f"{header['frame_id']}/{header['frame_compile_id']}",
+                "frame": ["/tmp/cs/rich/small_program.py", 5, "step"],
+                "calls": 3,
+                "raised": 0,
+                "total_ms": 0.5,
+                "median_us": 120.0,
+                "iqr_us": [100.0, 140.0],
+                "sampled": 3,
+            }
+        )
+    calls = {
+        "method": "sys.monitoring (Python 3.12)",
+        "sample_size": 4096,
+        "versions": versions,
+        "eager": [
+            {
+                "compile_id": None,
+                "label": "no compiled code",
+                "frame": ["/tmp/cs/rich/small_program.py", 5, "step"],
+                "calls": 1,
+                "raised": 1,
+                "total_ms": 0.1,
+                "median_us": 90.0,
+                "iqr_us": [90.0, 90.0],
+                "sampled": 1,
+            }
+        ],
+        "order": [{"frame": ["/tmp/cs/rich/small_program.py", 5, "step"], "runs": [["0/0", 1], ["0/1", 2]], "cut": False}],
+    }
+    children = [
+        {
+            "pid": 12,
+            "parent_pid": 9976,
+            "command": "python worker.py",
+            "how": "started",
+            "followed": True,
+            "why_not": None,
+            "trace": "/tmp/t.log",
+            "rank": 1,
+            "functions": 1,
+            "compiles": 2,
+            "recompiles": 1,
+            "graph_breaks": 0,
+            "kernels": 3,
+            "compile_time_s": 0.4,
+        }
+    ]
     return [
         (prefix, {"compilescope_calls": calls}, []),
         (prefix, {"compilescope_children": {}}, json.dumps(children).split("\n")),
-        (prefix, {"compilescope_program": {"kind": "script", "target": "p.py", "argv": ["a"], "exit_status": 1, "exception": "ValueError: x", "wall_time_s": 1.5}}, []),
+        (
+            prefix,
+            {
+                "compilescope_program": {
+                    "kind": "script",
+                    "target": "p.py",
+                    "argv": ["a"],
+                    "exit_status": 1,
+                    "exception": "ValueError: x",
+                    "wall_time_s": 1.5,
+                }
+            },
+            [],
+        ),
     ]
 
 
@@ -237,7 +293,9 @@ def check(code: int, out: str, err: str, case: str) -> None:
     assert code in (0, 2), f"{case}: exit status {code}\n{err[-2000:]}"
     assert "Traceback" not in out + err, f"{case}: {err[-3000:]}"
     raw = RAW_CONTROL.search(out + err)
-    assert raw is None, f"{case}: a raw control character {raw.group()!r} reached the terminal: {(out + err)[max(raw.start() - 80, 0): raw.start() + 40]!r}"
+    assert raw is None, (
+        f"{case}: a raw control character {raw.group()!r} reached the terminal: {(out + err)[max(raw.start() - 80, 0) : raw.start() + 40]!r}"
+    )
     if code == 2:
         assert err.strip() and len(err.strip().splitlines()) == 1, f"{case}: exit 2 must say why in one line: {err[-2000:]!r}"
 
@@ -323,14 +381,24 @@ def test_fuzzed_sessions_never_crash(base_session: dict[str, Any], tmp_path: Pat
         path = tmp_path / f"case{number}.json"
         if kind == "text":
             text = json.dumps(data)
-            text = rng.choice([text[: rng.randrange(len(text))], text.replace('"frames"', '"frames":' + "[" * 100_000 + "]" * 100_000 + ',"x"', 1), "\ufeff" + text])
+            text = rng.choice(
+                [
+                    text[: rng.randrange(len(text))],
+                    text.replace('"frames"', '"frames":' + "[" * 100_000 + "]" * 100_000 + ',"x"', 1),
+                    "\ufeff" + text,
+                ]
+            )
             path.write_text(text, encoding="utf-8")
         else:
             path.write_text(dumps(data), encoding="utf-8", errors="surrogatepass")
         if rng.random() < 0.3:
             args = ["decompile", "--out", str(tmp_path / f"py{number}"), str(path)]
         else:
-            args = ["report", str(path)] + (["--html", str(tmp_path / f"r{number}.html")] if rng.random() < 0.3 else []) + (["--show", "all"] if rng.random() < 0.2 else [])
+            args = (
+                ["report", str(path)]
+                + (["--html", str(tmp_path / f"r{number}.html")] if rng.random() < 0.3 else [])
+                + (["--show", "all"] if rng.random() < 0.2 else [])
+            )
         case = f"session case {number} ({kind}): {' '.join(args)}"
         code, out, err = run(args)
         check(code, out, err, case)

@@ -17,7 +17,10 @@ import compilescope
 from conftest import run_cli
 
 torch = pytest.importorskip("torch")
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (run through the device tool)")]
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (run through the device tool)"),
+]
 
 PROGRAM = """
 import torch
@@ -46,7 +49,23 @@ def test_run_profile_maps_library_kernels_on_the_gpu(tmp_path: Path) -> None:
     assert profile.profiled_calls == 5
     library = [k for k in profile.kernels if k.kind == "library call"]
     triton = [k for k in profile.kernels if k.kind == "triton"]
-    print(json.dumps([{"name": k.name, "kind": k.kind, "calls": k.calls, "us": round(k.total_us / k.calls, 1), "device_kernels": k.device_kernels, "aten": k.aten_ops, "gbps": k.achieved_gbps} for k in profile.kernels], indent=1))
+    print(
+        json.dumps(
+            [
+                {
+                    "name": k.name,
+                    "kind": k.kind,
+                    "calls": k.calls,
+                    "us": round(k.total_us / k.calls, 1),
+                    "device_kernels": k.device_kernels,
+                    "aten": k.aten_ops,
+                    "gbps": k.achieved_gbps,
+                }
+                for k in profile.kernels
+            ],
+            indent=1,
+        )
+    )
     # the two Linear layers' matrix products, with the cuBLAS kernels they ran, counted only in
     # the compiled calls (not the three eager a @ a)
     # the compiled calls only, less the first (it autotunes the Triton kernels lazily): 4 steady

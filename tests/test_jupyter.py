@@ -42,5 +42,8 @@ def test_notebook_shows_the_report(tmp_path: Path) -> None:
 
     # a path that is not compilescope's to write stops the magic before the cell runs
     (refused,) = [o.text for o in notebook.cells[3].outputs if o.output_type == "stream"]
-    assert refused == f"%%compilescope: will not write the report to {tmp_path / 'notes.txt'}: it is a file compilescope did not write; the cell was not run\n"
+    assert (
+        refused
+        == f"%%compilescope: will not write the report to {tmp_path / 'notes.txt'}: it is a file compilescope did not write; the cell was not run\n"
+    )
     assert (tmp_path / "notes.txt").read_text() == "my notes"

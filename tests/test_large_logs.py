@@ -45,8 +45,14 @@ MEASURED = (
 def report(log: Path, cwd: Path) -> tuple[subprocess.CompletedProcess, float, float]:
     """`compilescope report LOG --json out.json --html out.html`: the run, its seconds, its peak MB."""
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", MEASURED, "report", str(log), "--json", "out.json", "--html", "out.html"],
-                          cwd=cwd, capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "120"})
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURED, "report", str(log), "--json", "out.json", "--html", "out.html"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "120"},
+    )
     seconds = time.perf_counter() - started
     peak = next(int(line.split("=")[1]) for line in done.stderr.splitlines() if line.startswith("peak_rss_kb=")) / 1024
     return done, seconds, peak

@@ -64,6 +64,7 @@ def printed_after(text: str, heading: str) -> list[str]:
 
 # ---- lesson 3: the first call pays for compiling; a warm cache pays less -----------------------
 
+
 def test_first_call_cold_then_warm_cache(tmp_path: Path) -> None:
     # GIVEN a compile cache of its own, empty
     env = {"TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "cache")}
@@ -86,6 +87,7 @@ def test_first_call_cold_then_warm_cache(tmp_path: Path) -> None:
 
 
 # ---- lesson 4: graphs, ops, nodes, the guard on x, how many guards ------------------------------
+
 
 def test_see_graph(lesson_run) -> None:
     run, session = lesson_run("see_graph.py")
@@ -113,6 +115,7 @@ def test_see_graph(lesson_run) -> None:
 
 
 # ---- lesson 5: which call compiled again, and why ------------------------------------------------
+
 
 def test_recompile(lesson_run) -> None:
     run, session = lesson_run("recompile.py")
@@ -144,6 +147,7 @@ def test_recompile(lesson_run) -> None:
 
 # ---- lesson 6: forward and backward ATen graphs; the inference graph ---------------------------
 
+
 def test_train_graphs_match_what_the_backend_saw(lesson_run) -> None:
     run, session = lesson_run("train_graphs.py")
     training, inference = run.stdout.split("--- inference")
@@ -161,6 +165,7 @@ def test_train_graphs_match_what_the_backend_saw(lesson_run) -> None:
 
 # ---- lesson 7: the kernels Inductor wrote, what they came from, library calls ------------------
 
+
 def test_see_kernels(lesson_run) -> None:
     run, session = lesson_run("see_kernels.py")
     written = re.findall(r"a kernel it wrote: (\w+)", run.stdout)
@@ -171,7 +176,7 @@ def test_see_kernels(lesson_run) -> None:
     (fused,) = bias_then_relu.compiles[0].kernels
     assert fused.name == written[0] == "cpp_fused_add_relu_0"
     assert fused.kind == "cpp" and fused.aten_ops == ["aten.add", "aten.relu"]
-    assert "extern \"C\"" in fused.code
+    assert 'extern "C"' in fused.code
 
     kernels = {k.name: k for k in matmul_then_relu.compiles[0].kernels}
     assert written[1] in kernels and kernels[written[1]].kind == "cpp"
@@ -182,6 +187,7 @@ def test_see_kernels(lesson_run) -> None:
 
 
 # ---- lesson 8: a graph break from .item(), its reason and line; where; fullgraph ----------------
+
 
 def test_graph_break(lesson_run, tmp_path: Path) -> None:
     run, session = lesson_run("graph_break.py")

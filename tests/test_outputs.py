@@ -94,8 +94,11 @@ def test_a_trace_being_written_is_not_taken_from_its_writer(tmp_path: Path) -> N
     trace = tmp_path / "t.log"
     # GIVEN another process that is writing a trace (it holds the file's lock)
     holder = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(
-            f"""
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                f"""
             import time
             from compilescope.outputs import create_locked
             handle = create_locked({str(trace)!r})
@@ -104,8 +107,10 @@ def test_a_trace_being_written_is_not_taken_from_its_writer(tmp_path: Path) -> N
             print('writing', flush=True)
             time.sleep(60)
             """
-        )],
-        stdout=subprocess.PIPE, text=True,
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "writing"
@@ -128,15 +133,17 @@ def test_a_trace_being_written_is_not_taken_from_its_writer(tmp_path: Path) -> N
 
 def test_a_program_that_changes_folder_keeps_its_session(tmp_path: Path) -> None:
     # GIVEN a program that moves into a folder of its own, as Hydra does
-    (tmp_path / "chd.py").write_text(textwrap.dedent(
-        """
+    (tmp_path / "chd.py").write_text(
+        textwrap.dedent(
+            """
         import os, torch
         os.makedirs("outputs/run1")
         os.chdir("outputs/run1")
         torch.compile(lambda x: x.sin() + 1, backend="eager")(torch.ones(2))
         print("in", os.getcwd())
         """
-    ))
+        )
+    )
     plain = subprocess.run([sys.executable, "chd.py"], cwd=tmp_path, capture_output=True, text=True)
     import shutil
 
@@ -168,7 +175,10 @@ def test_the_program_and_the_files_it_names_are_never_written(tmp_path: Path) ->
     (tmp_path / "notes.json").write_text("[1, 2]")
     theirs = run_cli("run", "--json", "notes.json", "y.py", cwd=tmp_path)
     assert theirs.returncode == 2
-    assert f"will not write to {tmp_path / 'notes.json'}: it is a file compilescope did not write; choose another path with --json" in theirs.stderr
+    assert (
+        f"will not write to {tmp_path / 'notes.json'}: it is a file compilescope did not write; choose another path with --json"
+        in theirs.stderr
+    )
     assert (tmp_path / "notes.json").read_text() == "[1, 2]"
     same = run_cli("run", "--json", "a.json", "--html", "a.json", "y.py", cwd=tmp_path)
     assert same.returncode == 2 and "--json and --html name the same file" in same.stderr
@@ -217,13 +227,17 @@ def test_missing_folder_for_an_output_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "x.py").write_text(HELLO)
     result = run_cli("run", "--json", "nowhere/x.json", "x.py", cwd=tmp_path)
     assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr.strip() == f"compilescope run: will not write to {tmp_path / 'nowhere' / 'x.json'}: its folder {tmp_path / 'nowhere'} does not exist; choose another path with --json"
+    assert (
+        result.stderr.strip()
+        == f"compilescope run: will not write to {tmp_path / 'nowhere' / 'x.json'}: its folder {tmp_path / 'nowhere'} does not exist; choose another path with --json"
+    )
 
 
 def test_two_runs_at_once_keep_their_own_files(tmp_path: Path) -> None:
     # GIVEN one run of a program still going when a second run of it starts in the same folder
-    (tmp_path / "slow.py").write_text(textwrap.dedent(
-        """
+    (tmp_path / "slow.py").write_text(
+        textwrap.dedent(
+            """
         import os, sys, time
         if sys.argv[1] == "first":
             open("started", "w").close()
@@ -231,9 +245,17 @@ def test_two_runs_at_once_keep_their_own_files(tmp_path: Path) -> None:
                 time.sleep(0.05)
         print(sys.argv[1])
         """
-    ))
+        )
+    )
     env = {**os.environ, "COLUMNS": "120"}
-    first = subprocess.Popen([sys.executable, "-m", "compilescope", "run", "slow.py", "first"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "compilescope", "run", "slow.py", "first"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         while not (tmp_path / "started").exists():
             assert first.poll() is None, first.communicate()

@@ -53,7 +53,9 @@ def compilescope(*args: str, cwd: Path, columns: int | None = None) -> subproces
     env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
     if columns is not None:
         env["COLUMNS"] = str(columns)
-    return subprocess.run([sys.executable, "-m", "compilescope", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "compilescope", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
 
 
 def explanation(stderr: str) -> list[str]:
@@ -121,13 +123,27 @@ def test_width_for_a_stream() -> None:
 
 KERNELS = [
     KernelTime(
-        name="cpp_fused_add_mean_native_layer_norm_relu_0", kind="cpp", calls=12, total_us=480.0, share=0.61, where="cpu",
+        name="cpp_fused_add_mean_native_layer_norm_relu_0",
+        kind="cpp",
+        calls=12,
+        total_us=480.0,
+        share=0.61,
+        where="cpu",
         aten_ops=["aten.add", "aten.mean", "aten.native_layer_norm", "aten.relu"],
-        source_lines=["/home/user/project/model.py:16  x = torch.relu(self.layer(x) + 1.0)", "/home/user/project/model.py:18  if x.mean().item() > 0.5:"],
+        source_lines=[
+            "/home/user/project/model.py:16  x = torch.relu(self.layer(x) + 1.0)",
+            "/home/user/project/model.py:18  if x.mean().item() > 0.5:",
+        ],
     ),
     KernelTime(
-        name="addmm", kind="library call", calls=12, total_us=300.0, share=0.38, where="cpu",
-        aten_ops=["aten.t", "aten.addmm"], source_lines=["/home/user/project/model.py:16  x = torch.relu(self.layer(x) + 1.0)"],
+        name="addmm",
+        kind="library call",
+        calls=12,
+        total_us=300.0,
+        share=0.38,
+        where="cpu",
+        aten_ops=["aten.t", "aten.addmm"],
+        source_lines=["/home/user/project/model.py:16  x = torch.relu(self.layer(x) + 1.0)"],
     ),
     KernelTime(name="cpp_fused_mul_tanh_1", kind="cpp", calls=4, total_us=8.0, share=0.01, where="cpu", aten_ops=None),
 ]
@@ -143,17 +159,40 @@ def profiled() -> Session:
 
 def benched(verdict: bool = True) -> Session:
     measured = Benchmark(
-        config="inductor/max-autotune-no-cudagraphs/training", backend="inductor", mode="max-autotune-no-cudagraphs", training=True,
-        eager_ms=1.234, eager_iqr_ms=[1.2, 1.3], compiled_ms=0.8, compiled_iqr_ms=[0.79, 0.82], speedup=1.54,
-        first_call_cold_s=13.21, first_call_warm_s=1.02, break_even_calls=28_000, runs=40, warmup=3, threads=2,
-        timer="time.perf_counter", peak_memory_mb=120, memory_kind="RSS", accuracy="pass",
+        config="inductor/max-autotune-no-cudagraphs/training",
+        backend="inductor",
+        mode="max-autotune-no-cudagraphs",
+        training=True,
+        eager_ms=1.234,
+        eager_iqr_ms=[1.2, 1.3],
+        compiled_ms=0.8,
+        compiled_iqr_ms=[0.79, 0.82],
+        speedup=1.54,
+        first_call_cold_s=13.21,
+        first_call_warm_s=1.02,
+        break_even_calls=28_000,
+        runs=40,
+        warmup=3,
+        threads=2,
+        timer="time.perf_counter",
+        peak_memory_mb=120,
+        memory_kind="RSS",
+        accuracy="pass",
         profile=Profile(config="inductor/max-autotune-no-cudagraphs/training", kernels=KERNELS, profiled_calls=12),
     )
     if verdict:
         measured.verdict = "too noisy to say"
         measured.verdict_why = "The middle halves of the eager and compiled times overlap: rerun on a quiet machine."
-        measured.conditions = BenchConditions(cpus=2, load_before=1.9, load_after=2.4, others_cpu=1.1, busy=True, warmup_s=1.0, warmup_steady=True, rounds=1)
-    skipped = Benchmark(config="inductor/reduce-overhead/inference", backend="inductor", mode="reduce-overhead", training=False, skipped="CUDA graphs need a GPU")
+        measured.conditions = BenchConditions(
+            cpus=2, load_before=1.9, load_after=2.4, others_cpu=1.1, busy=True, warmup_s=1.0, warmup_steady=True, rounds=1
+        )
+    skipped = Benchmark(
+        config="inductor/reduce-overhead/inference",
+        backend="inductor",
+        mode="reduce-overhead",
+        training=False,
+        skipped="CUDA graphs need a GPU",
+    )
     return Session(environment=Environment(device="cpu (AMD EPYC, 2 cores)"), benchmarks=[measured, skipped])
 
 
@@ -180,7 +219,15 @@ def cell_values(session: Session) -> list[str]:
     """The text of every cell of the session's tables (a source line as the table shows it)."""
     values = [b.config for b in session.benchmarks] + ["1.234", "(1.200–1.300)", "13.21 s / 1.02 s", "too noisy to say"]
     for k in KERNELS:
-        values += [k.name, k.kind, str(k.calls), f"{k.total_us / k.calls:.1f}", f"{100 * k.share:.0f}%", ", ".join(k.aten_ops or []), *k.source_lines]
+        values += [
+            k.name,
+            k.kind,
+            str(k.calls),
+            f"{k.total_us / k.calls:.1f}",
+            f"{100 * k.share:.0f}%",
+            ", ".join(k.aten_ops or []),
+            *k.source_lines,
+        ]
     return values
 
 

@@ -26,8 +26,15 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = os.environ.get("COMPILESCOPE_CHROMIUM", "/usr/bin/chromium")
 # As the machine's notes advise: no background networking, so only the page's own requests show.
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-quic"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 @pytest.fixture(scope="module")
@@ -116,6 +123,7 @@ def test_graph_break_report(browser, tmp_path: Path) -> None:
     compile_ = session.compiles[entry]
     (called,) = compile_.resume_functions  # the one resume function after the .item() break
     assert f"After the graph break it calls {called} ({brk.resume_function}" in view.page.inner_text("#compile-view .dynamo-code")
+
     def opened(summary: str):  # a lazy section, opened; its content is built on the toggle event
         details = view.page.locator("#compile-view .dynamo-code details", has=view.page.locator(f"summary:has-text('{summary}')"))
         details.locator("summary").click()
@@ -176,21 +184,23 @@ def test_escaping_nothing_executes(browser, tmp_path: Path) -> None:
     # message carry markup
     folder = tmp_path / EVIL["img"]
     folder.mkdir()
-    (folder / "evil.py").write_text(textwrap.dedent(
-        f"""
+    (folder / "evil.py").write_text(
+        textwrap.dedent(
+            f"""
         import torch
 
         def step(**inputs):
-            x = inputs[{EVIL['textarea']!r}] + 1
-            torch._dynamo.graph_break(msg={EVIL['script']!r})
+            x = inputs[{EVIL["textarea"]!r}] + 1
+            torch._dynamo.graph_break(msg={EVIL["script"]!r})
             return x * 2
 
-        step.__code__ = step.__code__.replace(co_name={EVIL['script']!r})
-        print({EVIL['textarea']!r})
-        torch.compile(step, backend="eager")(**{{{EVIL['textarea']!r}: torch.ones(2)}})
-        raise ValueError({EVIL['img']!r})
+        step.__code__ = step.__code__.replace(co_name={EVIL["script"]!r})
+        print({EVIL["textarea"]!r})
+        torch.compile(step, backend="eager")(**{{{EVIL["textarea"]!r}: torch.ones(2)}})
+        raise ValueError({EVIL["img"]!r})
         """
-    ))
+        )
+    )
     result = run_cli("run", "evil.py", cwd=folder)
     assert result.returncode == 1
     html = folder / "compilescope-evil.html"
@@ -228,10 +238,30 @@ def test_child_processes_in_the_report(browser, tmp_path: Path) -> None:
     from compilescope.session.model import ChildProcess
 
     children = [
-        ChildProcess(pid=4242, parent_pid=1, command="multiprocessing worker (spawn)", how="started", followed=True,
-                     trace=str(tmp_path / "compilescope-x.pid4242.log"), rank=1, functions=2, compiles=3, recompiles=1, graph_breaks=1, kernels=4, compile_time_s=2.5),
+        ChildProcess(
+            pid=4242,
+            parent_pid=1,
+            command="multiprocessing worker (spawn)",
+            how="started",
+            followed=True,
+            trace=str(tmp_path / "compilescope-x.pid4242.log"),
+            rank=1,
+            functions=2,
+            compiles=3,
+            recompiles=1,
+            graph_breaks=1,
+            kernels=4,
+            compile_time_s=2.5,
+        ),
         ChildProcess(pid=4243, parent_pid=1, command="python3 -B -c resource tracker", how="started", followed=True),
-        ChildProcess(pid=None, parent_pid=1, command=f"python3 -I {EVIL['script']}", how="started", followed=False, why_not="python -I ignores PYTHONPATH"),
+        ChildProcess(
+            pid=None,
+            parent_pid=1,
+            command=f"python3 -I {EVIL['script']}",
+            how="started",
+            followed=False,
+            why_not="python -I ignores PYTHONPATH",
+        ),
     ]
     html = write_html(Session(children=children), tmp_path / "children.html")
     view = Opened(browser, html)
@@ -239,7 +269,11 @@ def test_child_processes_in_the_report(browser, tmp_path: Path) -> None:
     # THEN the overview says where the compiling happened, each child with its figures and the
     # command that explains it, and the one not followed, with why, its command literal
     assert "The program's own process compiled nothing; its child processes did (below)." in text
-    assert "4242\t1\tmultiprocessing worker (spawn)\t2\t3\t1\t1\t4\t2.50 s\tcompilescope report " + str(tmp_path / "compilescope-x.pid4242.log") in text
+    assert (
+        "4242\t1\tmultiprocessing worker (spawn)\t2\t3\t1\t1\t4\t2.50 s\tcompilescope report "
+        + str(tmp_path / "compilescope-x.pid4242.log")
+        in text
+    )
     assert "1 more child process was followed and compiled nothing." in text
     assert f"python3 -I {EVIL['script']}: python -I ignores PYTHONPATH" in text
     assert view.page.evaluate("window.__pwned") is None
@@ -256,12 +290,19 @@ def synthetic_session(compiles: int = 300, kernels: int = 2000, nodes: int = 200
         for i in range(10):
             count = kernels // compiles + (1 if made < kernels % compiles else 0)
             made += 1
-            frame.compiles.append(Compile(
-                compile_id=f"{f}/{i}", status="ok", compile_time_s=0.5 + i / 10,
-                recompile_reason=[f"{f}/{i - 1}: tensor 'x' size mismatch at index 0. expected {i}, actual {i + 1}"] if i else None,
-                kernels=[Kernel(name=f"cpp_fused_add_{k}", kind="cpp", aten_ops=["aten.add"], aten_ops_from="comment", code=kernel_code) for k in range(count)],
-                graphs=[Graph(ops=["add"], nodes=[GraphNode("call_function", "add", "+", "f32[8]")])],
-            ))
+            frame.compiles.append(
+                Compile(
+                    compile_id=f"{f}/{i}",
+                    status="ok",
+                    compile_time_s=0.5 + i / 10,
+                    recompile_reason=[f"{f}/{i - 1}: tensor 'x' size mismatch at index 0. expected {i}, actual {i + 1}"] if i else None,
+                    kernels=[
+                        Kernel(name=f"cpp_fused_add_{k}", kind="cpp", aten_ops=["aten.add"], aten_ops_from="comment", code=kernel_code)
+                        for k in range(count)
+                    ],
+                    graphs=[Graph(ops=["add"], nodes=[GraphNode("call_function", "add", "+", "f32[8]")])],
+                )
+            )
         frames.append(frame)
     big = frames[0].compiles[0]
     big.graphs = [Graph(ops=["add"] * nodes, nodes=[GraphNode("call_function", f"add_{n}", "+", "f32[8, 64]") for n in range(nodes)])]
@@ -287,9 +328,16 @@ def test_scale(browser, tmp_path: Path) -> None:
     assert view.ready_s + open_graph_s < 3.0, (view.ready_s, open_graph_s)
     assert view.page.locator("#compile-view button:has-text('show 2000 more of 20000')").count() == 1
     ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / "scale.json").write_text(json.dumps(
-        {"size_mb": round(size_mb, 2), "build_s": round(build_s, 3), "ready_s": round(view.ready_s, 3), "open_20k_graph_s": round(open_graph_s, 3)}
-    ))
+    (ARTIFACTS / "scale.json").write_text(
+        json.dumps(
+            {
+                "size_mb": round(size_mb, 2),
+                "build_s": round(build_s, 3),
+                "ready_s": round(view.ready_s, 3),
+                "open_20k_graph_s": round(open_graph_s, 3),
+            }
+        )
+    )
     view.assert_clean()
 
 

@@ -55,8 +55,14 @@ def test_html_is_built_no_slower_than_tlparse(tmp_path: Path) -> None:
     assert version == "tlparse 0.4.3"
 
     (tmp_path / "train.py").write_text(TRAIN)
-    subprocess.run([sys.executable, "train.py"], cwd=tmp_path, check=True, capture_output=True,
-                   env={**os.environ, "TORCH_TRACE": str(tmp_path / "trace")}, timeout=900)
+    subprocess.run(
+        [sys.executable, "train.py"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        env={**os.environ, "TORCH_TRACE": str(tmp_path / "trace")},
+        timeout=900,
+    )
     (log,) = (tmp_path / "trace").glob("*.log")
 
     ours_cmd = [sys.executable, "-m", "compilescope", "report", str(log), "--html", "report.html"]

@@ -24,7 +24,9 @@ ENV = {**os.environ, "COLUMNS": "120"}
 def both(folder: Path, *command: str) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
     """The command under python, then under compilescope run (the same Python)."""
     plain = subprocess.run([sys.executable, *command], cwd=folder, capture_output=True, text=True, env=ENV, timeout=300)
-    ours = subprocess.run([sys.executable, "-m", "compilescope", "run", *command], cwd=folder, capture_output=True, text=True, env=ENV, timeout=300)
+    ours = subprocess.run(
+        [sys.executable, "-m", "compilescope", "run", *command], cwd=folder, capture_output=True, text=True, env=ENV, timeout=300
+    )
     return plain, ours
 
 
@@ -38,7 +40,10 @@ def write(folder: Path, name: str, text: str) -> Path:
 def test_file_argv_path_and_traceback_are_pythons(tmp_path: Path) -> None:
     # GIVEN a script, reached through a link in another folder, that prints what python gives
     # it and then fails
-    write(tmp_path, "real/probe.py", """
+    write(
+        tmp_path,
+        "real/probe.py",
+        """
         import sys
         print("file", __file__)
         print("argv", sys.argv)
@@ -47,7 +52,8 @@ def test_file_argv_path_and_traceback_are_pythons(tmp_path: Path) -> None:
         def fail():
             raise ValueError("from the program")
         fail()
-    """)
+    """,
+    )
     (tmp_path / "calls").mkdir()
     (tmp_path / "calls" / "probe.py").symlink_to(tmp_path / "real" / "probe.py")
     plain, ours = both(tmp_path, "calls/probe.py", "--flag", "x")
@@ -62,13 +68,17 @@ def test_file_argv_path_and_traceback_are_pythons(tmp_path: Path) -> None:
 
 
 def test_the_programs_own_excepthook_is_called(tmp_path: Path) -> None:
-    write(tmp_path, "hooked.py", """
+    write(
+        tmp_path,
+        "hooked.py",
+        """
         import sys
         def hook(kind, error, tb):
             print("my hook saw", kind.__name__, error, "with a traceback:", tb is not None, file=sys.stderr)
         sys.excepthook = hook
         raise KeyError("lost")
-    """)
+    """,
+    )
     plain, ours = both(tmp_path, "hooked.py")
     assert ours.returncode == plain.returncode == 1
     assert plain.stderr == "my hook saw KeyError 'lost' with a traceback: True\n"
@@ -78,13 +88,17 @@ def test_the_programs_own_excepthook_is_called(tmp_path: Path) -> None:
 
 def test_ctrl_c_ends_the_run_by_sigint_after_saving(tmp_path: Path) -> None:
     # GIVEN a program that compiles, then is interrupted (a real SIGINT, as Ctrl-C sends)
-    write(tmp_path, "interrupted.py", """
+    write(
+        tmp_path,
+        "interrupted.py",
+        """
         import os, signal, torch
         torch.compile(lambda x: x.cos() + 1, backend="eager")(torch.ones(2))
         print("compiled", flush=True)
         os.kill(os.getpid(), signal.SIGINT)
         print("never")
-    """)
+    """,
+    )
     plain, ours = both(tmp_path, "interrupted.py")
     # THEN the parent sees death by SIGINT both ways (a shell loop stops), after the same output
     assert ours.returncode == plain.returncode == -signal.SIGINT
@@ -98,11 +112,15 @@ def test_ctrl_c_ends_the_run_by_sigint_after_saving(tmp_path: Path) -> None:
 
 
 def test_a_program_that_closes_stderr_still_exits_zero(tmp_path: Path) -> None:
-    write(tmp_path, "closer.py", """
+    write(
+        tmp_path,
+        "closer.py",
+        """
         import sys
         print("out")
         sys.stderr.close()
-    """)
+    """,
+    )
     plain, ours = both(tmp_path, "closer.py")
     assert ours.returncode == plain.returncode == 0
     assert ours.stdout == plain.stdout == "out\n"
@@ -118,7 +136,12 @@ def test_a_syntax_error_is_reported_as_python_reports_it(tmp_path: Path) -> None
 
 
 def test_exit_statuses_are_pythons(tmp_path: Path) -> None:
-    for code, status, message in (("sys.exit('bad config')", 1, "bad config\n"), ("sys.exit(None)", 0, ""), ("sys.exit(300)", 300 % 256, ""), ("raise SystemExit(True)", 1, "")):
+    for code, status, message in (
+        ("sys.exit('bad config')", 1, "bad config\n"),
+        ("sys.exit(None)", 0, ""),
+        ("sys.exit(300)", 300 % 256, ""),
+        ("raise SystemExit(True)", 1, ""),
+    ):
         write(tmp_path, "leave.py", f"import sys\n{code}\n")
         plain, ours = both(tmp_path, "leave.py")
         assert ours.returncode == plain.returncode == status, code

@@ -51,15 +51,39 @@ def test_children_are_matched_to_the_commands_that_started_them() -> None:
     parent, child, via_shell, other, fork = 5_000_001, 5_000_002, 5_000_003, 5_000_004, 5_000_005  # above any pid_max
     lines = [
         {"started": {"by": parent, "how": "subprocess.Popen", "argv": [python, "-c", "pass"], "environment_kept": None, "by_torch": False}},
-        {"child": {"pid": child, "parent_pid": parent, "argv": [python, "-c", "pass"], "how": "started", "trace": "/nowhere/t.pid5000002.log", "rank": 3}},
+        {
+            "child": {
+                "pid": child,
+                "parent_pid": parent,
+                "argv": [python, "-c", "pass"],
+                "how": "started",
+                "trace": "/nowhere/t.pid5000002.log",
+                "rank": 3,
+            }
+        },
         {"started": {"by": parent, "how": "os.system", "argv": ["/bin/sh", "-c", "python3 y.py --fast"], "environment_kept": None}},
-        {"child": {"pid": via_shell, "parent_pid": parent, "argv": ["/usr/bin/python3", "y.py", "--fast"], "how": "started", "trace": None}},
+        {
+            "child": {
+                "pid": via_shell,
+                "parent_pid": parent,
+                "argv": ["/usr/bin/python3", "y.py", "--fast"],
+                "how": "started",
+                "trace": None,
+            }
+        },
         {"started": {"by": parent, "how": "subprocess.Popen", "argv": ["python3", "-E", "x.py"], "environment_kept": None}},
         {"started": {"by": parent, "how": "subprocess.Popen", "argv": [python, "z.py"], "environment_kept": False}},
         {"started": {"by": parent, "how": "subprocess.Popen", "argv": ["git", "status"], "environment_kept": None}},
         {"started": {"by": parent, "how": "subprocess.Popen", "argv": [python, "-c", "probe"], "environment_kept": True, "by_torch": True}},
         {"started": {"by": parent, "how": "subprocess.Popen", "argv": ["/opt/other/bin/python3.9", "w.py"], "environment_kept": None}},
-        {"not_followed": {"pid": other, "parent_pid": parent, "argv": ["/opt/other/bin/python3.9", "w.py"], "why": "/opt/other/bin/python3.9 cannot import compilescope (ModuleNotFoundError)"}},
+        {
+            "not_followed": {
+                "pid": other,
+                "parent_pid": parent,
+                "argv": ["/opt/other/bin/python3.9", "w.py"],
+                "why": "/opt/other/bin/python3.9 cannot import compilescope (ModuleNotFoundError)",
+            }
+        },
         {"child": {"pid": fork, "parent_pid": child, "argv": [python, "-c", "pass"], "how": "forked", "trace": None}},
     ]
     found = {(c.pid, c.command): (c.how, c.followed, c.why_not, c.rank) for c in describe(lines)}
@@ -70,7 +94,12 @@ def test_children_are_matched_to_the_commands_that_started_them() -> None:
         (fork, f"fork of pid {child}"): ("forked", True, None, None),
         (other, "python3.9 w.py"): ("started", False, "/opt/other/bin/python3.9 cannot import compilescope (ModuleNotFoundError)", None),
         (None, "python3 -E x.py"): ("started", False, "python -E ignores PYTHONPATH, where compilescope's start-up hook is", None),
-        (None, f"{name} z.py"): ("started", False, "it was given an environment of its own, without compilescope's start-up hook on PYTHONPATH", None),
+        (None, f"{name} z.py"): (
+            "started",
+            False,
+            "it was given an environment of its own, without compilescope's start-up hook on PYTHONPATH",
+            None,
+        ),
     }
 
 
@@ -104,7 +133,9 @@ def test_compiles_in_child_processes_are_each_in_their_own_trace(tmp_path: Path)
     # the two Python children compilescope could not follow are named, with why
     missed = {c.command: c.why_not for c in children if not c.followed}
     assert missed == {
-        "python3 -I -c print('isolated')".replace("python3", Path(sys.executable).name): "python -I ignores PYTHONPATH, where compilescope's start-up hook is",
+        "python3 -I -c print('isolated')".replace(
+            "python3", Path(sys.executable).name
+        ): "python -I ignores PYTHONPATH, where compilescope's start-up hook is",
         f"{Path(sys.executable).name} -c print('bare')": "it was given an environment of its own, without compilescope's start-up hook on PYTHONPATH",
     }, missed
     # and the user is told where the compiling happened
@@ -122,7 +153,9 @@ def test_run_no_children_changes_nothing_in_the_environment(tmp_path: Path) -> N
     path, marker = followed.stdout.split()
     assert path.endswith(os.pathsep + "/mine") and "compilescope" in path and marker == "True"
     # a child of the program sees sys.path as without compilescope
-    (tmp_path / "child.py").write_text("import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'import sys; print(sys.path[1:])'])\n")
+    (tmp_path / "child.py").write_text(
+        "import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'import sys; print(sys.path[1:])'])\n"
+    )
     plain = subprocess.run([sys.executable, "child.py"], cwd=tmp_path, capture_output=True, text=True)
     ours = run_cli("run", "child.py", cwd=tmp_path)
     assert ours.stdout == plain.stdout
@@ -134,9 +167,24 @@ def test_each_rank_under_torchrun_writes_its_own_files(tmp_path: Path) -> None:
     # under compilescope by torchrun
     (tmp_path / "job.py").write_text(RANKS + "print('rank', rank, 'done')\n")
     result = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={free_port()}", "--no-python",
-         sys.executable, "-m", "compilescope", "run", "job.py"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, env={**os.environ, "MASTER_ADDR": "127.0.0.1", "COLUMNS": "120"},
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nproc_per_node=2",
+            f"--master_port={free_port()}",
+            "--no-python",
+            sys.executable,
+            "-m",
+            "compilescope",
+            "run",
+            "job.py",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "MASTER_ADDR": "127.0.0.1", "COLUMNS": "120"},
     )
     assert result.returncode == 0, result.stderr[-3000:]
     # THEN each rank has its own trace, session and report, each with its own compiles only

@@ -40,7 +40,7 @@ WATCH = textwrap.dedent(
 
 def watched(stdout: str) -> dict:
     (line,) = [line for line in stdout.splitlines() if line.startswith("WATCH ")]
-    return json.loads(line[len("WATCH "):])
+    return json.loads(line[len("WATCH ") :])
 
 
 def test_a_program_that_compiles_nothing_loads_no_dynamo_and_starts_no_process(tmp_path: Path) -> None:

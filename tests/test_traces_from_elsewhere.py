@@ -45,7 +45,10 @@ def test_report_on_a_distributed_jobs_ranks(tmp_path: Path) -> None:
     (tmp_path / "ranks.py").write_text(RANKS)
     subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={free_port()}", "ranks.py"],
-        cwd=tmp_path, check=True, capture_output=True, timeout=300,
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        timeout=300,
         env={**os.environ, "TORCH_TRACE": str(tmp_path / "traces"), "MASTER_ADDR": "127.0.0.1"},
     )
     assert len(list((tmp_path / "traces").glob("*.log"))) == 2
@@ -69,9 +72,7 @@ def test_report_on_a_distributed_jobs_ranks(tmp_path: Path) -> None:
 def test_program_killed_mid_run_leaves_a_readable_trace(tmp_path: Path) -> None:
     # GIVEN a program that compiles, then dies without any cleanup (no atexit, no finally)
     (tmp_path / "dies.py").write_text(
-        "import os, torch\n"
-        "torch.compile(lambda x: torch.cos(x) + 1, backend='eager')(torch.ones(2))\n"
-        "os._exit(7)\n"
+        "import os, torch\ntorch.compile(lambda x: torch.cos(x) + 1, backend='eager')(torch.ones(2))\nos._exit(7)\n"
     )
     result = run_cli("run", "dies.py", cwd=tmp_path)
     assert result.returncode == 7  # the status the program chose
@@ -83,7 +84,9 @@ def test_program_killed_mid_run_leaves_a_readable_trace(tmp_path: Path) -> None:
 
 
 def test_a_large_program_stays_readable() -> None:
-    frames = [Frame(name=f"layer_{i}", filename="/m.py", lineno=i, compiles=[Compile(compile_id=f"{i}/0", status="ok")]) for i in range(300)]
+    frames = [
+        Frame(name=f"layer_{i}", filename="/m.py", lineno=i, compiles=[Compile(compile_id=f"{i}/0", status="ok")]) for i in range(300)
+    ]
     text = str(Session(frames=frames))
     assert "300 functions compiled" in text
     assert "layer_24" in text and "layer_25 " not in text

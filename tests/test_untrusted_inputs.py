@@ -66,16 +66,23 @@ def session_data(session_text: str) -> dict[str, Any]:
 
 # ---- 1. loaders validate types and depth ----------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "change, message",
     [
         (lambda d: d.update(frames=[1, 2]), "frames[0]: expected an object, got 1"),
         (lambda d: d["frames"][0].update(name=["x"]), "frames[0].name: expected a string, got a list"),
-        (lambda d: d["frames"][0]["compiles"][0].update(graph_breaks="none"), "frames[0].compiles[0].graph_breaks: expected a list, got \"none\""),
+        (
+            lambda d: d["frames"][0]["compiles"][0].update(graph_breaks="none"),
+            'frames[0].compiles[0].graph_breaks: expected a list, got "none"',
+        ),
         (lambda d: d["frames"][1]["compiles"][0].pop("compile_id"), "frames[1].compiles[0]: missing 'compile_id'"),
         (lambda d: d["environment"].update(threads=2.5), "environment.threads: expected a whole number or null, got 2.5"),
         (lambda d: d["frames"][0].update(lineno=10**30), "frames[0].lineno: expected a whole number or null, got a number of 31 digits"),
-        (lambda d: d.update(program={"kind": "script", "target": "t.py", "exception": {"type": "ValueError"}}), "program.exception: expected a string or null, got an object"),
+        (
+            lambda d: d.update(program={"kind": "script", "target": "t.py", "exception": {"type": "ValueError"}}),
+            "program.exception: expected a string or null, got an object",
+        ),
     ],
 )
 def test_a_session_with_a_value_of_the_wrong_type_is_refused_by_path(tmp_path: Path, session_data: dict, change, message: str) -> None:
@@ -179,6 +186,7 @@ def test_a_path_with_control_characters_is_echoed_visibly(tmp_path: Path) -> Non
 
 # ---- 3. an empty trace says so -------------------------------------------------------------------
 
+
 def test_an_empty_trace_says_it_holds_no_records(tmp_path: Path) -> None:
     (tmp_path / "empty.log").write_text("")
     one_line_error(run_cli("report", "empty.log", cwd=tmp_path), "empty.log: the trace is empty: it holds no records")
@@ -200,6 +208,7 @@ def test_a_trace_without_compile_records_does_not_claim_nothing_was_compiled(tmp
 
 
 # ---- 4. special files and outputs refused before reading ------------------------------------------
+
 
 def test_special_files_are_refused_before_they_are_opened(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.log")  # opening it to read would wait for a writer forever
@@ -243,6 +252,7 @@ def test_outputs_that_cannot_be_written_are_refused_before_the_input_is_read(tmp
 
 
 # ---- 5. what is displayed of a huge value is bounded -----------------------------------------------
+
 
 def test_a_huge_string_is_cut_where_shown_and_kept_whole_in_the_json(tmp_path: Path) -> None:
     # GIVEN the real trace with a graph break whose message is 5 MB long (as from a huge repr)

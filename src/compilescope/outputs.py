@@ -75,7 +75,7 @@ def stem_and_suffix(path: Place) -> tuple[str, str]:
 
 
 def process_tag() -> str:
-    """".rank3" where a launcher (torchrun, or any that sets RANK) gave this process a rank: it
+    """ ".rank3" where a launcher (torchrun, or any that sets RANK) gave this process a rank: it
     goes in the name of every file the process writes, so that ranks never share one."""
     rank = os.environ.get("RANK", "")
     return f".rank{rank}" if rank.isdigit() else ""

@@ -30,13 +30,19 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     [
         (["report", "nope.json"], "compilescope report: no such file or folder: nope.json"),
         (["report", "."], "compilescope report: no trace files (*.log, *.log.gz) in ."),
-        (["report", str(TRACES / "tiny.log.gz"), "--show", "bogus"], "compilescope report: --show: unknown detail bogus; choose from graph, guards, dynamic, aot, kernels, code, time, all"),
+        (
+            ["report", str(TRACES / "tiny.log.gz"), "--show", "bogus"],
+            "compilescope report: --show: unknown detail bogus; choose from graph, guards, dynamic, aot, kernels, code, time, all",
+        ),
         (["report", str(TRACES / "tiny.log.gz"), "--rank", "3"], f"compilescope report: no trace of rank 3 in {TRACES / 'tiny.log.gz'}"),
         (["run", "nope.py"], "compilescope run: no such script: nope.py"),
         (["run", "."], "compilescope run: . is a folder; give a .py file, or -m for a package"),
         (["run", "--try", "dynamic", "--no-save", "x.py"], "compilescope run: --try compares two saved sessions: leave out --no-save"),
         (["run", "--try", "bogus", "x.py"], "compilescope run: --try: no fix named 'bogus'; the fixes: dynamic, capture_scalar_outputs,"),
-        (["decompile", str(TRACES / "tiny-profiled.json"), "extra"], f"compilescope decompile: {TRACES / 'tiny-profiled.json'} is a saved session: it takes no program arguments"),
+        (
+            ["decompile", str(TRACES / "tiny-profiled.json"), "extra"],
+            f"compilescope decompile: {TRACES / 'tiny-profiled.json'} is a saved session: it takes no program arguments",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str], in_tmp: Path, argv: list[str], said: str) -> None:

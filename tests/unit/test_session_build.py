@@ -109,7 +109,9 @@ def test_a_benchmark_saved_before_its_profile_was_one_object_still_loads() -> No
 def test_a_status_the_model_does_not_know_is_refused_by_path() -> None:
     data = json.loads((TRACES / "tiny-profiled.json").read_text())
     data["frames"][0]["compiles"][0]["status"] = "great"
-    with pytest.raises(SessionFormatError, match=r'frames\[0\]\.compiles\[0\]\.status: expected one of "ok", "graph break", .* got "great"'):
+    with pytest.raises(
+        SessionFormatError, match=r'frames\[0\]\.compiles\[0\]\.status: expected one of "ok", "graph break", .* got "great"'
+    ):
         loads(json.dumps(data))
 
 

@@ -44,7 +44,7 @@ def test_records_strings_and_payloads() -> None:
 
 
 def test_damaged_payload_is_skipped_and_said() -> None:
-    good = line({"dynamo_output_graph": {}, **ids(0, 0)}, "class G:\n    def forward(self, L_x_: \"f32[2]\"):\n        return (x,)")
+    good = line({"dynamo_output_graph": {}, **ids(0, 0)}, 'class G:\n    def forward(self, L_x_: "f32[2]"):\n        return (x,)')
     good[-1] = good[-1][:5]  # cut off mid-write
     log = read_trace(line({"dynamo_start": START, **ids(0, 0)}) + good)
     assert [s.reason for s in log.skipped] == ["payload of 'dynamo_output_graph' is incomplete or damaged"]

@@ -39,6 +39,9 @@ def test_a_folder_of_ranks_may_hold_compressed_traces(tmp_path: Path) -> None:
     for rank, name in enumerate(("tiny", "flipflop")):
         shutil.copy(TRACES / f"{name}.log.gz", tmp_path / f"dedicated_log_torch_trace_rank_{rank}_x.log.gz")
     (tmp_path / "notes.txt").write_text("not a trace")
-    assert [p.name for p in trace_files(tmp_path)] == ["dedicated_log_torch_trace_rank_0_x.log.gz", "dedicated_log_torch_trace_rank_1_x.log.gz"]
+    assert [p.name for p in trace_files(tmp_path)] == [
+        "dedicated_log_torch_trace_rank_0_x.log.gz",
+        "dedicated_log_torch_trace_rank_1_x.log.gz",
+    ]
     first, second = compilescope.load_all(tmp_path)
     assert [f.name for f in first.frames] == ["add_one"] and [f.name for f in second.frames] == ["norm"]

@@ -103,13 +103,25 @@ def to_benchmark(cold: dict[str, Any], warm: dict[str, Any], in_process: bool) -
 def _worker(target: str, config: Config, cache_dir: str, plan: Plan, first_call_only: bool, profile: bool = False) -> dict[str, Any]:
     with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as handle:
         out_path = handle.name
-    spec = {"target": target, "config": config.__dict__, "runs": plan.runs, "warmup": plan.warmup, "warmup_s": plan.warmup_s, "first_call_only": first_call_only, "out": out_path, "profile": profile}
+    spec = {
+        "target": target,
+        "config": config.__dict__,
+        "runs": plan.runs,
+        "warmup": plan.warmup,
+        "warmup_s": plan.warmup_s,
+        "first_call_only": first_call_only,
+        "out": out_path,
+        "profile": profile,
+    }
     timeout = plan.timeout
     env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache_dir}
     try:
         completed = subprocess.run(
             [sys.executable, "-m", "compilescope.benchmark.worker", json.dumps(spec)],
-            env=env, capture_output=True, text=True, timeout=timeout,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
         text = Path(out_path).read_text() if Path(out_path).exists() else ""
         if completed.returncode != 0 or not text:
@@ -230,6 +242,7 @@ def _bench_object(target: Any, args: tuple, plan: Plan) -> list[Benchmark]:
     results = []
     previous = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
     for config in configs(plan.backends, plan.modes, plan.training, plan.device):
+
         def make() -> tuple[Any, tuple]:
             return (copy.deepcopy(target) if isinstance(target, torch.nn.Module) else target), args
 

@@ -248,7 +248,11 @@ def timed_rounds(
         if busy_why and attempt < MAX_ROUNDS - 1:
             sleep(1.0)  # give the other work a moment to pass before the next round
     settled = [r for r in taken if r.verdict.settled]
-    chosen = settled[0] if settled else min(taken, key=lambda r: (r.others_cpu or 0.0, relative_spread(r.eager_ms) + relative_spread(r.compiled_ms)))
+    chosen = (
+        settled[0]
+        if settled
+        else min(taken, key=lambda r: (r.others_cpu or 0.0, relative_spread(r.eager_ms) + relative_spread(r.compiled_ms)))
+    )
     chosen.rounds = len(taken)
     return chosen
 
@@ -257,6 +261,7 @@ def _step(model: Any, optimizer: Any, inputs: tuple, training: bool) -> Callable
     import torch
 
     if not training:
+
         def infer() -> Any:
             with torch.no_grad():
                 return model(*inputs)
@@ -337,7 +342,12 @@ def measure(
     # first calls after compiling are slow (allocator, caches, a CPU's clock, a GPU's clocks
     # rising under load), and three warm-up calls left an MLP's eager median 31% above a plain
     # loop timed after 3 s.
-    warm = warm_up((eager_step, compiled_step), clock, warmup, warmup_s if warmup_s is not None else (GPU_WARMUP_SECONDS if cuda else CPU_WARMUP_SECONDS))
+    warm = warm_up(
+        (eager_step, compiled_step),
+        clock,
+        warmup,
+        warmup_s if warmup_s is not None else (GPU_WARMUP_SECONDS if cuda else CPU_WARMUP_SECONDS),
+    )
     if cuda:
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()

@@ -76,12 +76,18 @@ def profile_config(make: Callable[[], tuple[Any, tuple]], config: Config, runs: 
         if cuda:
             torch.cuda.synchronize()
 
-    peaks = measure_peaks(next((p.dtype for p in model.parameters()), torch.float32) if isinstance(model, torch.nn.Module) else torch.float32) if cuda else {}
+    peaks = (
+        measure_peaks(next((p.dtype for p in model.parameters()), torch.float32) if isinstance(model, torch.nn.Module) else torch.float32)
+        if cuda
+        else {}
+    )
     kernels, regions = kernel_times(prof, session, cuda, peaks)
     return {"kernels": kernels, "profiled_calls": runs, "compiled_regions": dict(regions), "profile_notes": notes, **peaks}
 
 
-def kernel_times(prof: Any, session: Any, cuda: bool, peaks: dict[str, float], whole_run: bool = False) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def kernel_times(
+    prof: Any, session: Any, cuda: bool, peaks: dict[str, float], whole_run: bool = False
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Kernel by kernel, the time a profile recorded, matched to the session's kernels (their
     ATen ops and source lines), and the calls each compiled version served.
 
@@ -156,7 +162,12 @@ def kernel_times(prof: Any, session: Any, cuda: bool, peaks: dict[str, float], w
 
 
 def _library_launches(
-    events: list[Any], library: dict[str, Any], counted: Callable[[Any], bool], totals: dict[str, float], calls: dict[str, int], launched: dict[str, set[str]]
+    events: list[Any],
+    library: dict[str, Any],
+    counted: Callable[[Any], bool],
+    totals: dict[str, float],
+    calls: dict[str, int],
+    launched: dict[str, set[str]],
 ) -> dict[tuple[str, int], int]:
     """On a GPU, the CUDA kernels (cuBLAS, cuDNN, ...) that the compiled code's library calls
     launched: the profiler hangs each kernel on the ATen op that launched it (the innermost one,

@@ -6,7 +6,7 @@ from typing import Any
 
 
 def same(reference: Any, result: Any, tolerance: float, fp64_reference: Any = None) -> str:
-    """"pass", "fail", or "unknown (...)": torch's own comparison, as its benchmark harness uses it."""
+    """ "pass", "fail", or "unknown (...)": torch's own comparison, as its benchmark harness uses it."""
     try:
         from torch._dynamo.utils import same as torch_same
     except Exception:

@@ -62,7 +62,12 @@ def judge(eager_ms: list[float], compiled_ms: list[float], busy_why: str | None 
     low, high = speedup_range(eager_ms, compiled_ms)
     plausible = f"the speedup could plausibly be {low:.2f}x to {high:.2f}x"
     if busy_why:
-        return Verdict("too noisy to say", f"{busy_why}, in every round; times taken then measure the other work too: run it again on a quiet machine", low, high)
+        return Verdict(
+            "too noisy to say",
+            f"{busy_why}, in every round; times taken then measure the other work too: run it again on a quiet machine",
+            low,
+            high,
+        )
     if not low > 0 or high / low > WIDEST:
         return Verdict("too noisy to say", f"the calls' times vary too much: {plausible}", low, high)
     if speedup >= 1 + EVEN and low > 1.0:

@@ -23,7 +23,14 @@ def main() -> int:
 
             result = profile_config(load_make(spec["target"]), config, runs=spec.get("profile_runs", 10))
         else:
-            result = measure(load_make(spec["target"]), config, runs=spec["runs"], warmup=spec["warmup"], first_call_only=spec["first_call_only"], warmup_s=spec.get("warmup_s"))
+            result = measure(
+                load_make(spec["target"]),
+                config,
+                runs=spec["runs"],
+                warmup=spec["warmup"],
+                first_call_only=spec["first_call_only"],
+                warmup_s=spec.get("warmup_s"),
+            )
     except Exception as error:  # the user's make() or model failed: report it, as the figures would be
         result = config.failed(error_summary(error))
     with open(spec["out"], "w", encoding="utf-8") as handle:

@@ -45,9 +45,24 @@ class BenchCommand:
         parser.add_argument("--train-only", action="store_true", help="measure only the training step")
         parser.add_argument("--device", default=None, help="cpu or cuda (default: where make()'s inputs are)")
         parser.add_argument("--runs", type=int, default=50, help="timed calls of each (default 50)")
-        parser.add_argument("--warmup", type=int, default=3, help="untimed calls of each first, at least (default 3); the warm-up goes on until the per-call times stop falling")
-        parser.add_argument("--warmup-s", type=float, default=None, metavar="SECONDS", help="warm up for at least this long (default 1 on a CPU, 2 on a GPU, while its clocks rise)")
-        parser.add_argument("--profile", action="store_true", help="also profile the compiled calls: time per kernel, its ATen ops and source lines; on a GPU against the device's measured limits")
+        parser.add_argument(
+            "--warmup",
+            type=int,
+            default=3,
+            help="untimed calls of each first, at least (default 3); the warm-up goes on until the per-call times stop falling",
+        )
+        parser.add_argument(
+            "--warmup-s",
+            type=float,
+            default=None,
+            metavar="SECONDS",
+            help="warm up for at least this long (default 1 on a CPU, 2 on a GPU, while its clocks rise)",
+        )
+        parser.add_argument(
+            "--profile",
+            action="store_true",
+            help="also profile the compiled calls: time per kernel, its ATen ops and source lines; on a GPU against the device's measured limits",
+        )
         parser.add_argument("--json", metavar="PATH", help="save the results (a session with 'benchmarks')")
         parser.add_argument("--html", metavar="PATH", help="write the report with the results")
 

@@ -31,7 +31,9 @@ class DecompileCommand:
     def prepare_parser(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("-m", dest="module", action="store_true", help="run a library module as a script, like python -m")
         parser.add_argument("--out", metavar="DIR", help="where to write the files (default: compilescope-<name>-decompiled)")
-        parser.add_argument("target", metavar="script.py | module | session.json", help="the program to run, or a session saved by compilescope run")
+        parser.add_argument(
+            "target", metavar="script.py | module | session.json", help="the program to run, or a session saved by compilescope run"
+        )
         parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the program")
 
     def run(self, args: argparse.Namespace) -> int:
@@ -47,8 +49,15 @@ class DecompileCommand:
         name = args.target.rsplit(".", 1)[-1] if args.module else target.stem
         return run_program(
             RunOptions(
-                args.target, args.args, module=args.module, no_html=True, no_save=True, no_calls=True, no_children=True,
-                decompile=args.out or f"compilescope-{name}-decompiled", explanation=False,
+                args.target,
+                args.args,
+                module=args.module,
+                no_html=True,
+                no_save=True,
+                no_calls=True,
+                no_children=True,
+                decompile=args.out or f"compilescope-{name}-decompiled",
+                explanation=False,
             )
         )
 
@@ -79,7 +88,9 @@ class DecompileCommand:
                 folder = out if len(sessions) == 1 else out / f"rank{session.rank}"
                 messages.append(write_decompiled(session, folder))
         except (ValueError, RecursionError, MemoryError) as error:  # code in the session too odd to write
-            raise CommandError(f"{path}: its code could not be written as Python files ({type(error).__name__}: {str(error)[:200]})") from None
+            raise CommandError(
+                f"{path}: its code could not be written as Python files ({type(error).__name__}: {str(error)[:200]})"
+            ) from None
         print(escape_control("\n".join(messages)), file=sys.stderr)
         return 0
 
@@ -100,16 +111,27 @@ def write_decompiled(session: Session, folder: Path, shown: str | None = None) -
         return "torch.compile compiled nothing in this run: no .py files to write."
     written = write_python_files(session, folder)
     if not written:
-        why = session.decompiled or "this session holds no decompiled code (a trace torch wrote elsewhere has none: run the program with compilescope decompile)"
+        why = (
+            session.decompiled
+            or "this session holds no decompiled code (a trace torch wrote elsewhere has none: run the program with compilescope decompile)"
+        )
         return f"No .py files written: {why}"
-    incomplete = sum(1 for f in session.frames for c in f.compiles for code in (c.transformed_code, c.original_code) if code is not None and not code.complete)
+    incomplete = sum(
+        1
+        for f in session.frames
+        for c in f.compiles
+        for code in (c.transformed_code, c.original_code)
+        if code is not None and not code.complete
+    )
     lines = [f"Wrote {len(written)} .py file{'s' if len(written) != 1 else ''} to {shown or folder}/ ({session.decompiled}):"]
     lines += [f"  {path.name}" for path in written]
     if incomplete:
-        lines.append(f"{incomplete} code object(s) use constructs the decompiler does not read yet: their bytecode is shown, marked, in the file.")
+        lines.append(
+            f"{incomplete} code object(s) use constructs the decompiler does not read yet: their bytecode is shown, marked, in the file."
+        )
     return "\n".join(lines)
 
 
 def _stem(path: Path) -> str:
     stem = path.stem
-    return stem[len("compilescope-"):] if stem.startswith("compilescope-") else stem
+    return stem[len("compilescope-") :] if stem.startswith("compilescope-") else stem

@@ -56,7 +56,12 @@ class DoctorCommand:
         console = console_for(sys.stdout)
         checks = list(self.checks(compile_test=not args.no_compile, console=console))
         failed = [c for c in checks if c.ok is False]
-        console.print(Text(f"\n{'All good: torch.compile can work here.' if not failed else f'{len(failed)} problem(s) found.'}", style="bold green" if not failed else "bold red"))
+        console.print(
+            Text(
+                f"\n{'All good: torch.compile can work here.' if not failed else f'{len(failed)} problem(s) found.'}",
+                style="bold green" if not failed else "bold red",
+            )
+        )
         return 1 if failed else 0
 
     def checks(self, compile_test: bool, console):
@@ -105,7 +110,14 @@ class DoctorCommand:
         if header.exists():
             yield emit(Check("Python.h", True, str(header)))
         else:
-            yield emit(Check("Python.h", False, f"not found at {header}", f"install the Python headers: `sudo apt install python{sys.version_info.major}.{sys.version_info.minor}-dev` (or python3-dev)"))
+            yield emit(
+                Check(
+                    "Python.h",
+                    False,
+                    f"not found at {header}",
+                    f"install the Python headers: `sudo apt install python{sys.version_info.major}.{sys.version_info.minor}-dev` (or python3-dev)",
+                )
+            )
 
         if cuda:
             try:
@@ -113,7 +125,14 @@ class DoctorCommand:
 
                 yield emit(Check("Triton", True, str(triton.__version__)))
             except ImportError:
-                yield emit(Check("Triton", False, "not installed: Inductor needs it for GPU kernels", "pip install triton (the version your torch was built with)"))
+                yield emit(
+                    Check(
+                        "Triton",
+                        False,
+                        "not installed: Inductor needs it for GPU kernels",
+                        "pip install triton (the version your torch was built with)",
+                    )
+                )
         else:
             yield emit(Check("Triton", None, "not needed on the CPU"))
 

@@ -30,7 +30,12 @@ class ReportCommand:
 
     @staticmethod
     def prepare_parser(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("paths", nargs="+", metavar="path", help="a session .json, a trace .log file, or a TORCH_TRACE folder; several (compilescope-train.rank*.json) are read as one job's ranks")
+        parser.add_argument(
+            "paths",
+            nargs="+",
+            metavar="path",
+            help="a session .json, a trace .log file, or a TORCH_TRACE folder; several (compilescope-train.rank*.json) are read as one job's ranks",
+        )
         parser.add_argument("--json", metavar="PATH", help="also save the session as JSON (one file per rank: PATH gets a .rankN suffix)")
         parser.add_argument("--html", metavar="PATH", help="write the HTML report (one file per rank: PATH gets a .rankN suffix)")
         parser.add_argument("--rank", type=int, metavar="N", help="only the trace of rank N")
@@ -46,7 +51,9 @@ class ReportCommand:
         from compilescope.trace.reader import UnreadableInput
 
         options = view_options(args)
-        outputs = [(given, ext, what) for given, ext, what in ((args.json, ".json", "the session"), (args.html, ".html", "the report")) if given]
+        outputs = [
+            (given, ext, what) for given, ext, what in ((args.json, ".json", "the session"), (args.html, ".html", "the report")) if given
+        ]
         for given, ext, what in outputs:  # before reading anything: a bad path costs no time
             _check_output(_target(given, "", ext), what)
         loaded: list[tuple[Session, int | None]] = []
@@ -85,11 +92,13 @@ class ReportCommand:
         targets: list[tuple[Session, Path | None, Path | None]] = []
         for index, session in enumerate(sessions):
             suffix = f".rank{session.rank if session.rank is not None else index}" if len(sessions) > 1 else ""
-            targets.append((
-                session,
-                _target(args.json, suffix, ".json") if args.json else None,
-                _target(args.html, suffix, ".html") if args.html else None,
-            ))
+            targets.append(
+                (
+                    session,
+                    _target(args.json, suffix, ".json") if args.json else None,
+                    _target(args.html, suffix, ".html") if args.html else None,
+                )
+            )
         for _, json_path, html_path in targets:  # every output, before anything is written
             for target, what in ((json_path, "the session"), (html_path, "the report")):
                 if target is not None:
@@ -109,7 +118,10 @@ class ReportCommand:
                 from compilescope.render.html import write_html
 
                 write_html(session, html_path, found)
-                print(escape_control(f"The report: {one_line(str(html_path))}   open it with: {open_command(str(html_path))}"), file=sys.stderr)
+                print(
+                    escape_control(f"The report: {one_line(str(html_path))}   open it with: {open_command(str(html_path))}"),
+                    file=sys.stderr,
+                )
         return 0
 
 

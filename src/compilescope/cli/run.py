@@ -121,7 +121,9 @@ def run_program(args: RunOptions) -> int:
 
         profiler = RunProfiler()
     try:
-        recorder = Capture(plan.trace, wait_for_torch=True, on_attach=profiler.start if profiler else None, record_calls=not args.no_calls, fixes=fixes)
+        recorder = Capture(
+            plan.trace, wait_for_torch=True, on_attach=profiler.start if profiler else None, record_calls=not args.no_calls, fixes=fixes
+        )
     except OutputError as error:
         raise CommandError(str(error)) from None
     children = None
@@ -154,7 +156,14 @@ def run_program(args: RunOptions) -> int:
     # return, so that the interpreter's exit collects as it would under python.
     gc.freeze()
     try:
-        record = {"kind": program.kind, "target": program.target, "argv": list(args.args), "exit_status": exit_status, "exception": exception, "wall_time_s": wall}
+        record = {
+            "kind": program.kind,
+            "target": program.target,
+            "argv": list(args.args),
+            "exit_status": exit_status,
+            "exception": exception,
+            "wall_time_s": wall,
+        }
         recorder.record_program(record)
         found: list[Any] | None = None
         if children is not None:
@@ -168,7 +177,14 @@ def run_program(args: RunOptions) -> int:
                 for item in found:
                     item.trace = None
             recorder.record_children(found)
-        if "torch" not in sys.modules and not found and profiler is None and decompile_dir is None and not _rank() and not plan.report_wanted(args):
+        if (
+            "torch" not in sys.modules
+            and not found
+            and profiler is None
+            and decompile_dir is None
+            and not _rank()
+            and not plan.report_wanted(args)
+        ):
             saved = _explain_without_torch(recorder, record, plan, found, args, stream)
         else:
             saved = _explain(recorder, record, plan, profiler, decompile_dir, args, stream)
@@ -183,7 +199,9 @@ def run_program(args: RunOptions) -> int:
     return exit_status
 
 
-def _explain(recorder: Any, record: dict[str, Any], plan: OutputPlan, profiler: Any, decompile_dir: Any, args: RunOptions, stream: TextIO) -> str:
+def _explain(
+    recorder: Any, record: dict[str, Any], plan: OutputPlan, profiler: Any, decompile_dir: Any, args: RunOptions, stream: TextIO
+) -> str:
     """Build the session from the trace, save it and the report, and print the explanation;
     what to tell the user about the files."""
     from compilescope.session.model import Program
@@ -200,13 +218,17 @@ def _explain(recorder: Any, record: dict[str, Any], plan: OutputPlan, profiler: 
 
         from compilescope.findings.before_compile import finding_json, said_for
 
-        said = said_for(record["kind"], record.get("exit_status"), record.get("exception"), imported_torch=session.environment.torch is not None)
+        said = said_for(
+            record["kind"], record.get("exit_status"), record.get("exception"), imported_torch=session.environment.torch is not None
+        )
 
         def json_of(traces: list[str]) -> str:
             session.trace_files = traces
             return session.to_json([finding_json(said)])
 
-        return _say_nothing_compiled(plan.save_without_report(json_of, stream), record, dataclasses.asdict(session.environment), args, stream)
+        return _say_nothing_compiled(
+            plan.save_without_report(json_of, stream), record, dataclasses.asdict(session.environment), args, stream
+        )
     found = session.explain()  # once, for the session's JSON, the report and the terminal
     found = _with_children_findings(session, found)
     saved = plan.save(session, stream, found)
@@ -262,7 +284,9 @@ def _parsed_fixes(names: list[str]) -> list[Any]:
         raise CommandError(str(error)) from None
 
 
-def _explain_without_torch(recorder: Any, record: dict[str, Any], plan: OutputPlan, children: list[Any] | None, args: RunOptions, stream: TextIO) -> str:
+def _explain_without_torch(
+    recorder: Any, record: dict[str, Any], plan: OutputPlan, children: list[Any] | None, args: RunOptions, stream: TextIO
+) -> str:
     """The end of a run whose program never imported torch (nor started a child that did): the
     session saved without the session model (session/empty.py), whose import alone (with
     dataclasses) would cost more than 5% of a short program's run; there is nothing compiled."""

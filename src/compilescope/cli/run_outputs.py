@@ -114,7 +114,12 @@ class OutputPlan:
         def place(given: str | None, suffix: str) -> str:
             return _tagged(absolute(given), tag) if given else absolute(f"{base}{tag}{suffix}")
 
-        plan = cls(json=place(args.json, ".json"), html=None if args.no_html else place(args.html, ".html"), trace=place(args.trace, ".log"), folder=folder)
+        plan = cls(
+            json=place(args.json, ".json"),
+            html=None if args.no_html else place(args.html, ".html"),
+            trace=place(args.trace, ".log"),
+            folder=folder,
+        )
         if not args.trace and plan.trace is not None and in_use(plan.trace):
             # Another compilescope process of the same program is writing here now: each keeps
             # its own files (ours get our process id) rather than one deleting the other's.
@@ -131,7 +136,9 @@ class OutputPlan:
     def _named(self, args: RunOptions) -> list[tuple[str, str, str]]:
         """(how the user named it, its option, the path) for each file to write."""
         options = [("--json", self.json, args.json), ("--html", self.html, args.html), ("--trace", self.trace, args.trace)]
-        return [(option if given else f"the default {option[2:]} path", option, path) for option, path, given in options if path is not None]
+        return [
+            (option if given else f"the default {option[2:]} path", option, path) for option, path, given in options if path is not None
+        ]
 
     def check(self, args: RunOptions, program: Launched) -> None:
         """Stop (CommandError) before the program runs where a path may not be written."""
@@ -145,7 +152,9 @@ class OutputPlan:
             if own_file is not None and (path == own_file or _same_file(path, own_file)):
                 raise CommandError(f"{label} {path} is the program itself: compilescope never writes over it")
             if path in named:
-                raise CommandError(f"{label} {path} is named in the program's arguments: compilescope never writes a file the program may use")
+                raise CommandError(
+                    f"{label} {path} is named in the program's arguments: compilescope never writes a file the program may use"
+                )
             reason = refusal(path)
             if reason is not None:
                 hint = f"choose another path with {option}" if label == option else f"remove it, or choose another path with {option}"

@@ -37,7 +37,10 @@ def run_with_fixes(args: RunOptions) -> int:
     before = _paths(args, f"compilescope-{name}")
     after = {key: _with_try(path) for key, path in before.items()}
     statuses = []
-    for label, paths, extra in (("as it is", before, []), ("with " + ", ".join(f.name for f in chosen), after, [a for f in chosen for a in ("--apply-fix", f.name)])):
+    for label, paths, extra in (
+        ("as it is", before, []),
+        ("with " + ", ".join(f.name for f in chosen), after, [a for f in chosen for a in ("--apply-fix", f.name)]),
+    ):
         print(f"compilescope: running {args.target} {label} …", file=sys.stderr, flush=True)
         statuses.append(_run_once(args, paths, extra))
     from compilescope.render.compare import print_comparison

@@ -88,7 +88,10 @@ def decompile(target: Any) -> str:
 def _annotated(code: CodeType, error: Unsupported) -> str:
     stop = error.instruction.offset if error.instruction is not None else None
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
-    lines = [f"compilescope could not decompile {code.co_name}: {error}", f"Its bytecode (Python {version}); the instruction it stopped at is marked >>:"]
+    lines = [
+        f"compilescope could not decompile {code.co_name}: {error}",
+        f"Its bytecode (Python {version}); the instruction it stopped at is marked >>:",
+    ]
     for instruction in dis.get_instructions(code):
         if instruction.opname == "CACHE":
             continue
@@ -98,8 +101,20 @@ def _annotated(code: CodeType, error: Unsupported) -> str:
     function = ast.FunctionDef(  # type: ignore[call-overload]
         name=function_name(code),
         args=_arguments(code),
-        body=[ast.Raise(exc=ast.Call(func=ast.Name(id="NotImplementedError", ctx=ast.Load()), args=[ast.Constant(value=f"compilescope could not decompile {code.co_name}: {error}")], keywords=[]), cause=None)],
-        decorator_list=[], returns=None, type_comment=None, lineno=1,
+        body=[
+            ast.Raise(
+                exc=ast.Call(
+                    func=ast.Name(id="NotImplementedError", ctx=ast.Load()),
+                    args=[ast.Constant(value=f"compilescope could not decompile {code.co_name}: {error}")],
+                    keywords=[],
+                ),
+                cause=None,
+            )
+        ],
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+        lineno=1,
     )
     if sys.version_info >= (3, 12):
         function.type_params = []

@@ -21,9 +21,7 @@ from types import CodeType
 from typing import Any, cast
 
 # Jumps that always jump (no fall-through edge).
-UNCONDITIONAL = frozenset(
-    {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_NO_INTERRUPT", "JUMP_BACKWARD_NO_INTERRUPT"}
-)
+UNCONDITIONAL = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_NO_INTERRUPT", "JUMP_BACKWARD_NO_INTERRUPT"})
 # Instructions after which control never falls through.
 TERMINATORS = frozenset({"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"})
 # 3.10: these push an exception handler whose address is their argument.
@@ -252,7 +250,9 @@ def stack_depths(code: CodeType) -> dict[int, int]:
     by_offset = {i.offset: i for i in instructions}
     handlers: list[tuple[int, int, int, int]] = []  # (start, end, target, depth there)
     if sys.version_info >= (3, 11):
-        handlers = [(e.start, e.end, e.target, e.depth + int(e.lasti) + 1) for e in cast(Any, dis.Bytecode(code)).exception_entries]  # (see exception_ranges)
+        handlers = [
+            (e.start, e.end, e.target, e.depth + int(e.lasti) + 1) for e in cast(Any, dis.Bytecode(code)).exception_entries
+        ]  # (see exception_ranges)
     depths: dict[int, int] = {}
     # a generator starts with the value its first send() passes (3.10 GEN_START pops it; 3.11
     # and 3.12 count RETURN_GENERATOR as pushing nothing, and the POP_TOP after it pops it)
@@ -292,7 +292,11 @@ def takes_from_stack(instructions: list[dis.Instruction]) -> bool:
     depth = 0
     for instruction in instructions:
         try:
-            effect = dis.stack_effect(instruction.opcode, instruction.arg, jump=False) if instruction.opcode >= dis.HAVE_ARGUMENT else dis.stack_effect(instruction.opcode)
+            effect = (
+                dis.stack_effect(instruction.opcode, instruction.arg, jump=False)
+                if instruction.opcode >= dis.HAVE_ARGUMENT
+                else dis.stack_effect(instruction.opcode)
+            )
         except ValueError:
             return True
         pops = _pops(instruction)
@@ -305,11 +309,53 @@ def takes_from_stack(instructions: list[dis.Instruction]) -> bool:
 def _pops(instruction: dis.Instruction) -> int:
     """A lower bound of what the instruction pops: enough to see a block reach below its start."""
     name = instruction.opname
-    if name.startswith(("LOAD_", "PUSH_NULL", "NOP", "RESUME", "KW_NAMES", "EXTENDED_ARG", "PRECALL", "CACHE", "JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_ABSOLUTE", "COPY_FREE_VARS", "MAKE_CELL")):
+    if name.startswith(
+        (
+            "LOAD_",
+            "PUSH_NULL",
+            "NOP",
+            "RESUME",
+            "KW_NAMES",
+            "EXTENDED_ARG",
+            "PRECALL",
+            "CACHE",
+            "JUMP_FORWARD",
+            "JUMP_BACKWARD",
+            "JUMP_ABSOLUTE",
+            "COPY_FREE_VARS",
+            "MAKE_CELL",
+        )
+    ):
         return 1 if name in ("LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR") else 0
-    if name in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE", "POP_TOP", "STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF", "UNARY_NOT", "UNARY_NEGATIVE", "UNARY_INVERT", "TO_BOOL", "GET_ITER", "RETURN_VALUE"):
+    if name in (
+        "POP_JUMP_IF_TRUE",
+        "POP_JUMP_IF_FALSE",
+        "POP_JUMP_FORWARD_IF_TRUE",
+        "POP_JUMP_FORWARD_IF_FALSE",
+        "POP_JUMP_BACKWARD_IF_TRUE",
+        "POP_JUMP_BACKWARD_IF_FALSE",
+        "POP_JUMP_IF_NONE",
+        "POP_JUMP_IF_NOT_NONE",
+        "POP_JUMP_FORWARD_IF_NONE",
+        "POP_JUMP_FORWARD_IF_NOT_NONE",
+        "POP_JUMP_BACKWARD_IF_NONE",
+        "POP_JUMP_BACKWARD_IF_NOT_NONE",
+        "POP_TOP",
+        "STORE_FAST",
+        "STORE_NAME",
+        "STORE_GLOBAL",
+        "STORE_DEREF",
+        "UNARY_NOT",
+        "UNARY_NEGATIVE",
+        "UNARY_INVERT",
+        "TO_BOOL",
+        "GET_ITER",
+        "RETURN_VALUE",
+    ):
         return 1
-    if name in ("COMPARE_OP", "BINARY_OP", "BINARY_SUBSCR", "IS_OP", "CONTAINS_OP", "STORE_ATTR") or name.startswith(("BINARY_", "INPLACE_")):
+    if name in ("COMPARE_OP", "BINARY_OP", "BINARY_SUBSCR", "IS_OP", "CONTAINS_OP", "STORE_ATTR") or name.startswith(
+        ("BINARY_", "INPLACE_")
+    ):
         return 2
     if name in ("COPY", "SWAP"):
         return instruction.arg or 1
@@ -408,7 +454,13 @@ def is_cleanup(block: Block) -> bool:
     names = [i.opname for i in block.instructions if i.opname not in NO_EFFECT]
     if names == ["COPY", "POP_EXCEPT", "RERAISE"]:
         return True
-    return len(names) == 4 and names[0] == "LOAD_CONST" and names[1].startswith("STORE_") and names[2].startswith("DELETE_") and names[3] == "RERAISE"
+    return (
+        len(names) == 4
+        and names[0] == "LOAD_CONST"
+        and names[1].startswith("STORE_")
+        and names[2].startswith("DELETE_")
+        and names[3] == "RERAISE"
+    )
 
 
 def split(graph: Graph, block: Block, cut: int) -> int:

@@ -249,15 +249,35 @@ class _Slot:
 
 
 _BINARY = {
-    "+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "//": ast.FloorDiv, "%": ast.Mod,
-    "**": ast.Pow, "@": ast.MatMult, "<<": ast.LShift, ">>": ast.RShift, "&": ast.BitAnd,
-    "|": ast.BitOr, "^": ast.BitXor,
+    "+": ast.Add,
+    "-": ast.Sub,
+    "*": ast.Mult,
+    "/": ast.Div,
+    "//": ast.FloorDiv,
+    "%": ast.Mod,
+    "**": ast.Pow,
+    "@": ast.MatMult,
+    "<<": ast.LShift,
+    ">>": ast.RShift,
+    "&": ast.BitAnd,
+    "|": ast.BitOr,
+    "^": ast.BitXor,
 }
 # Python 3.10 names each operator in the opcode.
 _BINARY_310 = {
-    "ADD": "+", "SUBTRACT": "-", "MULTIPLY": "*", "TRUE_DIVIDE": "/", "FLOOR_DIVIDE": "//",
-    "MODULO": "%", "POWER": "**", "MATRIX_MULTIPLY": "@", "LSHIFT": "<<", "RSHIFT": ">>",
-    "AND": "&", "OR": "|", "XOR": "^",
+    "ADD": "+",
+    "SUBTRACT": "-",
+    "MULTIPLY": "*",
+    "TRUE_DIVIDE": "/",
+    "FLOOR_DIVIDE": "//",
+    "MODULO": "%",
+    "POWER": "**",
+    "MATRIX_MULTIPLY": "@",
+    "LSHIFT": "<<",
+    "RSHIFT": ">>",
+    "AND": "&",
+    "OR": "|",
+    "XOR": "^",
 }
 _COMPARE = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq}
 _UNARY = {"UNARY_NEGATIVE": ast.USub, "UNARY_NOT": ast.Not, "UNARY_INVERT": ast.Invert, "UNARY_POSITIVE": ast.UAdd}
@@ -367,8 +387,13 @@ def name_cleanup(instructions: list[dis.Instruction]) -> bool:
     if len(instructions) < 3:
         return False
     load, store, delete = instructions[:3]
-    return (load.opname == "LOAD_CONST" and load.argval is None and store.opname in ("STORE_FAST", "STORE_NAME", "STORE_DEREF")
-            and delete.opname in ("DELETE_FAST", "DELETE_NAME", "DELETE_DEREF") and store.argval == delete.argval)
+    return (
+        load.opname == "LOAD_CONST"
+        and load.argval is None
+        and store.opname in ("STORE_FAST", "STORE_NAME", "STORE_DEREF")
+        and delete.opname in ("DELETE_FAST", "DELETE_NAME", "DELETE_DEREF")
+        and store.argval == delete.argval
+    )
 
 
 def _stored(value: ast.expr, instruction: dis.Instruction | None) -> ast.expr:
@@ -484,7 +509,12 @@ class BlockReader:
                 # the values were stored straight off the stack, last first (3.11+ drops the
                 # SWAPs that would store them in order): reversed, they are as written
                 targets, values = targets[::-1], values[::-1]
-            self.emit(ast.Assign(targets=[ast.Tuple(elts=list(targets), ctx=ast.Store())], value=ast.Tuple(elts=list(values), ctx=ast.Load()), lineno=0), instruction)
+            self.emit(
+                ast.Assign(
+                    targets=[ast.Tuple(elts=list(targets), ctx=ast.Store())], value=ast.Tuple(elts=list(values), ctx=ast.Load()), lineno=0
+                ),
+                instruction,
+            )
 
     def _stored_in_turn(self, instruction: dis.Instruction, names: list[str], value: Any) -> bool:
         """`a, b = f(), g()`, which 3.11+ stores straight off the stack, last first, with no
@@ -495,7 +525,7 @@ class BlockReader:
         below = 0
         while below < len(self.stack) and isinstance(self.stack[-1 - below], ast.expr):
             below += 1
-        if not below or not isinstance(value, ast.expr) or all(_plain(v) for v in [value, *self.stack[len(self.stack) - below:]]):
+        if not below or not isinstance(value, ast.expr) or all(_plain(v) for v in [value, *self.stack[len(self.stack) - below :]]):
             return False
         # (this instruction's own names first: 3.13 stores two in one)
         found = _names_stored_next([i for i in self._upcoming if i.opname not in _IGNORED], names, below + 1)
@@ -546,7 +576,9 @@ class BlockReader:
         after it, is the same object."""
         return next((at for at, value in enumerate(self.stack) if isinstance(value, Saved)), 0)
 
-    def _display_held(self, index: int, inlined: int, written: frozenset[str], instruction: dis.Instruction | None) -> list[tuple[ast.Name, ast.expr]] | None:
+    def _display_held(
+        self, index: int, inlined: int, written: frozenset[str], instruction: dis.Instruction | None
+    ) -> list[tuple[ast.Name, ast.expr]] | None:
         """For a display at stack `index`, below an inlined comprehension (at `inlined`): each
         unsettled part goes in a new temporary, which the display reads instead; returns
         (temporary, part) in the order the parts are evaluated. None for any other value."""
@@ -612,7 +644,14 @@ class BlockReader:
 
     def _emit_tuple_assignment(self, instruction: dis.Instruction, names: list[str], values: list[ast.expr]) -> None:
         targets: list[ast.expr] = [ast.Name(id=name, ctx=ast.Store()) for name in names]
-        self.emit(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=ast.Tuple(elts=[_stored(v, instruction) for v in values], ctx=ast.Load()), lineno=0), instruction)
+        self.emit(
+            ast.Assign(
+                targets=[ast.Tuple(elts=targets, ctx=ast.Store())],
+                value=ast.Tuple(elts=[_stored(v, instruction) for v in values], ctx=ast.Load()),
+                lineno=0,
+            ),
+            instruction,
+        )
 
     def _named_expression_follows(self) -> bool:
         """Whether the copy of the top about to be made is an assignment expression's: the next
@@ -632,7 +671,9 @@ class BlockReader:
             self.spill(len(self.stack) - depth + 1, instruction=instruction)
         self.stack.append(self.stack[-depth])
 
-    def leave(self, height: int, instruction: dis.Instruction | None = None, names: list[str] | None = None, tested: bool = False) -> list[Any]:
+    def leave(
+        self, height: int, instruction: dis.Instruction | None = None, names: list[str] | None = None, tested: bool = False
+    ) -> list[Any]:
         """The block ends with values above the bottom `height` entries, for the next block:
         store them in the names that block expects them in (`names`, when another block reaching
         it chose them; new ones otherwise), in one assignment, so that values already in such
@@ -646,7 +687,9 @@ class BlockReader:
         chosen = list(names) if names is not None else None
         for index in range(height, len(self.stack)):
             value = self.stack[index]
-            if value is NULL or isinstance(value, (Saved, _ExceptionMarker, WithExit, WithEnter, _Delegated)):  # markers, not values: they go on
+            if value is NULL or isinstance(
+                value, (Saved, _ExceptionMarker, WithExit, WithEnter, _Delegated)
+            ):  # markers, not values: they go on
                 continue
             if isinstance(value, ast.Constant) and index < inlined:
                 continue
@@ -675,10 +718,13 @@ class BlockReader:
         if chosen:
             raise Unsupported(instruction, "blocks reach the same place with different values on the stack")
         if targets:
-            statement = ast.Assign(targets=targets, value=values[0], lineno=0) if len(targets) == 1 else ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=ast.Tuple(elts=values, ctx=ast.Load()), lineno=0)
+            statement = (
+                ast.Assign(targets=targets, value=values[0], lineno=0)
+                if len(targets) == 1
+                else ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=ast.Tuple(elts=values, ctx=ast.Load()), lineno=0)
+            )
             self.statements.append(statement)
         return self.stack[height:]
-
 
     def _import(self, instruction: dis.Instruction, target: ast.expr, value: Any) -> bool:
         """A store of an imported module or name: the import statement. False if not one."""
@@ -747,7 +793,10 @@ class BlockReader:
         if isinstance(value, _InPlace):
             if ast.dump(value.target) == ast.dump(_as_read(target)):
                 # (a target of a store: a name, attribute or subscript)
-                self.emit(ast.AugAssign(target=cast("ast.Name | ast.Attribute | ast.Subscript", target), op=value.op, value=value.value), instruction)
+                self.emit(
+                    ast.AugAssign(target=cast("ast.Name | ast.Attribute | ast.Subscript", target), op=value.op, value=value.value),
+                    instruction,
+                )
                 return
             value = ast.BinOp(left=value.target, op=value.op, right=value.value)
         if not isinstance(value, ast.expr):
@@ -787,12 +836,12 @@ class BlockReader:
             if skip:
                 skip -= 1
                 continue
-            if self._skip_name_cleanup and name_cleanup(instructions[index:index + 3]):
+            if self._skip_name_cleanup and name_cleanup(instructions[index : index + 3]):
                 # `except E as e` ends with `e = None; del e`, Python's own: not written
                 skip = 2
                 self._skip_name_cleanup = False
                 continue
-            self._upcoming = instructions[index + 1:]
+            self._upcoming = instructions[index + 1 :]
             self.step(instruction)
             if instruction.opname not in _IGNORED:
                 self._previous = instruction.opname
@@ -818,7 +867,15 @@ class BlockReader:
                 self.stack.append(ast.Constant(value=ins.argval))
             else:  # an object put in the code (Dynamo does: torch.device(...)): named, not guessed
                 self.stack.append(_load(self.temps.constant(cast(int, ins.arg), ins.argval)))  # (LOAD_CONST has an arg)
-        elif op in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_GLOBALS"):
+        elif op in (
+            "LOAD_FAST",
+            "LOAD_FAST_CHECK",
+            "LOAD_DEREF",
+            "LOAD_NAME",
+            "LOAD_GLOBAL",
+            "LOAD_CLASSDEREF",
+            "LOAD_FROM_DICT_OR_GLOBALS",
+        ):
             if op == "LOAD_GLOBAL" and sys.version_info >= (3, 11) and ins.arg is not None and ins.arg & 1:
                 if sys.version_info >= (3, 13):
                     self.stack += [_load(ins.argval), NULL]
@@ -852,10 +909,21 @@ class BlockReader:
         elif op == "STORE_FAST_STORE_FAST":
             first, second = ins.argval
             value, other = self.pop(ins), self.pop(ins)
-            if isinstance(value, ast.expr) and isinstance(other, ast.expr) and _plain(value) and _plain(other) and ast.dump(value) != ast.dump(other):
+            if (
+                isinstance(value, ast.expr)
+                and isinstance(other, ast.expr)
+                and _plain(value)
+                and _plain(other)
+                and ast.dump(value) != ast.dump(other)
+            ):
                 # `a, b = x, y` on 3.13: one instruction stores both names, the last first
                 targets: list[ast.expr] = [ast.Name(id=second, ctx=ast.Store()), ast.Name(id=first, ctx=ast.Store())]
-                self.emit(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=ast.Tuple(elts=[other, value], ctx=ast.Load()), lineno=0), ins)
+                self.emit(
+                    ast.Assign(
+                        targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=ast.Tuple(elts=[other, value], ctx=ast.Load()), lineno=0
+                    ),
+                    ins,
+                )
             else:
                 self.stack.append(other)
                 if not self._stored_in_turn(ins, [first, second], value):
@@ -893,7 +961,7 @@ class BlockReader:
             owner = self.pop_value(ins)
             attribute = ast.Attribute(value=owner, attr=ins.argval, ctx=ast.Load())
             if sys.version_info >= (3, 12) and ins.arg is not None and ins.arg & 1:
-                self.stack += ([attribute, NULL] if sys.version_info >= (3, 13) else [NULL, attribute])
+                self.stack += [attribute, NULL] if sys.version_info >= (3, 13) else [NULL, attribute]
             else:
                 self.stack.append(attribute)
         elif op == "LOAD_SUPER_ATTR":  # 3.12+: [super, class, self] -> super().attr
@@ -953,7 +1021,9 @@ class BlockReader:
             right = self.pop_value(ins)
             left = self.pop(ins)
             if isinstance(left, ChainLeft):  # the next comparison of a chain: `a < b < c`
-                compare = ast.Compare(left=left.compare.left, ops=[*left.compare.ops, _comparison(ins)], comparators=[*left.compare.comparators, right])
+                compare = ast.Compare(
+                    left=left.compare.left, ops=[*left.compare.ops, _comparison(ins)], comparators=[*left.compare.comparators, right]
+                )
             elif isinstance(left, ast.expr):
                 compare = ast.Compare(left=left, ops=[_comparison(ins)], comparators=[right])
             else:
@@ -1019,7 +1089,7 @@ class BlockReader:
             if not isinstance(callable_, ast.expr):
                 raise Unsupported(ins, "calling something that is not a value")
             positional = args[: len(args) - len(names)]
-            keywords = [ast.keyword(arg=name, value=value) for name, value in zip(names, args[len(args) - len(names):])]
+            keywords = [ast.keyword(arg=name, value=value) for name, value in zip(names, args[len(args) - len(names) :])]
             self.stack.append(ast.Call(func=callable_, args=positional, keywords=keywords))
         elif op in ("DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"):
             self.emit(ast.Delete(targets=[ast.Name(id=ins.argval, ctx=ast.Del())]), ins)
@@ -1034,7 +1104,9 @@ class BlockReader:
             self._call_with_unpacking(ins)
         elif op == "LIST_TO_TUPLE" or (op == "CALL_INTRINSIC_1" and ins.argrepr == "INTRINSIC_LIST_TO_TUPLE"):
             value = self.pop_value(ins)
-            self.stack.append(ast.Tuple(elts=value.elts if isinstance(value, ast.List) else [ast.Starred(value=value, ctx=ast.Load())], ctx=ast.Load()))
+            self.stack.append(
+                ast.Tuple(elts=value.elts if isinstance(value, ast.List) else [ast.Starred(value=value, ctx=ast.Load())], ctx=ast.Load())
+            )
         elif op in ("LIST_APPEND", "SET_ADD", "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE", "DICT_MERGE", "MAP_ADD"):
             self._add_to_container(ins)
         elif op == "MAKE_FUNCTION":
@@ -1185,7 +1257,9 @@ class BlockReader:
         if len(self.stack) < depth:
             raise Unsupported(ins, "the value stack is shorter than the container's place")
         target = self.stack[-depth]
-        literal = isinstance(target, (ast.List, ast.Set, ast.Dict)) and all(self._settled(v) for v in self.stack[len(self.stack) - depth + 1:])
+        literal = isinstance(target, (ast.List, ast.Set, ast.Dict)) and all(
+            self._settled(v) for v in self.stack[len(self.stack) - depth + 1 :]
+        )
         if op == "DICT_MERGE" and not (literal and isinstance(target, ast.Dict)):
             raise Unsupported(ins, "keyword arguments merged into something that is not a literal")
         if not literal:
@@ -1210,12 +1284,20 @@ class BlockReader:
                 target.values.append(value)
             return
         if isinstance(target, ast.Name):
-            method = {"LIST_APPEND": "append", "SET_ADD": "add", "LIST_EXTEND": "extend", "SET_UPDATE": "update", "DICT_UPDATE": "update"}.get(op)
+            method = {
+                "LIST_APPEND": "append",
+                "SET_ADD": "add",
+                "LIST_EXTEND": "extend",
+                "SET_UPDATE": "update",
+                "DICT_UPDATE": "update",
+            }.get(op)
             if op == "MAP_ADD":
                 self.emit(ast.Assign(targets=[ast.Subscript(value=target, slice=key, ctx=ast.Store())], value=value, lineno=0), ins)
                 return
             if method is not None:
-                self.emit(ast.Expr(value=ast.Call(func=ast.Attribute(value=target, attr=method, ctx=ast.Load()), args=[value], keywords=[])), ins)
+                self.emit(
+                    ast.Expr(value=ast.Call(func=ast.Attribute(value=target, attr=method, ctx=ast.Load()), args=[value], keywords=[])), ins
+                )
                 return
         raise Unsupported(ins, f"{op} onto something that is not a container being built")
 
@@ -1311,7 +1393,9 @@ class BlockReader:
         if not isinstance(body, _Function) or not (isinstance(written, ast.Constant) and written.value == name == body.code.co_name):
             raise Unsupported(ins, f"a class made another way than `class {name}:`")
         # (no type_params here, which typeshed requires: 3.10 and 3.11 have none; set below on 3.12+)
-        definition = ast.ClassDef(name=name, bases=made.args[2:], keywords=made.keywords, body=class_body(body.code), decorator_list=decorators)  # type: ignore[call-arg]
+        definition = ast.ClassDef(
+            name=name, bases=made.args[2:], keywords=made.keywords, body=class_body(body.code), decorator_list=decorators
+        )  # type: ignore[call-arg]
         if sys.version_info >= (3, 12):
             definition.type_params = []
         return definition
@@ -1335,9 +1419,14 @@ class BlockReader:
         else:
             positional = [ast.Starred(value=args, ctx=ast.Load())]
         keywords: list[ast.keyword] = []
-        if isinstance(kwargs, ast.Dict) and all(k is None or (isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.isidentifier()) for k in kwargs.keys):
+        if isinstance(kwargs, ast.Dict) and all(
+            k is None or (isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.isidentifier()) for k in kwargs.keys
+        ):
             # (each key a str constant or None: checked just above)
-            keywords = [ast.keyword(arg=None if k is None else cast(str, cast(ast.Constant, k).value), value=v) for k, v in zip(kwargs.keys, kwargs.values)]
+            keywords = [
+                ast.keyword(arg=None if k is None else cast(str, cast(ast.Constant, k).value), value=v)
+                for k, v in zip(kwargs.keys, kwargs.values)
+            ]
         elif kwargs is not None:
             keywords = [ast.keyword(arg=None, value=kwargs)]
         self.stack.append(ast.Call(func=callable_, args=positional, keywords=keywords))
@@ -1353,7 +1442,9 @@ class BlockReader:
             value = self.pop_value(ins)
         elif op == "CONVERT_VALUE":  # 3.13: marks the value; FORMAT_* follows
             value = self.pop_value(ins)
-            self.stack.append(ast.FormattedValue(value=value, conversion={1: ord("s"), 2: ord("r"), 3: ord("a")}[ins.arg or 1], format_spec=None))
+            self.stack.append(
+                ast.FormattedValue(value=value, conversion={1: ord("s"), 2: ord("r"), 3: ord("a")}[ins.arg or 1], format_spec=None)
+            )
             return
         else:
             if op == "FORMAT_WITH_SPEC":
@@ -1395,7 +1486,11 @@ def _arguments(code: CodeType) -> ast.arguments:
     if code.co_flags & 0x08:  # CO_VARKEYWORDS
         kwarg = ast.arg(arg=names[index])
     return ast.arguments(
-        posonlyargs=args[:positional_only], args=args[positional_only:], vararg=vararg,
-        kwonlyargs=[ast.arg(arg=n) for n in names[count:count + keyword_only]], kw_defaults=[None] * keyword_only,
-        kwarg=kwarg, defaults=[],
+        posonlyargs=args[:positional_only],
+        args=args[positional_only:],
+        vararg=vararg,
+        kwonlyargs=[ast.arg(arg=n) for n in names[count : count + keyword_only]],
+        kw_defaults=[None] * keyword_only,
+        kwarg=kwarg,
+        defaults=[],
     )

@@ -22,7 +22,9 @@ from compilescope.decompiler import cfg
 _IGNORED = cfg.NO_EFFECT
 # The same code, compiled where a name is known to be bound (the copies) or not (the handler).
 _SAME_AS = {"LOAD_FAST_CHECK": "LOAD_FAST"}
-_OPPOSITE = {a: b for x, y in (("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE"), ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE")) for a, b in ((x, y), (y, x))}
+_OPPOSITE = {
+    a: b for x, y in (("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE"), ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE")) for a, b in ((x, y), (y, x))
+}
 
 
 @dataclass
@@ -107,7 +109,12 @@ def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
     real = [n for n, i in enumerate(block.instructions) if i.opname not in _IGNORED]
     protected = _protected(graph, handler)
     handler_code = {b for b in graph.reachable if graph.dominates(handler, b)}
-    exits = [(p, n, s) for p in sorted(protected - handler_code) for n, (s, k) in enumerate(graph.blocks[p].successors) if k != "exception" and s not in protected and not cfg.only_nops_into(graph, s, protected)]
+    exits = [
+        (p, n, s)
+        for p in sorted(protected - handler_code)
+        for n, (s, k) in enumerate(graph.blocks[p].successors)
+        if k != "exception" and s not in protected and not cfg.only_nops_into(graph, s, protected)
+    ]
     if not exits or not real:
         return None
     # (the finally's code starts in the next block where a try inside it starts at once)
@@ -134,7 +141,9 @@ def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
     # the finally's ends (its RERAISEs) become one block, so the finally is the region up to it
     end = _one_end(graph, ends)
     # cut each copy's continuation into a block of its own, and send the way out there
-    new_target = {target: cfg.through_jumps(graph, _block_starting(graph, instruction)) for (target, _), instruction in continuations.items()}
+    new_target = {
+        target: cfg.through_jumps(graph, _block_starting(graph, instruction)) for (target, _), instruction in continuations.items()
+    }
     # ways out that go on with the same code to a return (3.10 copies `return x` after each
     # copy of the finally) go on to one of them: in the source they are the code after the try
     same: dict[Any, int] = {}
@@ -174,7 +183,9 @@ class _Nested:
     inner_handlers: set[int]  # the handlers of trys inside the finally (in the handler's code)
 
 
-def _match(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, int], ends: list[dis.Instruction], nested: _Nested) -> dis.Instruction | None:
+def _match(
+    graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, int], ends: list[dis.Instruction], nested: _Nested
+) -> dis.Instruction | None:
     """Walk the handler's code and the copy together, from their starts, along every branch
     (and into the handlers of a try inside the finally, the handler's and the copy's side by
     side). Where the handler re-raises (the finally's end), the copy goes on with its own code:
@@ -194,7 +205,9 @@ def _match(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, in
             return None
         if h_next == c_next:
             continue  # both jumped on to the same code (a `break` out of the finally): one way
-        h_inner = {s for s, k in graph.blocks[h_next[0]].successors if k == "exception" and s in nested.handler_code and s not in nested.cleanup}
+        h_inner = {
+            s for s, k in graph.blocks[h_next[0]].successors if k == "exception" and s in nested.handler_code and s not in nested.cleanup
+        }
         # (not the cleanup around an except clause inside the finally: it re-raises that one;
         # 3.10 has none: there a re-raise inside a nested handler's code is the finally's end
         # only once the clause has ended, with POP_EXCEPT)
@@ -202,7 +215,11 @@ def _match(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, in
         if ends_here and sys.version_info < (3, 11):
             ends_here = _clause_ended(graph, h_next, nested.inner_handlers)
         if not ends_here:
-            c_inner = {s for s, k in graph.blocks[c_next[0]].successors if k == "exception" and s not in nested.around} if c_ins is not None else set()
+            c_inner = (
+                {s for s, k in graph.blocks[c_next[0]].successors if k == "exception" and s not in nested.around}
+                if c_ins is not None
+                else set()
+            )
             if len(h_inner) > 1 or len(h_inner) != len(c_inner):
                 return None
             todo += [((h, 0), (c, 0)) for h, c in zip(h_inner, c_inner)]
@@ -223,7 +240,9 @@ def _match(graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, in
             continue
         dropped = None
         if c_ins is not None and _drops_exception(graph, c_next) is None:  # (where both drop one, it is the finally's own code)
-            dropped = _drops_exception(graph, h_next) or (_drops_exception(graph, h_next, under_value=True) if c_ins.opname == "RETURN_VALUE" else None)
+            dropped = _drops_exception(graph, h_next) or (
+                _drops_exception(graph, h_next, under_value=True) if c_ins.opname == "RETURN_VALUE" else None
+            )
         if dropped is not None:
             # a `return`, `break` or `continue` inside the finally: its handler first drops the
             # exception it was running for (and the exception state); the copies have none
@@ -287,7 +306,11 @@ def _drops_exception(graph: cfg.Graph, place: tuple[int, int], under_value: bool
 
 
 # 3.13's superinstructions, as the two they do
-_PARTS = {"LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"), "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"), "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST")}
+_PARTS = {
+    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
+    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
+    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
+}
 
 
 def _parts(instruction: dis.Instruction) -> list[tuple[str, Any]] | None:
@@ -388,7 +411,6 @@ def _after(place: tuple[int, int]) -> tuple[int, int]:
 
 def _edges(graph: cfg.Graph, index: int) -> dict[str, int]:
     return {k: s for s, k in graph.blocks[index].successors if k != "exception"}
-
 
 
 def _same_argument(first: dis.Instruction, second: dis.Instruction) -> bool:

@@ -51,7 +51,14 @@ def written_out(body: list[ast.stmt], temps: Temporaries) -> list[ast.stmt]:
 
 
 def _makes_list(statement: ast.stmt, temps: Temporaries) -> bool:
-    return isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) and temps.owns(statement.targets[0].id) and isinstance(statement.value, (ast.List, ast.Subscript)) and isinstance(getattr(statement.value, "value", statement.value), ast.List)
+    return (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and temps.owns(statement.targets[0].id)
+        and isinstance(statement.value, (ast.List, ast.Subscript))
+        and isinstance(getattr(statement.value, "value", statement.value), ast.List)
+    )
 
 
 class _Fold:
@@ -177,7 +184,25 @@ class _Fold:
         if not self._reads(statement, env):
             self._rebinds(statement, env)
             return statement
-        if any(isinstance(n, (ast.If, ast.For, ast.While, ast.Try, ast.With, ast.FunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)) for n in ast.walk(statement)):
+        if any(
+            isinstance(
+                n,
+                (
+                    ast.If,
+                    ast.For,
+                    ast.While,
+                    ast.Try,
+                    ast.With,
+                    ast.FunctionDef,
+                    ast.Lambda,
+                    ast.ListComp,
+                    ast.SetComp,
+                    ast.DictComp,
+                    ast.GeneratorExp,
+                ),
+            )
+            for n in ast.walk(statement)
+        ):
             raise _GiveUp  # read inside a loop or a nested scope: not once, or not here
         if any(isinstance(n, ast.Name) and n.id in env and not isinstance(n.ctx, ast.Load) for n in ast.walk(statement)):
             raise _GiveUp
@@ -267,7 +292,12 @@ def _index(node: ast.expr, length: int) -> int:
 def _constant_int(node: ast.expr | None) -> int | None:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) and type(node.operand.value) is int:
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+        and type(node.operand.value) is int
+    ):
         return -node.operand.value
     return None
 

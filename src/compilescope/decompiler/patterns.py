@@ -36,14 +36,29 @@ from compilescope.decompiler.expressions import Unsupported
 # opcodes that only a pattern uses: a function without them has no match worth reading as one
 MATCH_OPCODES = frozenset({"MATCH_CLASS", "MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_KEYS"})
 
-_NAME_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_FAST_CHECK", "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_FROM_DICT_OR_DEREF"})
+_NAME_LOADS = frozenset(
+    {
+        "LOAD_GLOBAL",
+        "LOAD_NAME",
+        "LOAD_FAST",
+        "LOAD_DEREF",
+        "LOAD_CLASSDEREF",
+        "LOAD_FAST_CHECK",
+        "LOAD_FROM_DICT_OR_GLOBALS",
+        "LOAD_FROM_DICT_OR_DEREF",
+    }
+)
 _NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 # conditional jumps: (jumps when the value is ..., tested as "truth" or "none")
 _JUMPS = {
-    "POP_JUMP_IF_TRUE": (True, "truth"), "POP_JUMP_IF_FALSE": (False, "truth"),
-    "POP_JUMP_FORWARD_IF_TRUE": (True, "truth"), "POP_JUMP_FORWARD_IF_FALSE": (False, "truth"),
-    "POP_JUMP_IF_NONE": (True, "none"), "POP_JUMP_IF_NOT_NONE": (False, "none"),
-    "POP_JUMP_FORWARD_IF_NONE": (True, "none"), "POP_JUMP_FORWARD_IF_NOT_NONE": (False, "none"),
+    "POP_JUMP_IF_TRUE": (True, "truth"),
+    "POP_JUMP_IF_FALSE": (False, "truth"),
+    "POP_JUMP_FORWARD_IF_TRUE": (True, "truth"),
+    "POP_JUMP_FORWARD_IF_FALSE": (False, "truth"),
+    "POP_JUMP_IF_NONE": (True, "none"),
+    "POP_JUMP_IF_NOT_NONE": (False, "none"),
+    "POP_JUMP_FORWARD_IF_NONE": (True, "none"),
+    "POP_JUMP_FORWARD_IF_NOT_NONE": (False, "none"),
 }
 _MOVES = frozenset({"NOP", "JUMP_FORWARD", "JUMP", "JUMP_NO_INTERRUPT", "EXTENDED_ARG", "CACHE"})
 _PATHS_AT_MOST = 512  # ways through one case's pattern (each or-pattern multiplies them)
@@ -237,8 +252,10 @@ def _read(walker: _Walker, start: Position, copied: bool, strict: bool = True) -
                 done.append(way)
     if not done:
         raise Unsupported(walker.instruction(start), "a pattern that never matches")
+
     def order(at):
         return (walker.graph.blocks[at.block].start, at.index, at.half)
+
     # (3.10 and 3.12 copy small blocks: the code after a match may be reached at several copies)
     fails = sorted({way.at for way in failed}, key=order, reverse=True)
     done.sort(key=lambda way: order(way.at))
@@ -249,8 +266,10 @@ def _read(walker: _Walker, start: Position, copied: bool, strict: bool = True) -
 def _signature(path: _Path) -> Any:
     """What a way's going on depends on: where it is, its stack, its alternatives left, and
     what it learnt of the parts it still matches."""
+
     def alive(key):
         return not any(key[: len(dead)] == dead for dead in path.dead)
+
     learnt = tuple(sorted((key, repr(_dumped(node.facts)), tuple(node.names)) for key, node in path.nodes.items() if alive(key)))
     return (path.at, repr(_dumped(path.stack)), frozenset(path.dead), path.last_passed, path.failed_at, learnt)
 
@@ -398,7 +417,14 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
     elif op == "COMPARE_OP":
         right, left = stack.pop(), stack.pop()
         operator = ins.argval.removeprefix("bool(").removesuffix(")") if isinstance(ins.argval, str) else ins.argrepr
-        if isinstance(left, _Length) and left.minus is None and isinstance(right, _Expr) and isinstance(right.node, ast.Constant) and type(right.node.value) is int and operator in ("==", ">="):
+        if (
+            isinstance(left, _Length)
+            and left.minus is None
+            and isinstance(right, _Expr)
+            and isinstance(right.node, ast.Constant)
+            and type(right.node.value) is int
+            and operator in ("==", ">=")
+        ):
             stack.append(_Test(left.key, "length", (operator, right.node.value)))
         elif isinstance(left, _Value) and isinstance(right, _Expr) and operator == "==":
             stack.append(_Test(left.key, "value", right.node))
@@ -406,7 +432,14 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
             raise Unsupported(ins, "a comparison in a pattern that is no pattern's")
     elif op == "IS_OP":
         right, left = stack.pop(), stack.pop()
-        if ins.arg != 0 or not isinstance(left, _Value) or not isinstance(right, _Expr) or not isinstance(right.node, ast.Constant) or right.node.value not in (None, True, False) or type(right.node.value) not in (type(None), bool):
+        if (
+            ins.arg != 0
+            or not isinstance(left, _Value)
+            or not isinstance(right, _Expr)
+            or not isinstance(right.node, ast.Constant)
+            or right.node.value not in (None, True, False)
+            or type(right.node.value) not in (type(None), bool)
+        ):
             raise Unsupported(ins, "an `is` in a pattern that is no pattern's")
         stack.append(_Test(left.key, "singleton", right.node.value))
     elif op == "TO_BOOL":
@@ -415,7 +448,12 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
     elif op == "MATCH_CLASS":
         names, cls = stack.pop(), stack.pop()
         value = _part(stack.pop(), ins)
-        if not isinstance(names, _Expr) or not isinstance(names.node, ast.Constant) or not isinstance(names.node.value, tuple) or not isinstance(cls, _Expr):
+        if (
+            not isinstance(names, _Expr)
+            or not isinstance(names.node, ast.Constant)
+            or not isinstance(names.node.value, tuple)
+            or not isinstance(cls, _Expr)
+        ):
             raise Unsupported(ins, "a class pattern of a shape not decompiled yet")
         keywords = names.node.value
         data = (cls.node, ins.arg, keywords)
@@ -449,7 +487,9 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
             facts["items"] = (count, 0)
             assert count is not None
             stack.extend(_Value(value.key + (("item", j),)) for j in reversed(range(count)))
-        elif isinstance(value, _Expr) and isinstance(value.node, (ast.Tuple, ast.Constant)):  # a mapping's keys, to delete them from its rest
+        elif isinstance(value, _Expr) and isinstance(
+            value.node, (ast.Tuple, ast.Constant)
+        ):  # a mapping's keys, to delete them from its rest
             elements = _elements(value.node)
             if len(elements) != count:
                 raise Unsupported(ins, "a pattern unpacking a different number of keys")
@@ -464,22 +504,51 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
         if facts.get("length", (">=", 0)) != (">=", before + after):  # ([*rest] tests no length)
             raise Unsupported(ins, "a starred sequence pattern unpacked without its length tested")
         facts["items"] = (before, after)
-        item_parts = [value.key + (("item", j),) for j in range(before)] + [value.key + (("star",),)] + [value.key + (("item", -after + j),) for j in range(after)]
+        item_parts = (
+            [value.key + (("item", j),) for j in range(before)]
+            + [value.key + (("star",),)]
+            + [value.key + (("item", -after + j),) for j in range(after)]
+        )
         stack.extend(_Value(k) for k in reversed(item_parts))
     elif op in ("BINARY_SUBSCR",) or (op == "BINARY_OP" and ins.argrepr == "[]"):
         index, container = stack.pop(), stack.pop()
-        if isinstance(container, _Found) and isinstance(index, _Expr) and isinstance(index.node, ast.Constant) and type(index.node.value) is int and 0 <= index.node.value < len(container.names):
+        if (
+            isinstance(container, _Found)
+            and isinstance(index, _Expr)
+            and isinstance(index.node, ast.Constant)
+            and type(index.node.value) is int
+            and 0 <= index.node.value < len(container.names)
+        ):
             stack.append(_Value(container.names[index.node.value]))  # 3.10 takes the parts by index
             _learn(path, container.test(), ins)
-        elif isinstance(container, _Value) and _copied(container.key) and isinstance(index, _Expr) and isinstance(index.node, ast.Constant) and type(index.node.value) is int and index.node.value >= 0:
+        elif (
+            isinstance(container, _Value)
+            and _copied(container.key)
+            and isinstance(index, _Expr)
+            and isinstance(index.node, ast.Constant)
+            and type(index.node.value) is int
+            and index.node.value >= 0
+        ):
             stack.append(_Value(container.key[:-1] + (("item", index.node.value),)))
-        elif isinstance(container, _Value) and _copied(container.key) and isinstance(index, _Length) and index.minus and index.key == container.key:
+        elif (
+            isinstance(container, _Value)
+            and _copied(container.key)
+            and isinstance(index, _Length)
+            and index.minus
+            and index.key == container.key
+        ):
             stack.append(_Value(container.key[:-1] + (("item", -index.minus),)))
         else:
             raise Unsupported(ins, "an item taken in a pattern that is no pattern's")
     elif op in ("BINARY_SUBTRACT",) or (op == "BINARY_OP" and ins.argrepr == "-"):
         right, left = stack.pop(), stack.pop()
-        if not (isinstance(left, _Length) and left.minus is None and isinstance(right, _Expr) and isinstance(right.node, ast.Constant) and type(right.node.value) is int):
+        if not (
+            isinstance(left, _Length)
+            and left.minus is None
+            and isinstance(right, _Expr)
+            and isinstance(right.node, ast.Constant)
+            and type(right.node.value) is int
+        ):
             raise Unsupported(ins, "a subtraction in a pattern that is no pattern's")
         stack.append(_Length(left.key, right.node.value))
     elif op == "BUILD_MAP" and ins.arg == 0:
@@ -527,7 +596,11 @@ def _constant(value: Any) -> ast.expr:
         imaginary = ast.Constant(value=complex(0, abs(value.imag)))
         if value.real == 0 and str(value.real)[0] != "-":
             return ast.UnaryOp(op=ast.USub(), operand=imaginary) if str(value.imag)[0] == "-" else imaginary
-        return ast.BinOp(left=_constant(int(value.real) if value.real == int(value.real) else value.real), op=ast.Sub() if str(value.imag)[0] == "-" else ast.Add(), right=imaginary)
+        return ast.BinOp(
+            left=_constant(int(value.real) if value.real == int(value.real) else value.real),
+            op=ast.Sub() if str(value.imag)[0] == "-" else ast.Add(),
+            right=imaginary,
+        )
     if isinstance(value, (int, float)) and not isinstance(value, bool) and str(value)[0] == "-":
         return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-value))
     return ast.Constant(value=value)
@@ -601,9 +674,15 @@ class _Builder:
     def _structure(self, key: Key, facts: dict[str, Any], steps: set[Any]) -> ast.pattern | None:
         def item(*step):
             return self.pattern(key + (step,))
+
         if "class" in facts:
             cls, count, keywords = facts["class"]
-            return ast.MatchClass(cls=cls, patterns=[item("arg", j) for j in range(count)], kwd_attrs=list(keywords), kwd_patterns=[item("attr", k) for k in keywords])
+            return ast.MatchClass(
+                cls=cls,
+                patterns=[item("arg", j) for j in range(count)],
+                kwd_attrs=list(keywords),
+                kwd_patterns=[item("attr", k) for k in keywords],
+            )
         if "sequence" in facts:
             length = facts.get("length")
             if length is None:
@@ -612,10 +691,18 @@ class _Builder:
             if op == "==":
                 return ast.MatchSequence(patterns=[item("item", j) for j in range(count)])
             before, after = facts.get("items") or _split(steps, count)
-            return ast.MatchSequence(patterns=[*(item("item", j) for j in range(before)), ast.MatchStar(name=self._name(key + (("star",),))), *(item("item", -after + j) for j in range(after))])
+            return ast.MatchSequence(
+                patterns=[
+                    *(item("item", j) for j in range(before)),
+                    ast.MatchStar(name=self._name(key + (("star",),))),
+                    *(item("item", -after + j) for j in range(after)),
+                ]
+            )
         if "mapping" in facts:
             elements = facts.get("keys", ())
-            return ast.MatchMapping(keys=list(elements), patterns=[item("key", j) for j in range(len(elements))], rest=self._name(key + (("rest",),)))
+            return ast.MatchMapping(
+                keys=list(elements), patterns=[item("key", j) for j in range(len(elements))], rest=self._name(key + (("rest",),))
+            )
         if "value" in facts:
             return ast.MatchValue(value=facts["value"])
         if "singleton" in facts:

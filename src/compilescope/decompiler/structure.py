@@ -69,14 +69,21 @@ EXIT = -1  # the virtual block every return and raise leads to
 
 # Conditional jumps: (the value that makes the jump, what it is tested as).
 _CONDITIONAL = {
-    "POP_JUMP_IF_TRUE": (True, "truth"), "POP_JUMP_IF_FALSE": (False, "truth"),
-    "POP_JUMP_FORWARD_IF_TRUE": (True, "truth"), "POP_JUMP_FORWARD_IF_FALSE": (False, "truth"),
-    "POP_JUMP_BACKWARD_IF_TRUE": (True, "truth"), "POP_JUMP_BACKWARD_IF_FALSE": (False, "truth"),
-    "POP_JUMP_IF_NONE": (True, "none"), "POP_JUMP_IF_NOT_NONE": (False, "none"),
-    "POP_JUMP_FORWARD_IF_NONE": (True, "none"), "POP_JUMP_FORWARD_IF_NOT_NONE": (False, "none"),
-    "POP_JUMP_BACKWARD_IF_NONE": (True, "none"), "POP_JUMP_BACKWARD_IF_NOT_NONE": (False, "none"),
+    "POP_JUMP_IF_TRUE": (True, "truth"),
+    "POP_JUMP_IF_FALSE": (False, "truth"),
+    "POP_JUMP_FORWARD_IF_TRUE": (True, "truth"),
+    "POP_JUMP_FORWARD_IF_FALSE": (False, "truth"),
+    "POP_JUMP_BACKWARD_IF_TRUE": (True, "truth"),
+    "POP_JUMP_BACKWARD_IF_FALSE": (False, "truth"),
+    "POP_JUMP_IF_NONE": (True, "none"),
+    "POP_JUMP_IF_NOT_NONE": (False, "none"),
+    "POP_JUMP_FORWARD_IF_NONE": (True, "none"),
+    "POP_JUMP_FORWARD_IF_NOT_NONE": (False, "none"),
+    "POP_JUMP_BACKWARD_IF_NONE": (True, "none"),
+    "POP_JUMP_BACKWARD_IF_NOT_NONE": (False, "none"),
     # 3.10, 3.11 `a or b` / `a and b` as values: the value stays on the stack when it jumps.
-    "JUMP_IF_TRUE_OR_POP": (True, "kept"), "JUMP_IF_FALSE_OR_POP": (False, "kept"),
+    "JUMP_IF_TRUE_OR_POP": (True, "kept"),
+    "JUMP_IF_FALSE_OR_POP": (False, "kept"),
 }
 
 
@@ -94,7 +101,9 @@ class Structurer:
             raise Unsupported(None, "async functions are not decompiled yet")
         graph = _chained_comparisons(_without_empty_loop_starts(_without_implicit_handlers(cfg.build(code))))
         graph, self._finallys = finally_copies.without_copies(_without_send_loops(graph))
-        graph = _without_repeated_conditions(_joined_copied_exits(_joined_copied_endings(_joined_returns(_copies_after_exits_joined(_joined_exit_calls(graph))))))
+        graph = _without_repeated_conditions(
+            _joined_copied_exits(_joined_copied_endings(_joined_returns(_copies_after_exits_joined(_joined_exit_calls(graph)))))
+        )
         self.graph, self._suppressed = _with_suppression_targets(_unrepeated_for_loops(_without_block_pops(graph)))
         for block in self.graph.blocks:
             if block.index in self.graph.reachable and block.last.opname == "FOR_ITER" and block.index not in self.graph.loops:
@@ -121,10 +130,15 @@ class Structurer:
         # a match statement is read where its subject is (patterns.py): only code with a
         # class, sequence or mapping pattern, or a copy compared with a value, looks for one
         opcodes = code.co_code[::2]
-        self._has_match = not _MATCH_OPCODES.isdisjoint(opcodes) or (not _COPY_OPCODES.isdisjoint(opcodes) and any(_value_case_at(block.instructions, index) for block in self.graph.blocks for index in range(len(block.instructions))))
+        self._has_match = not _MATCH_OPCODES.isdisjoint(opcodes) or (
+            not _COPY_OPCODES.isdisjoint(opcodes)
+            and any(_value_case_at(block.instructions, index) for block in self.graph.blocks for index in range(len(block.instructions)))
+        )
         self._match_starts: dict[tuple[int, int], tuple[bool, patterns.CaseRead | None]] = {}
         self._first_replaced: dict[int, dis.Instruction] = {}
-        self._cases: dict[patterns.Position, patterns.CaseRead | Unsupported] = {}  # see _read_case  # block -> its first instruction as read (see _region_from)
+        self._cases: dict[
+            patterns.Position, patterns.CaseRead | Unsupported
+        ] = {}  # see _read_case  # block -> its first instruction as read (see _region_from)
 
     def _unrepeated_body(self, header: cfg.Block) -> set[int]:
         """The body of a for loop that never goes round: the header, and the blocks only its
@@ -152,7 +166,12 @@ class Structurer:
             real = [i.opname for i in block.instructions if i.opname not in cfg.NO_EFFECT]
             if real[:1] == ["PUSH_EXC_INFO"]:
                 handlers.add(index)
-            elif sys.version_info < (3, 11) and (real[:1] == ["DUP_TOP"] and real[-1:] == ["JUMP_IF_NOT_EXC_MATCH"] or real[:3] == ["POP_TOP"] * 3 or real[:1] == ["WITH_EXCEPT_START"]):
+            elif sys.version_info < (3, 11) and (
+                real[:1] == ["DUP_TOP"]
+                and real[-1:] == ["JUMP_IF_NOT_EXC_MATCH"]
+                or real[:3] == ["POP_TOP"] * 3
+                or real[:1] == ["WITH_EXCEPT_START"]
+            ):
                 handlers.add(index)  # 3.10: `except E` tests, a bare `except:` drops the exception, a with's exit
         return handlers | set(self._finallys)  # a finally, its copies taken out (finally_copies)
 
@@ -209,7 +228,14 @@ class Structurer:
     def _protected(self, handler: int) -> set[int]:
         cached = self._protected_cache.get(handler)
         if cached is None:
-            cached = {b.index for b in self.graph.blocks if b.index in self.graph.reachable and b.index not in self._handlers and handler in self._protectors(b.index) and not self._inside_handler(b.index, handler)}
+            cached = {
+                b.index
+                for b in self.graph.blocks
+                if b.index in self.graph.reachable
+                and b.index not in self._handlers
+                and handler in self._protectors(b.index)
+                and not self._inside_handler(b.index, handler)
+            }
             self._protected_cache[handler] = cached
         return cached
 
@@ -230,7 +256,9 @@ class Structurer:
         (finally_copies), so the body is written as is, and F once, from its handler."""
         read = self._finallys.get(handler)
         if read is None:
-            raise Unsupported(self.graph.blocks[handler].instructions[0], "a finally whose copies on the ways out of its try are not all found")
+            raise Unsupported(
+                self.graph.blocks[handler].instructions[0], "a finally whose copies on the ways out of its try are not all found"
+            )
         outside = list(self._entry.get(start, []))  # below the handler's values, as in _try
         self._open_trys.add(handler)
         self._finally_bodies.append(handler)
@@ -255,7 +283,11 @@ class Structurer:
         perhaps through the __exit__ of a with around the try) is the same either way; the rest
         is refused, never written in the wrong place."""
         outside = [h for h in self._finally_bodies if h not in self._protectors(node)]
-        if outside and not (_safe_return(self.graph, node, loads=0) or self._leaves_after_exit(node, set(), reads=False) or cfg.through_jumps(self.graph, node, nops=True) != node):
+        if outside and not (
+            _safe_return(self.graph, node, loads=0)
+            or self._leaves_after_exit(node, set(), reads=False)
+            or cfg.through_jumps(self.graph, node, nops=True) != node
+        ):
             raise Unsupported(self.graph.blocks[node].instructions[0], "code after a finally reached inside its try")
 
     def _is_with_handler(self, handler: int) -> bool:
@@ -273,12 +305,15 @@ class Structurer:
         if depth > 20 or not _exit_call_block(block):
             return False
         calls = [at for at, i in enumerate(block.instructions) if i.opname in ("CALL", "CALL_FUNCTION")]
-        if not reads and any(i.opname == "LOAD_FAST" for i in block.instructions[calls[-1]:]):
+        if not reads and any(i.opname == "LOAD_FAST" for i in block.instructions[calls[-1] :]):
             return False
         if block.last.opname in cfg.TERMINATORS:
             return True
         # (then perhaps ending an except clause around the with on the way to the return)
-        return bool(successors) and all(s in special or self._leaves_after_exit(s, special, depth + 1, reads) or _safe_return(self.graph, s, loads=0) for s in successors)
+        return bool(successors) and all(
+            s in special or self._leaves_after_exit(s, special, depth + 1, reads) or _safe_return(self.graph, s, loads=0)
+            for s in successors
+        )
 
     def _with(self, start: int, handler: int, loop: _Loop | None, base: list[Any], after: int | None) -> tuple[list[ast.stmt], int]:
         """`with m as x:` (3.11+): BEFORE_WITH left __exit__ and __enter__()'s result for the
@@ -305,12 +340,16 @@ class Structurer:
         suppressed = self._suppressed.get(handler)
         if after is not None:
             if suppressed is None or not self._exit_then(after, suppressed):
-                raise Unsupported(self.graph.blocks[handler].instructions[0], "a with whose suppressed exceptions go on elsewhere than its end")
+                raise Unsupported(
+                    self.graph.blocks[handler].instructions[0], "a with whose suppressed exceptions go on elsewhere than its end"
+                )
             known = self._entry.get(after)
             self._entry[after] = [*outside, manager, *(known or [])]
         elif suppressed is not None:
             self._entry.setdefault(suppressed, list(outside))
-        statement = ast.With(items=[ast.withitem(context_expr=manager.manager, optional_vars=target)], body=body or [ast.Pass()], type_comment=None)
+        statement = ast.With(
+            items=[ast.withitem(context_expr=manager.manager, optional_vars=target)], body=body or [ast.Pass()], type_comment=None
+        )
         return [statement], (after if after is not None else suppressed if suppressed is not None else EXIT)
 
     def _exit_then(self, index: int, suppressed: int) -> bool:
@@ -318,13 +357,17 @@ class Structurer:
         exceptions do: into block `suppressed`, or into the same code."""
         instructions = [i for i in self.graph.blocks[index].instructions if i.opname not in cfg.NO_EFFECT]
         at = 0
-        while at < len(instructions) and (instructions[at].opname in ("POP_BLOCK", "DUP_TOP", "PRECALL", "CALL", "CALL_FUNCTION", "SWAP", "ROT_TWO") or instructions[at].opname == "LOAD_CONST" and instructions[at].argval is None):
+        while at < len(instructions) and (
+            instructions[at].opname in ("POP_BLOCK", "DUP_TOP", "PRECALL", "CALL", "CALL_FUNCTION", "SWAP", "ROT_TWO")
+            or instructions[at].opname == "LOAD_CONST"
+            and instructions[at].argval is None
+        ):
             at += 1
         if at == 0 or at >= len(instructions) or instructions[at].opname != "POP_TOP":
             return False
         # the code after the call (3.10: past the POP_BLOCK of a try around the with, which the
         # suppressed way pops too), and its block
-        rest, holder = [i for i in instructions[at + 1:] if i.opname != "POP_BLOCK"], index
+        rest, holder = [i for i in instructions[at + 1 :] if i.opname != "POP_BLOCK"], index
         same = [i for i in self.graph.blocks[suppressed].instructions if i.opname not in cfg.NO_EFFECT]
         if not rest or len(rest) == 1 and rest[0].opname in cfg.UNCONDITIONAL:
             following = next((s for s, k in self.graph.blocks[index].successors if k != "exception"), None)
@@ -369,11 +412,21 @@ class Structurer:
         finally_handler = handler in self._finallys or finally_copies.is_finally(self.graph, handler)
         # (nor past the copy of an enclosing finally: the code there is after that finally too)
         finallys = {h for h in self._protectors(start) if h in self._finallys}
-        exits = {e for e in exits if not _safe_return(self.graph, e, loads=0 if finally_handler else 1, inside=lambda b: finallys <= self._protectors(b))}
+        exits = {
+            e
+            for e in exits
+            if not _safe_return(self.graph, e, loads=0 if finally_handler else 1, inside=lambda b: finallys <= self._protectors(b))
+        }
         # a `continue`/`break`/`return` out of a with runs __exit__ in a block of its own
         # (a local read after __exit__ is read after this finally, or an enclosing one it is
         # past, too: not the body's)
-        leaving = {e for e in exits if self._leaves_after_exit(e, special, reads=not finally_handler and all(h in self._protectors(e) for h in self._finally_bodies))}
+        leaving = {
+            e
+            for e in exits
+            if self._leaves_after_exit(
+                e, special, reads=not finally_handler and all(h in self._protectors(e) for h in self._finally_bodies)
+            )
+        }
         exits -= leaving
         suppressed = self._suppressed.get(handler)
         if not exits and suppressed is not None:
@@ -417,7 +470,11 @@ class Structurer:
             # a raise or return on some way: where the ways that go on meet; so too where they
             # meet only at the loop's start or end (a clause that may `continue` or `break`),
             # but meet before it
-            round_only = loop is not None and after != loop.header and (merge == loop.header or loop.kind == "for" and merge in self._loop_ends(loop))
+            round_only = (
+                loop is not None
+                and after != loop.header
+                and (merge == loop.header or loop.kind == "for" and merge in self._loop_ends(loop))
+            )
             if merge is None or round_only:
                 ahead = self._forward(after) - ({loop.header, loop.after} if loop is not None else set())
                 going_on = [first for _, first in clauses if self._forward(first) & ahead]  # (not by going round)
@@ -429,7 +486,13 @@ class Structurer:
                 # around it: the way a return goes)
                 clauses_on = self._clauses_go_on(clauses, special)
                 # (loop is not None where merge is not in (None, after): see the test above)
-                if clauses_on is not None and (merge in (None, after) or clauses_on in cast(_Loop, loop).body) and self._protectors(clauses_on) == self._protectors(after) and not (self._forward(after) & self._forward(clauses_on)) and self._ends_alone(after):
+                if (
+                    clauses_on is not None
+                    and (merge in (None, after) or clauses_on in cast(_Loop, loop).body)
+                    and self._protectors(clauses_on) == self._protectors(after)
+                    and not (self._forward(after) & self._forward(clauses_on))
+                    and self._ends_alone(after)
+                ):
                     merge = clauses_on
                 # clauses that end in a copy of code the `else:` goes on to (3.12+ copies a
                 # short `return f(x)` after the try onto their ends): that code is after it
@@ -450,8 +513,14 @@ class Structurer:
             header_and_after = {loop.header, loop.after}
             reached = self._forward(after, avoid=loop.after) - header_and_after
             clause_code = {b for _, first in clauses for b in self._forward(first, avoid=loop.after)}
-            goes_round = stop not in reached and not (reached & clause_code) and all(
-                self.graph.blocks[b].last.opname in cfg.TERMINATORS for b in reached if not [s for s, k in self.graph.blocks[b].successors if k != "exception"]
+            goes_round = (
+                stop not in reached
+                and not (reached & clause_code)
+                and all(
+                    self.graph.blocks[b].last.opname in cfg.TERMINATORS
+                    for b in reached
+                    if not [s for s, k in self.graph.blocks[b].successors if k != "exception"]
+                )
             )
         if goes_round:
             # (the else's `continue` written: the code after the try is not its own)
@@ -471,7 +540,7 @@ class Structurer:
             ends = [i for i, st in enumerate(statements) if isinstance(st, HandlerEnd)]
             tail: list[ast.stmt] = []
             if ends:
-                statements, tail = statements[: ends[0]], statements[ends[0] + 1:]
+                statements, tail = statements[: ends[0]], statements[ends[0] + 1 :]
             _drop_handler_ends(statements)
             if tail and not _leaves_plainly(tail):
                 tails.append(tail)
@@ -501,7 +570,9 @@ class Structurer:
                 for at in open_ended:
                     if loop is not None and following in (loop.header, loop.after):
                         clause = handlers[at]
-                        clause.body = [st for st in clause.body if not isinstance(st, ast.Pass)] + [ast.Continue() if following == loop.header else ast.Break()]
+                        clause.body = [st for st in clause.body if not isinstance(st, ast.Pass)] + [
+                            ast.Continue() if following == loop.header else ast.Break()
+                        ]
                     else:
                         raise Unsupported(self.graph.blocks[handler].instructions[0], "except clauses that go on into different code")
         statement = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[])
@@ -523,7 +594,9 @@ class Structurer:
         depth = lowest = 0
         for instruction in block.instructions[:-1]:
             try:
-                depth += dis.stack_effect(instruction.opcode, instruction.arg if instruction.opcode >= dis.HAVE_ARGUMENT else None, jump=False)
+                depth += dis.stack_effect(
+                    instruction.opcode, instruction.arg if instruction.opcode >= dis.HAVE_ARGUMENT else None, jump=False
+                )
             except ValueError:
                 return False
             lowest = min(lowest, depth)
@@ -534,7 +607,11 @@ class Structurer:
         exception its type matched, in a block of its own where the clause's range starts."""
         block = self.graph.blocks[index]
         real = [i.opname for i in block.instructions if i.opname not in cfg.NO_EFFECT]
-        return real == ["POP_TOP"] and len(block.predecessors) == 1 and any(i.opname == "CHECK_EXC_MATCH" for i in self.graph.blocks[block.predecessors[0]].instructions)
+        return (
+            real == ["POP_TOP"]
+            and len(block.predecessors) == 1
+            and any(i.opname == "CHECK_EXC_MATCH" for i in self.graph.blocks[block.predecessors[0]].instructions)
+        )
 
     def _clauses_go_on(self, clauses: list[tuple[ast.expr | None, int]], special: set[int | None]) -> int | None:
         """The one block where the except clauses go on after their ends (POP_EXCEPT, then a
@@ -568,25 +645,38 @@ class Structurer:
                 ends = [at for at, i in enumerate(real) if i.opname == "POP_EXCEPT"]
                 if not ends:
                     continue
-                rest = real[ends[-1] + 1:]
+                rest = real[ends[-1] + 1 :]
                 if not rest or rest[-1].opname not in cfg.TERMINATORS or any(cfg.is_jump(i) for i in rest) or cfg.takes_from_stack(rest):
                     return None  # (a clause that goes on elsewhere, or ends in its own return)
                 copies.add(_code_at(rest))
         if len(copies) != 1:
             return None
         code = copies.pop()  # (with its lines: a copy keeps the line of the code it copies)
-        found = [b for b in self._forward(after) - {after} if self.graph.blocks[b].last.opname in cfg.TERMINATORS and _code_at([i for i in self.graph.blocks[b].instructions if i.opname not in cfg.NO_EFFECT]) == code]
+        found = [
+            b
+            for b in self._forward(after) - {after}
+            if self.graph.blocks[b].last.opname in cfg.TERMINATORS
+            and _code_at([i for i in self.graph.blocks[b].instructions if i.opname not in cfg.NO_EFFECT]) == code
+        ]
         return found[0] if len(found) == 1 else None
 
     def _ends_alone(self, start: int) -> bool:
         """Whether every way on from block `start` returns or raises."""
-        return all(self.graph.blocks[b].last.opname in cfg.TERMINATORS for b in self._forward(start) if not [s for s, k in self.graph.blocks[b].successors if k != "exception"])
+        return all(
+            self.graph.blocks[b].last.opname in cfg.TERMINATORS
+            for b in self._forward(start)
+            if not [s for s, k in self.graph.blocks[b].successors if k != "exception"]
+        )
 
     def _ending(self, index: int, base: list[Any]) -> list[ast.stmt]:
         """What block `index` does, where it is one block that ends the function with no value
         left for it on the stack; nothing where it is more than that, or not read."""
         block = self.graph.blocks[index]
-        if any(isinstance(v, ast.expr) for v in self._entry.get(index, [])) or block.last.opname not in cfg.TERMINATORS or any(cfg.is_jump(i) for i in block.instructions):
+        if (
+            any(isinstance(v, ast.expr) for v in self._entry.get(index, []))
+            or block.last.opname not in cfg.TERMINATORS
+            or any(cfg.is_jump(i) for i in block.instructions)
+        ):
             return []
         reader = self._reader(index, list(base))
         try:
@@ -613,7 +703,12 @@ class Structurer:
                 reader = BlockReader(self.code, base + list(HANDLER_ENTRY_310), self.temps)
                 reader.run(instructions[:-1])
                 kind = reader.stack[-1] if reader.stack else None
-                if reader.statements or instructions[0].opname != "DUP_TOP" or not isinstance(kind, ast.expr) or len(reader.stack) != len(base) + len(HANDLER_ENTRY_310) + 2:
+                if (
+                    reader.statements
+                    or instructions[0].opname != "DUP_TOP"
+                    or not isinstance(kind, ast.expr)
+                    or len(reader.stack) != len(base) + len(HANDLER_ENTRY_310) + 2
+                ):
                     raise Unsupported(block.last, "an except clause of a shape not decompiled yet")
                 clauses.append((kind, next(s for s, k in block.successors if k == "fall")))
                 index = next(s for s, k in block.successors if k == "jump")
@@ -676,10 +771,15 @@ class Structurer:
         """The block's values left for `following`, in the names it expects them in."""
         if following == EXIT:
             return
-        if self.graph.blocks[following].predecessors == [self._current] and following not in self._entry and len(reader.stack) >= len(base) and self._protectors(following) == self._protectors(self._current):
+        if (
+            self.graph.blocks[following].predecessors == [self._current]
+            and following not in self._entry
+            and len(reader.stack) >= len(base)
+            and self._protectors(following) == self._protectors(self._current)
+        ):
             # the only way into `following`: it goes on with the same values, as one straight
             # line (nothing runs between the two blocks), so they need no names
-            self._entry[following] = reader.stack[len(base):]
+            self._entry[following] = reader.stack[len(base) :]
             return
         self._enter(following, reader.leave(len(base), instruction, self._names_for(following)), instruction)
 
@@ -800,8 +900,10 @@ class Structurer:
             sides.append(self._join(start, pure, base, own, ternaries=False))
             blocks |= own
         yes, no = sides
+
         def place(index):  # (past jumps; 3.10+ copies `return x`)
             return _same_ending(self.graph, cfg.through_jumps(self.graph, index), locals_too=True)
+
         if (place(yes.when_true), place(yes.when_false)) == (place(no.when_true), place(no.when_false)):
             orelse = no.test
         elif (place(yes.when_true), place(yes.when_false)) == (place(no.when_false), place(no.when_true)):
@@ -813,7 +915,11 @@ class Structurer:
         # (one of them straight, or through the same jump). Where each side has its own
         # `break`, `continue` or copy of a return, `if c: (if a: X) elif b: X` is as exact,
         # and closer to what was written.
-        pairs = [(yes.when_true, no.when_true), (yes.when_false, no.when_false)] if orelse is no.test else [(yes.when_true, no.when_false), (yes.when_false, no.when_true)]
+        pairs = (
+            [(yes.when_true, no.when_true), (yes.when_false, no.when_false)]
+            if orelse is no.test
+            else [(yes.when_true, no.when_false), (yes.when_false, no.when_true)]
+        )
         if not any(self._shared_code(first, second) for first, second in pairs):
             self._entry = saved
             return None
@@ -840,10 +946,20 @@ class Structurer:
 
     def _shared_code(self, first: int, second: int) -> bool:
         real = cfg.through_jumps(self.graph, first)
-        return real == cfg.through_jumps(self.graph, second) and (first == second or real in (first, second)) and real not in self.graph.loops
+        return (
+            real == cfg.through_jumps(self.graph, second) and (first == second or real in (first, second)) and real not in self.graph.loops
+        )
 
     # ---- regions ---------------------------------------------------------------------------------
-    def region(self, start: int, stop: int, loop: _Loop | None = None, base: list[Any] | None = None, first: list[Any] | None = None, entering: bool = False) -> list[ast.stmt]:
+    def region(
+        self,
+        start: int,
+        stop: int,
+        loop: _Loop | None = None,
+        base: list[Any] | None = None,
+        first: list[Any] | None = None,
+        entering: bool = False,
+    ) -> list[ast.stmt]:
         """The statements from block `start` up to block `stop`. Inside a loop, reaching its
         header is `continue` and reaching the block after it is `break`. `base` is what stays on
         the stack throughout (the iterators of enclosing for loops); `first` what the first block
@@ -897,7 +1013,7 @@ class Structurer:
                 instructions = [self._first_replaced[node], *instructions[1:]]
             match_at = self._match_start(node, skip) if self._has_match else None
             if match_at is not None:
-                reader.run(instructions[:match_at - skip])
+                reader.run(instructions[: match_at - skip])
                 self._note_target(reader, loop)
                 match_statements, node = self._match(node, match_at, reader, loop, base, stop)
                 statements += match_statements
@@ -948,7 +1064,12 @@ class Structurer:
                 node = EXIT
                 continue
             node = next((s for s, k in block.successors if k == "fall"), EXIT)
-            if loop is not None and loop.kind == "for" and reader.stack == base[:-1] and (node == loop.after or node in self._loop_ends(loop)):
+            if (
+                loop is not None
+                and loop.kind == "for"
+                and reader.stack == base[:-1]
+                and (node == loop.after or node in self._loop_ends(loop))
+            ):
                 statements += reader.statements  # a break that falls where it goes: its iterator is gone
                 if node != loop.after:  # where the loop ends (3.10, 3.11: no else, the iterator popped)
                     statements.append(ast.Break())
@@ -1006,7 +1127,11 @@ class Structurer:
             # `continue` itself, or both leave the body) each side is written to its end
             found = EXIT if loop.header in [cfg.through_jumps(self.graph, side) for side in sides] else self._first_common(sides, loop)
             merge = found if found != EXIT else _NOWHERE
-        if stop not in (_NOWHERE, EXIT) and merge != stop and (merge in (_NOWHERE, EXIT) or self._reaches(stop, merge) or self._leaves_before(sides, stop, merge, loop)):
+        if (
+            stop not in (_NOWHERE, EXIT)
+            and merge != stop
+            and (merge in (_NOWHERE, EXIT) or self._reaches(stop, merge) or self._leaves_before(sides, stop, merge, loop))
+        ):
             # the sides meet only past the end of this region (a try or with body whose
             # other ways out leave), or one leaves it before they meet (3.10 shares
             # one return between returns): each side ends where the region does
@@ -1021,7 +1146,9 @@ class Structurer:
         inside = skip  # candidates before this are inside a case read from an earlier one
         for index in range(skip, len(instructions)):
             ins = instructions[index]
-            if index < inside or not (ins.opname in ("MATCH_SEQUENCE", "MATCH_MAPPING") or patterns.copies_top(ins) or _class_pattern_at(instructions, index)):
+            if index < inside or not (
+                ins.opname in ("MATCH_SEQUENCE", "MATCH_MAPPING") or patterns.copies_top(ins) or _class_pattern_at(instructions, index)
+            ):
                 continue
             key = (node, index)
             if key not in self._match_starts:
@@ -1075,7 +1202,9 @@ class Structurer:
             return following.index == 0 and block.last.opname in _CONDITIONAL and any(self._pops_first(w) for w in ways), case
         return True, case
 
-    def _guard_first(self, node: int, reader: BlockReader, base: list[Any]) -> tuple[ast.expr, tuple[ast.pattern, ast.expr | None, patterns.Position], patterns.Position] | None:
+    def _guard_first(
+        self, node: int, reader: BlockReader, base: list[Any]
+    ) -> tuple[ast.expr, tuple[ast.pattern, ast.expr | None, patterns.Position], patterns.Position] | None:
         """A match whose first case is `case _ if guard:` (the guard is all its code: see
         _match), from block `node` whose condition `reader` has computed above the subject: the
         subject, that case, and where the next case starts. None where it is no such match:
@@ -1092,13 +1221,15 @@ class Structurer:
         reader.stack[-2] = _MATCH_SUBJECT
         saved = dict(self._entry)
         try:
-            condition = self._join(node, self._condition_of(node, reader, [*base, _MATCH_SUBJECT]), [*base, _MATCH_SUBJECT], ternaries=False)
+            condition = self._join(
+                node, self._condition_of(node, reader, [*base, _MATCH_SUBJECT]), [*base, _MATCH_SUBJECT], ternaries=False
+            )
         except Unsupported:
             self._entry = saved
             reader.stack[-2] = subject
             return None
         sides = [condition.when_true, condition.when_false]
-        if others[0] not in sides or reader.statements[len(reader.statements):]:
+        if others[0] not in sides or reader.statements[len(reader.statements) :]:
             self._entry = saved
             reader.stack[-2] = subject
             return None
@@ -1110,7 +1241,16 @@ class Structurer:
         test = condition.test if body == condition.when_true else negate(condition.test)
         return subject, (ast.MatchAs(pattern=None, name=None), test, patterns.Position(body, 1)), patterns.Position(others[0], 0)
 
-    def _match(self, node: int, index: int, reader: BlockReader, loop: _Loop | None, base: list[Any], stop: int, first_case: tuple[ast.expr, tuple[ast.pattern, ast.expr | None, patterns.Position], patterns.Position] | None = None) -> tuple[list[ast.stmt], int]:
+    def _match(
+        self,
+        node: int,
+        index: int,
+        reader: BlockReader,
+        loop: _Loop | None,
+        base: list[Any],
+        stop: int,
+        first_case: tuple[ast.expr, tuple[ast.pattern, ast.expr | None, patterns.Position], patterns.Position] | None = None,
+    ) -> tuple[list[ast.stmt], int]:
         """The match statement whose subject is on top of `reader`'s stack, its first case
         starting at instruction `index` of block `node` (or `first_case`: the subject, a first
         case that is only a guard, and where the next starts; see _guard_first); and where the
@@ -1123,7 +1263,7 @@ class Structurer:
         else:
             subject, case_read, position = first_case
             cases.append(case_read)
-            if reader.stack[len(base):] == [_MATCH_SUBJECT]:
+            if reader.stack[len(base) :] == [_MATCH_SUBJECT]:
                 reader.stack.pop()  # (what stood for the subject while its guard was read)
         if len(reader.stack) != len(base):
             raise Unsupported(first, "a match statement with values kept below its subject")
@@ -1178,12 +1318,17 @@ class Structurer:
         starts = [body for _, _, body in cases] + ([default] if default is not None else [])
         sides = [start.block for start in starts]
         merge = self._merge(node, sides, loop, stop)
-        inside = {start.block for start in starts if self._block_start(start).index or start.half}  # (a body that starts inside a block goes on in it)
+        inside = {
+            start.block for start in starts if self._block_start(start).index or start.half
+        }  # (a body that starts inside a block goes on in it)
         if merge in (EXIT, _NOWHERE, stop):
             merge = self._cases_meet(sides, loop, merge, stop, inside)
         if merge in inside:
             raise Unsupported(first, "a match whose cases meet inside one's code")
-        written = [ast.match_case(pattern=pattern, guard=guard, body=self._region_from(body, merge, loop, base) or [ast.Pass()]) for pattern, guard, body in cases]
+        written = [
+            ast.match_case(pattern=pattern, guard=guard, body=self._region_from(body, merge, loop, base) or [ast.Pass()])
+            for pattern, guard, body in cases
+        ]
         after: list[ast.stmt] = []
         if default is not None and self._block_start(default) != patterns.Position(merge, 0):
             rest = self._region_from(default, merge, loop, base)
@@ -1203,13 +1348,22 @@ class Structurer:
         going_round = set(self._open_loops) | ({loop.header} if loop is not None else set())
         beyond = self._forward(stop) if stop not in (EXIT, _NOWHERE) and stop not in going_round else set()
         for candidate in sorted(set().union(*forwards.values()), key=lambda index: self.graph.blocks[index].start):
-            if candidate in going_round or candidate in beyond or candidate in inside or candidate < 0 or (loop is not None and candidate not in loop.body):
+            if (
+                candidate in going_round
+                or candidate in beyond
+                or candidate in inside
+                or candidate < 0
+                or (loop is not None and candidate not in loop.body)
+            ):
                 continue
             reaching = [side for side in sides if candidate in forwards[side]]
             if len(reaching) < 2:
                 continue
             after = self._forward(candidate) - going_round
-            if all(candidate in forwards[side] or not (forwards[side] & after) for side in sides) and self._first_common(reaching, loop) == candidate:
+            if (
+                all(candidate in forwards[side] or not (forwards[side] & after) for side in sides)
+                and self._first_common(reaching, loop) == candidate
+            ):
                 return candidate
         return merge
 
@@ -1223,7 +1377,9 @@ class Structurer:
             raise Unsupported(self.graph.blocks[at.block].last, "a case without its body")
         return after
 
-    def _guard(self, at: patterns.Position, base: list[Any], fail: patterns.Position | None, copied: bool) -> tuple[ast.expr, int, patterns.Position] | None:
+    def _guard(
+        self, at: patterns.Position, base: list[Any], fail: patterns.Position | None, copied: bool
+    ) -> tuple[ast.expr, int, patterns.Position] | None:
         """A case's guard, from `at` (its pattern matched): a condition with one way to the
         case's body and the other to `fail` (where the pattern goes when it does not match,
         where known); the body of a copied case is the way that pops the subject. None where
@@ -1234,7 +1390,7 @@ class Structurer:
         fail = self._block_start(fail) if fail is not None else None
         if block.last.opname not in _CONDITIONAL or (fail is not None and fail.index != 0) or (fail is None and not copied):
             return None
-        instructions = block.instructions[at.index:-1]
+        instructions = block.instructions[at.index : -1]
         if at.half:
             instructions = [_second_half(instructions[0]), *instructions[1:]]
         saved = dict(self._entry)
@@ -1299,7 +1455,9 @@ class Structurer:
             if not _same_code(self.graph, ends[0], other):
                 raise Unsupported(self.graph.blocks[other.block].instructions[other.index], "a pattern whose ways go on to different code")
 
-    def _for_loop(self, header: int, iterable: ast.expr, outer: _Loop | None, base: list[Any], kept: int = 0) -> tuple[list[ast.stmt], int, list[Any]]:
+    def _for_loop(
+        self, header: int, iterable: ast.expr, outer: _Loop | None, base: list[Any], kept: int = 0
+    ) -> tuple[list[ast.stmt], int, list[Any]]:
         """A for loop at `header`; `base` ends with the `kept` values the code before the loop
         left below its iterator (they are there after it too)."""
         block = self.graph.blocks[header]
@@ -1310,7 +1468,9 @@ class Structurer:
         body = self.graph.loops[header]
         # A `break` runs its own block (outside the natural loop: it never returns to the header),
         # which pops the iterator and jumps to the code after the loop, past any `else`.
-        leaving = {s for b in body for s, k in self.graph.blocks[b].successors if k != "exception" and s not in body} - {exhausted} - self._chains
+        leaving = (
+            {s for b in body for s, k in self.graph.blocks[b].successors if k != "exception" and s not in body} - {exhausted} - self._chains
+        )
         afters = set()
         after_loop = self._forward(exhausted, header)
         for index in leaving:
@@ -1318,7 +1478,13 @@ class Structurer:
             if last.opname in cfg.TERMINATORS or self._only_ends(index, body | after_loop, body) and not self._pops_below(index, block):
                 continue  # a return or raise inside the loop (`return a or b`: in a few blocks)
             falls = [s for s, k in self.graph.blocks[index].successors if k == "fall"]
-            while len(falls) == 1 and falls[0] not in body and not cfg.is_jump(last) and last.opname not in cfg.TERMINATORS and not self._pops_iterator(index, block):
+            while (
+                len(falls) == 1
+                and falls[0] not in body
+                and not cfg.is_jump(last)
+                and last.opname not in cfg.TERMINATORS
+                and not self._pops_iterator(index, block)
+            ):
                 # a break out of an except clause (3.11+): the clause's code, then its end and
                 # the break in a block of their own (its range ends before them)
                 index = falls[0]
@@ -1418,8 +1584,10 @@ class Structurer:
         height = self._depth_at(header.last.offset)  # the iterator on top
         if height is None:
             return None
+
         def ways(i):
             return [s for s, k in self.graph.blocks[i].successors if k != "exception"]
+
         todo = [index] if index not in body else [s for s in ways(index) if s not in body]
         afters: set[int] = set()
         seen: set[int] = set()
@@ -1450,11 +1618,18 @@ class Structurer:
         back at the depth of its try (POP_EXCEPT dropped the exception state): what it reaches
         there, past a jump or the unbinding of `except E as e`'s name, is a way out."""
         entry = 6 if sys.version_info < (3, 11) else 1  # what a handler's start finds above its try's stack
+
         def ways(i):
             return [s for s, k in self.graph.blocks[i].successors if k != "exception"]
+
         exits: set[int] = set()
         around = self._protectors(header)  # (the clauses of a try around the loop are not its own)
-        for handler in {s for b in body for s, k in self.graph.blocks[b].successors if k == "exception" and s in self._handlers and s not in body and s not in around}:
+        for handler in {
+            s
+            for b in body
+            for s, k in self.graph.blocks[b].successors
+            if k == "exception" and s in self._handlers and s not in body and s not in around
+        }:
             depth = self._depth_at(self.graph.blocks[handler].instructions[0].offset)
             if depth is None or handler in self._finallys or self._is_with_handler(handler):
                 continue
@@ -1472,7 +1647,13 @@ class Structurer:
                     return set()
                 if start <= floor:
                     real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
-                    if name_cleanup(real) and len(real) == 4 and real[-1].opname in cfg.UNCONDITIONAL or len(real) == 1 and real[0].opname in cfg.UNCONDITIONAL:
+                    if (
+                        name_cleanup(real)
+                        and len(real) == 4
+                        and real[-1].opname in cfg.UNCONDITIONAL
+                        or len(real) == 1
+                        and real[0].opname in cfg.UNCONDITIONAL
+                    ):
                         exits.update(ways(current))  # past the jump (and the name's unbinding)
                     else:
                         exits.add(current)
@@ -1545,7 +1726,9 @@ class Structurer:
                 # where they do not raise or return on their own (an `else:` that may raise;
                 # `if c: raise E` reached from two tests): after the loop
                 breaks = {e for e in rest if self.graph.blocks[e].last.opname in cfg.UNCONDITIONAL}
-                targets = {cfg.through_jumps(self.graph, next(s for s, k in self.graph.blocks[e].successors if k == "jump")) for e in breaks}
+                targets = {
+                    cfg.through_jumps(self.graph, next(s for s, k in self.graph.blocks[e].successors if k == "jump")) for e in breaks
+                }
                 target = next(iter(targets)) if len(targets) == 1 else None
                 if not breaks:
                     # no break jumps: the loop's last test falls into the code after it (`else:
@@ -1553,7 +1736,10 @@ class Structurer:
                     # be written after the loop; the one whose code comes last was.
                     ends = [e for e in rest if all(self._only_ends(o, body | self._forward(e), set()) for o in rest - {e})]
                     target = max(ends, key=lambda e: max(self.graph.blocks[b].start for b in self._forward(e)), default=None)
-                if target is None or not all(target in self._forward(e, header) or self._only_ends(e, body | self._forward(target), set()) for e in rest - breaks - {target}):
+                if target is None or not all(
+                    target in self._forward(e, header) or self._only_ends(e, body | self._forward(target), set())
+                    for e in rest - breaks - {target}
+                ):
                     raise Unsupported(block.instructions[0], "a loop left for several places that never meet")
                 after = target
         loop = _Loop(header, body, after, kind="while")
@@ -1569,7 +1755,9 @@ class Structurer:
         entry = self._entry.get(after, []) if after is not None else []
         if after is not None and held and not (len(entry) >= len(held) and all(a is b for a, b in zip(entry, held))):
             self._entry[after] = [*held, *entry]  # what stayed below the loop is there after it too
-        return [ast.While(test=ast.Constant(value=True), body=statements or [ast.Pass()], orelse=[])], (after if after is not None else EXIT)
+        return [ast.While(test=ast.Constant(value=True), body=statements or [ast.Pass()], orelse=[])], (
+            after if after is not None else EXIT
+        )
 
     def _past_try_bodies(self, index: int, trys: set[int]) -> int:
         """Where block `index` goes on past the blocks of a try body it lies in, where the try
@@ -1634,7 +1822,15 @@ class Structurer:
         if reached & set(self._open_loops):
             return False  # (it goes round an enclosing loop again: a `continue` of that loop)
         predecessors = self.graph.blocks[start].predecessors
-        return (len(predecessors) == 1 or all(p in body for p in predecessors)) and not (reached & avoid) and all(self.graph.blocks[b].last.opname in cfg.TERMINATORS for b in reached if not [s for s, k in self.graph.blocks[b].successors if k != "exception"])
+        return (
+            (len(predecessors) == 1 or all(p in body for p in predecessors))
+            and not (reached & avoid)
+            and all(
+                self.graph.blocks[b].last.opname in cfg.TERMINATORS
+                for b in reached
+                if not [s for s, k in self.graph.blocks[b].successors if k != "exception"]
+            )
+        )
 
     def _first_common(self, starts: list[int], loop: _Loop | None, handled: Collection[int] = ()) -> int:
         """The block where the sides of a branch (or a try's ways on) meet again when some of
@@ -1688,9 +1884,19 @@ def _joined_cases(cases: list[ast.match_case]) -> list[ast.match_case]:
     joined: list[ast.match_case] = []
     for case in cases:
         previous = joined[-1] if joined else None
-        if previous is not None and previous.guard is None and case.guard is None and not _binds(previous.pattern) and not _binds(case.pattern) and not patterns.is_wildcard(case.pattern) and _dump(previous.body) == _dump(case.body):
+        if (
+            previous is not None
+            and previous.guard is None
+            and case.guard is None
+            and not _binds(previous.pattern)
+            and not _binds(case.pattern)
+            and not patterns.is_wildcard(case.pattern)
+            and _dump(previous.body) == _dump(case.body)
+        ):
             alternatives = previous.pattern.patterns if isinstance(previous.pattern, ast.MatchOr) else [previous.pattern]
-            previous.pattern = ast.MatchOr(patterns=[*alternatives, *(case.pattern.patterns if isinstance(case.pattern, ast.MatchOr) else [case.pattern])])
+            previous.pattern = ast.MatchOr(
+                patterns=[*alternatives, *(case.pattern.patterns if isinstance(case.pattern, ast.MatchOr) else [case.pattern])]
+            )
             continue
         joined.append(case)
     return joined
@@ -1699,7 +1905,9 @@ def _joined_cases(cases: list[ast.match_case]) -> list[ast.match_case]:
 def _binds(pattern: ast.pattern) -> bool:
     """Whether the pattern stores any name (a capture, `as`, `*rest`, `**rest`)."""
     for node in ast.walk(pattern):
-        if (isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name is not None) or (isinstance(node, ast.MatchMapping) and node.rest is not None):
+        if (isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name is not None) or (
+            isinstance(node, ast.MatchMapping) and node.rest is not None
+        ):
             return True
     return False
 
@@ -1717,7 +1925,9 @@ def _value_case_at(instructions: list[dis.Instruction], index: int) -> bool:
     if not patterns.copies_top(ins) or index + 2 >= len(instructions):
         return False
     loaded, compared = instructions[index + 1], instructions[index + 2]
-    return loaded.opname.startswith("LOAD_") and (compared.opname in ("COMPARE_OP", "IS_OP", "LOAD_ATTR") or compared.opname in _CONDITIONAL)
+    return loaded.opname.startswith("LOAD_") and (
+        compared.opname in ("COMPARE_OP", "IS_OP", "LOAD_ATTR") or compared.opname in _CONDITIONAL
+    )
 
 
 def _class_pattern_at(instructions: list[dis.Instruction], index: int) -> bool:
@@ -1727,7 +1937,12 @@ def _class_pattern_at(instructions: list[dis.Instruction], index: int) -> bool:
     after = index + 1
     while after < len(instructions) and instructions[after].opname == "LOAD_ATTR":
         after += 1
-    return after + 1 < len(instructions) and instructions[after].opname == "LOAD_CONST" and isinstance(instructions[after].argval, tuple) and instructions[after + 1].opname == "MATCH_CLASS"
+    return (
+        after + 1 < len(instructions)
+        and instructions[after].opname == "LOAD_CONST"
+        and isinstance(instructions[after].argval, tuple)
+        and instructions[after + 1].opname == "MATCH_CLASS"
+    )
 
 
 def _same_code(graph: cfg.Graph, first: patterns.Position, second: patterns.Position, depth: int = 0) -> bool:
@@ -1739,7 +1954,11 @@ def _same_code(graph: cfg.Graph, first: patterns.Position, second: patterns.Posi
         if first == second:
             return True
         one, other = (graph.blocks[p.block].instructions[p.index] for p in (first, second))
-        if one.opname != other.opname or (not cfg.is_jump(one) and (one.arg != other.arg or one.argval != other.argval)) or first.half != second.half:
+        if (
+            one.opname != other.opname
+            or (not cfg.is_jump(one) and (one.arg != other.arg or one.argval != other.argval))
+            or first.half != second.half
+        ):
             return False
         if one.opname in cfg.TERMINATORS:
             return True
@@ -1797,7 +2016,12 @@ def _without_implicit_handlers(graph: cfg.Graph) -> cfg.Graph:
     for block in graph.blocks:
         # code inside the wrapped range is still protected by what protects the wrapper (the
         # user's try or with around a 3.12+ inlined comprehension)
-        outer = [(s, "exception") for w, k in block.successors if k == "exception" and w in wrappers for s in _outside_wrappers(graph, w, wrappers)]
+        outer = [
+            (s, "exception")
+            for w, k in block.successors
+            if k == "exception" and w in wrappers
+            for s in _outside_wrappers(graph, w, wrappers)
+        ]
         kept = [(s, k) for s, k in block.successors if not (k == "exception" and s in wrappers)]
         block.successors = kept + [edge for edge in dict.fromkeys(outer) if edge not in kept]
     graph = cfg.redirected(graph, {})
@@ -1805,7 +2029,10 @@ def _without_implicit_handlers(graph: cfg.Graph) -> cfg.Graph:
     # comparison); 3.12+ leaves the one in an inlined comprehension's loop out of every range:
     # it belongs to the try or with around the code it jumps within.
     for block in graph.blocks:
-        only_jumps = all(i.opname in cfg.NO_EFFECT or i.opname in cfg.UNCONDITIONAL or sys.version_info >= (3, 12) and i.opname in _CONDITIONAL for i in block.instructions)
+        only_jumps = all(
+            i.opname in cfg.NO_EFFECT or i.opname in cfg.UNCONDITIONAL or sys.version_info >= (3, 12) and i.opname in _CONDITIONAL
+            for i in block.instructions
+        )
         if not only_jumps or any(k == "exception" for _, k in block.successors) or not block.predecessors:
             continue
         around = {frozenset(e for e in graph.blocks[p].successors if e[1] == "exception") for p in block.predecessors}
@@ -1846,7 +2073,9 @@ def _without_empty_loop_starts(graph: cfg.Graph) -> cfg.Graph:
     for header in graph.loops:
         block = graph.blocks[header]
         on = cfg.passes_through(block)
-        if on is not None and on != header and cfg.handlers(block) == cfg.handlers(graph.blocks[on]):  # not a `try:`'s NOP, before its range
+        if (
+            on is not None and on != header and cfg.handlers(block) == cfg.handlers(graph.blocks[on])
+        ):  # not a `try:`'s NOP, before its range
             replace[header] = on
     return cfg.redirected(graph, replace) if replace else graph
 
@@ -1871,7 +2100,7 @@ def _chained_comparisons(graph: cfg.Graph) -> cfg.Graph:
                 # the keeping of the operand, the jump and what went with it are gone; the
                 # comparison is now a link
                 compare = block.instructions[at]
-                block.instructions[keep:at + 1 + pops] = [compare._replace(opname="CHAIN_COMPARE")]
+                block.instructions[keep : at + 1 + pops] = [compare._replace(opname="CHAIN_COMPARE")]
                 joined.append(block)
                 changed = True
     # the jump over the false way's block (gone now) to what comes next: straight there
@@ -1879,7 +2108,11 @@ def _chained_comparisons(graph: cfg.Graph) -> cfg.Graph:
     for block in joined:
         for successor, kind in block.successors:
             jumper = graph.blocks[successor]
-            if kind == "fall" and jumper.predecessors == [block.index] and [i.opname for i in jumper.instructions if i.opname not in cfg.NO_EFFECT] in (["JUMP_FORWARD"], ["JUMP"]):
+            if (
+                kind == "fall"
+                and jumper.predecessors == [block.index]
+                and [i.opname for i in jumper.instructions if i.opname not in cfg.NO_EFFECT] in (["JUMP_FORWARD"], ["JUMP"])
+            ):
                 replace[successor] = next(s for s, k in jumper.successors if k == "jump")
     return cfg.redirected(graph, replace) if joined else graph
 
@@ -1897,7 +2130,7 @@ def _chain_link(graph: cfg.Graph, block: cfg.Block) -> tuple[cfg.Block, int, int
     skipped = 0
     while tail and tail[0] in ("TO_BOOL", "COPY") and (tail[0] == "TO_BOOL" or block.instructions[real[-2 - skipped]].arg == 1):
         tail, skipped = tail[1:], skipped + 1
-    kept_copy = "COPY" in names[len(names) - 1 - skipped:-1]
+    kept_copy = "COPY" in names[len(names) - 1 - skipped : -1]
     if len(tail) < 3 or tail[0] not in _COMPARISONS or (tail[2], tail[1]) not in (("SWAP", "COPY"), ("DUP_TOP", "ROT_THREE")):
         return None
     at = real[-2 - skipped]
@@ -1913,8 +2146,14 @@ def _chain_link(graph: cfg.Graph, block: cfg.Block) -> tuple[cfg.Block, int, int
         return None
     # the false way drops the kept operand (and, keeping the result, puts it back on top)
     cleanup_real = [i for i in cleanup.instructions if i.opname not in cfg.NO_EFFECT]
-    drops = [("SWAP", 2), ("POP_TOP", None)] if sys.version_info >= (3, 11) and kept else [("ROT_TWO", None), ("POP_TOP", None)] if kept else [("POP_TOP", None)]
-    if [(i.opname, i.arg if i.opname == "SWAP" else None) for i in cleanup_real[:len(drops)]] != drops:
+    drops = (
+        [("SWAP", 2), ("POP_TOP", None)]
+        if sys.version_info >= (3, 11) and kept
+        else [("ROT_TWO", None), ("POP_TOP", None)]
+        if kept
+        else [("POP_TOP", None)]
+    )
+    if [(i.opname, i.arg if i.opname == "SWAP" else None) for i in cleanup_real[: len(drops)]] != drops:
         return None
     rest = [i for i in following.instructions if i.opname not in cfg.NO_EFFECT]
     pops = 0
@@ -1927,13 +2166,13 @@ def _chain_link(graph: cfg.Graph, block: cfg.Block) -> tuple[cfg.Block, int, int
     if _chain_link(graph, following) is not None:
         return None  # (a later link is joined first)
     if final:
-        after = rest[final[-1] + 1:]
+        after = rest[final[-1] + 1 :]
     elif not kept and rest and _CONDITIONAL.get(rest[-1].opname, (None, None))[1] == "none":
         after = rest[-1:]  # `is None` last, in the jump (3.11+)
     else:
         return None
     if kept:  # the value goes on: where the false way goes with it, the last comparison's does
-        same = _going_on(graph, cleanup, cleanup_real[len(drops):]) == _going_on(graph, following, after)
+        same = _going_on(graph, cleanup, cleanup_real[len(drops) :]) == _going_on(graph, following, after)
     else:  # a test: the false way goes where the last comparison's false way goes
         jump = following.last
         if not after or after[-1] is not jump or jump.opname not in _CONDITIONAL or len(after) > 2:
@@ -1942,13 +2181,21 @@ def _chain_link(graph: cfg.Graph, block: cfg.Block) -> tuple[cfg.Block, int, int
         ways_on = {k: s for s, k in following.successors if k != "exception"}
         false_way = graph.blocks[ways_on["fall" if taken_when else "jump"]]
         # (that block itself, or a copy of its code)
-        same = _going_on(graph, cleanup, cleanup_real[len(drops):]) in (("block", cfg.through_jumps(graph, false_way.index, nops=True)), _going_on(graph, false_way, [i for i in false_way.instructions if i.opname not in cfg.NO_EFFECT]))
+        same = _going_on(graph, cleanup, cleanup_real[len(drops) :]) in (
+            ("block", cfg.through_jumps(graph, false_way.index, nops=True)),
+            _going_on(graph, false_way, [i for i in false_way.instructions if i.opname not in cfg.NO_EFFECT]),
+        )
     if not same:
         return None
     # instructions removed after the comparison: the link's own, to the end of the block, and
     # the next block's POP_TOP (counted in the joined block, where it follows them)
     own = len(block.instructions) - at - 1
-    return following, real[-4 - skipped], at, own + (following.instructions.index(next(i for i in following.instructions if i.opname == "POP_TOP")) + 1 if pops else 0)
+    return (
+        following,
+        real[-4 - skipped],
+        at,
+        own + (following.instructions.index(next(i for i in following.instructions if i.opname == "POP_TOP")) + 1 if pops else 0),
+    )
 
 
 def _going_on(graph: cfg.Graph, block: cfg.Block, rest: list[dis.Instruction]) -> Any:
@@ -1965,7 +2212,10 @@ def _join(graph: cfg.Graph, block: cfg.Block, following: cfg.Block) -> None:
     `block`; what protects either protects the whole."""
     block.instructions = block.instructions + following.instructions
     block.end = following.end
-    block.successors = [*following.successors, *[(s, k) for s, k in block.successors if k == "exception" and (s, k) not in following.successors]]
+    block.successors = [
+        *following.successors,
+        *[(s, k) for s, k in block.successors if k == "exception" and (s, k) not in following.successors],
+    ]
     for successor, _ in block.successors:  # they are now reached from this block
         after = graph.blocks[successor].predecessors
         after[:] = list(dict.fromkeys(block.index if p == following.index else p for p in after))
@@ -1991,14 +2241,40 @@ def _without_send_loops(graph: cfg.Graph) -> cfg.Graph:
         names = [i.opname for i in entry.instructions if i.opname not in cfg.NO_EFFECT]
         if names[-2:] != ["GET_YIELD_FROM_ITER", "LOAD_CONST"]:
             continue  # `await` (GET_AWAITABLE) is not decompiled yet
-        entry.instructions = [*entry.instructions, real[0]._replace(opname="YIELD_FROM", opcode=dis.opmap["NOP"], arg=None, argval=None, argrepr="")]
+        entry.instructions = [
+            *entry.instructions,
+            real[0]._replace(opname="YIELD_FROM", opcode=dis.opmap["NOP"], arg=None, argval=None, argrepr=""),
+        ]
         entry.successors = [(done if s == block.index else s, k) for s, k in entry.successors]
         changed = True
     return cfg.redirected(graph, {}) if changed else graph
 
 
 # What a block that only calls a with's __exit__ on the way out may do (3.10-3.13).
-_EXIT_CALL = frozenset({"LOAD_CONST", "PRECALL", "CALL", "CALL_FUNCTION", "DUP_TOP", "POP_BLOCK", "POP_TOP", "NOP", "CACHE", "SWAP", "ROT_TWO", "ROT_FOUR", "LOAD_FAST", "RETURN_VALUE", "RETURN_CONST", "JUMP_BACKWARD", "JUMP_FORWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_BACKWARD_NO_INTERRUPT"})
+_EXIT_CALL = frozenset(
+    {
+        "LOAD_CONST",
+        "PRECALL",
+        "CALL",
+        "CALL_FUNCTION",
+        "DUP_TOP",
+        "POP_BLOCK",
+        "POP_TOP",
+        "NOP",
+        "CACHE",
+        "SWAP",
+        "ROT_TWO",
+        "ROT_FOUR",
+        "LOAD_FAST",
+        "RETURN_VALUE",
+        "RETURN_CONST",
+        "JUMP_BACKWARD",
+        "JUMP_FORWARD",
+        "JUMP_ABSOLUTE",
+        "JUMP",
+        "JUMP_BACKWARD_NO_INTERRUPT",
+    }
+)
 
 
 def _exit_call_block(block: cfg.Block) -> bool:
@@ -2017,7 +2293,7 @@ def _exit_call_block(block: cfg.Block) -> bool:
     real = [i for i in instructions if i.opname not in cfg.NO_EFFECT and i.opname != "PRECALL"]
     for at, instruction in enumerate(real):
         if instruction.opname in ("CALL", "CALL_FUNCTION"):
-            before = [(i.opname, i.argval) for i in real[max(0, at - 3):at]]
+            before = [(i.opname, i.argval) for i in real[max(0, at - 3) : at]]
             if before not in ([("LOAD_CONST", None)] * 3, [("LOAD_CONST", None), ("DUP_TOP", None), ("DUP_TOP", None)]):
                 return False
     return True
@@ -2039,7 +2315,12 @@ def _with_suppression_targets(graph: cfg.Graph) -> tuple[cfg.Graph, dict[int, in
         at = 0
         popped_exception = False
         for _ in range(len(graph.blocks)):  # the pops: the exception, its state, __exit__ (3.10: and the block)
-            while at < len(suppress.instructions) and suppress.instructions[at].opname in ("POP_TOP", "POP_EXCEPT", "POP_BLOCK", *cfg.NO_EFFECT):
+            while at < len(suppress.instructions) and suppress.instructions[at].opname in (
+                "POP_TOP",
+                "POP_EXCEPT",
+                "POP_BLOCK",
+                *cfg.NO_EFFECT,
+            ):
                 if suppress.instructions[at].opname == "POP_EXCEPT":
                     if popped_exception:
                         break  # the end of an except clause around the with: after it
@@ -2079,6 +2360,7 @@ def _joined_returns(graph: cfg.Graph) -> cfg.Graph:
     (an except clause's, or a finally's copy taken out between) and perhaps ending an except
     clause on the way: it cannot raise, so it is the end of that block, where the values it
     takes (from below the loop's iterator, the clause's exception state) are all known."""
+
     def returns(following: cfg.Block) -> bool:
         real = [i for i in following.instructions if i.opname not in cfg.NO_EFFECT]
         if not (real and _cannot_raise(following.instructions) and cfg.takes_from_stack(following.instructions)):
@@ -2087,7 +2369,12 @@ def _joined_returns(graph: cfg.Graph) -> cfg.Graph:
             return True
         # (the end of an except clause, cut from the return by a finally's copy taken out)
         ways = [(s, k) for s, k in following.successors if k != "exception"]
-        return len(ways) == 1 and ways[0][1] == "fall" and graph.blocks[ways[0][0]].predecessors == [following.index] and returns(graph.blocks[ways[0][0]])
+        return (
+            len(ways) == 1
+            and ways[0][1] == "fall"
+            and graph.blocks[ways[0][0]].predecessors == [following.index]
+            and returns(graph.blocks[ways[0][0]])
+        )
 
     return _joined_falls(graph, lambda block: block.index in graph.reachable, returns)
 
@@ -2129,7 +2416,12 @@ def _joined_copied_endings(graph: cfg.Graph) -> cfg.Graph:
         # (`return a if b else c`); a value computed before is returned where it was
         if real[0].opname == "POP_EXCEPT" and not cfg.takes_from_stack(real[1:]) and (returns or jumps):
             endings.append(block.index)
-        elif (returns or ways == ["fall"]) and _exit_call_block(block) and real[0].opname == "LOAD_CONST" and not cfg.takes_from_stack(real[real.index(next(i for i in real if i.opname in ("CALL", "CALL_FUNCTION"))) + 2:]):
+        elif (
+            (returns or ways == ["fall"])
+            and _exit_call_block(block)
+            and real[0].opname == "LOAD_CONST"
+            and not cfg.takes_from_stack(real[real.index(next(i for i in real if i.opname in ("CALL", "CALL_FUNCTION"))) + 2 :])
+        ):
             # 3.10 copies a with's end (__exit__, then the code after the with up to its
             # return or on to where it goes) onto a break out of a loop in it, and onto each
             # side of an if that ends it: one place, as with the clause's end (the same
@@ -2225,7 +2517,9 @@ def _copies_after_exits_joined(graph: cfg.Graph) -> cfg.Graph:
         if not cut or cut >= len(block.instructions) or block.instructions[cut - 1].opname != "POP_TOP":
             continue
         head = cfg.Block(index=block.index, start=block.start, instructions=block.instructions[:cut])
-        rest = cfg.Block(index=block.index, start=block.instructions[cut].offset, instructions=block.instructions[cut:], successors=block.successors)
+        rest = cfg.Block(
+            index=block.index, start=block.instructions[cut].offset, instructions=block.instructions[cut:], successors=block.successors
+        )
         if not _exit_call_block(head) or not _returns_alone(rest):
             continue
         # the code after the loop the break leaves: where the loop's other ways out go
@@ -2243,7 +2537,13 @@ def _copies_after_exits_joined(graph: cfg.Graph) -> cfg.Graph:
 def _returns_alone(block: cfg.Block) -> bool:
     """A block that returns, takes nothing from the stack, and jumps nowhere."""
     real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
-    return bool(real) and real[-1].opname in ("RETURN_VALUE", "RETURN_CONST") and not any(cfg.is_jump(i) for i in real) and all(k == "exception" for _, k in block.successors) and not cfg.takes_from_stack(block.instructions)
+    return (
+        bool(real)
+        and real[-1].opname in ("RETURN_VALUE", "RETURN_CONST")
+        and not any(cfg.is_jump(i) for i in real)
+        and all(k == "exception" for _, k in block.successors)
+        and not cfg.takes_from_stack(block.instructions)
+    )
 
 
 def _joined_copied_exits(graph: cfg.Graph) -> cfg.Graph:
@@ -2309,8 +2609,20 @@ def _without_repeated_conditions(graph: cfg.Graph) -> cfg.Graph:
 
 
 def _copied(graph: cfg.Graph) -> cfg.Graph:
-    blocks = [cfg.Block(index=b.index, start=b.start, instructions=list(b.instructions), end=b.end, successors=list(b.successors), predecessors=list(b.predecessors)) for b in graph.blocks]
-    return cfg.Graph(code=graph.code, blocks=blocks, dominators=dict(graph.dominators), loops={h: set(body) for h, body in graph.loops.items()})
+    blocks = [
+        cfg.Block(
+            index=b.index,
+            start=b.start,
+            instructions=list(b.instructions),
+            end=b.end,
+            successors=list(b.successors),
+            predecessors=list(b.predecessors),
+        )
+        for b in graph.blocks
+    ]
+    return cfg.Graph(
+        code=graph.code, blocks=blocks, dominators=dict(graph.dominators), loops={h: set(body) for h, body in graph.loops.items()}
+    )
 
 
 def _merge_repeated_conditions(graph: cfg.Graph) -> cfg.Graph | None:
@@ -2368,8 +2680,6 @@ def _test_shape(block: cfg.Block, graph: cfg.Graph) -> tuple[tuple[Any, ...], tu
     return body, (kind, when_true, when_false, exceptions)
 
 
-
-
 def _same_ending(graph: cfg.Graph, index: int, locals_too: bool = False) -> Any:
     """A block, or, where it only returns a constant (`return None`, which 3.10+ copies to each
     way out of a loop) or with `locals_too` a local, what it does: copies of it are the same
@@ -2377,7 +2687,12 @@ def _same_ending(graph: cfg.Graph, index: int, locals_too: bool = False) -> Any:
     block = graph.blocks[index]
     real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
     loads = ("LOAD_CONST", "LOAD_FAST") if locals_too else ("LOAD_CONST",)
-    if len(real) <= 2 and real and real[-1].opname in ("RETURN_VALUE", "RETURN_CONST") and all(i.opname in (*loads, "RETURN_VALUE", "RETURN_CONST") for i in real):
+    if (
+        len(real) <= 2
+        and real
+        and real[-1].opname in ("RETURN_VALUE", "RETURN_CONST")
+        and all(i.opname in (*loads, "RETURN_VALUE", "RETURN_CONST") for i in real)
+    ):
         return _code(real)
     return index
 
@@ -2424,20 +2739,49 @@ def _returns_local(statement: ast.stmt) -> bool:
     return of a local or a constant (nothing that could see the exception being handled)."""
     if isinstance(statement, (ast.Break, ast.Continue)):
         return True
-    return isinstance(statement, ast.Return) and (statement.value is None or isinstance(statement.value, (ast.Name, ast.Constant)) or (isinstance(statement.value, ast.Tuple) and all(isinstance(e, (ast.Name, ast.Constant)) for e in statement.value.elts)))
+    return isinstance(statement, ast.Return) and (
+        statement.value is None
+        or isinstance(statement.value, (ast.Name, ast.Constant))
+        or (isinstance(statement.value, ast.Tuple) and all(isinstance(e, (ast.Name, ast.Constant)) for e in statement.value.elts))
+    )
 
 
 def _leaves_plainly(tail: list[ast.stmt]) -> bool:
     """Code after a clause's end that only returns (or breaks, continues) with a local or a
     constant, perhaps passed through a temporary first: the same inside the clause."""
     plain = (ast.Name, ast.Constant)
-    moves = all(isinstance(st, HandlerEnd) or isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and isinstance(st.value, plain) for st in tail[:-1])
+    moves = all(
+        isinstance(st, HandlerEnd)
+        or isinstance(st, ast.Assign)
+        and len(st.targets) == 1
+        and isinstance(st.targets[0], ast.Name)
+        and isinstance(st.value, plain)
+        for st in tail[:-1]
+    )
     return moves and _returns_local(tail[-1])
 
 
 # Instructions that cannot raise (POP_TOP may run a __del__, whose exceptions Python never
 # raises): moving them into a try changes nothing.
-_CANNOT_RAISE = frozenset({"NOP", "CACHE", "EXTENDED_ARG", "SWAP", "COPY", "POP_TOP", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "DUP_TOP", "POP_EXCEPT", "POP_BLOCK", "LOAD_CONST", "RETURN_VALUE", "RETURN_CONST"})
+_CANNOT_RAISE = frozenset(
+    {
+        "NOP",
+        "CACHE",
+        "EXTENDED_ARG",
+        "SWAP",
+        "COPY",
+        "POP_TOP",
+        "ROT_TWO",
+        "ROT_THREE",
+        "ROT_FOUR",
+        "DUP_TOP",
+        "POP_EXCEPT",
+        "POP_BLOCK",
+        "LOAD_CONST",
+        "RETURN_VALUE",
+        "RETURN_CONST",
+    }
+)
 
 
 def _cannot_raise(instructions: list[dis.Instruction]) -> bool:
@@ -2451,8 +2795,8 @@ def _without_name_cleanup(real: list[dis.Instruction]) -> list[dis.Instruction]:
     """The instructions without the `e = None; del e` by which `except E as e` unbinds e just
     after its POP_EXCEPT."""
     for at in range(1, len(real)):
-        if real[at - 1].opname == "POP_EXCEPT" and name_cleanup(real[at:at + 3]):
-            return real[:at] + real[at + 3:]
+        if real[at - 1].opname == "POP_EXCEPT" and name_cleanup(real[at : at + 3]):
+            return real[:at] + real[at + 3 :]
     return real
 
 
@@ -2469,7 +2813,9 @@ def _safe_return(graph: cfg.Graph, index: int, loads: int, inside: Callable[[int
         if read and not inside(index):
             return False
         loads += read
-        if loads > allowed or any(n not in _CANNOT_RAISE and n not in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST") and n not in cfg.UNCONDITIONAL for n in names):
+        if loads > allowed or any(
+            n not in _CANNOT_RAISE and n not in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST") and n not in cfg.UNCONDITIONAL for n in names
+        ):
             return False
         if names and names[-1] in ("RETURN_VALUE", "RETURN_CONST"):
             return True
@@ -2482,6 +2828,7 @@ def _safe_return(graph: cfg.Graph, index: int, loads: int, inside: Callable[[int
 
 def _common_post_dominator(nodes: set[int], post_dominators: dict[int, int]) -> int | None:
     """The first block every one of `nodes` leads to (one of them, or where their paths meet)."""
+
     def chain(node: int) -> list[int]:
         seen = [node]
         while node in post_dominators and post_dominators[node] != node:
@@ -2506,7 +2853,9 @@ def _joined(first: _Condition, second: _Condition, side: str, same: Callable[[in
                     place = same(getattr(first, mine), getattr(second, theirs))
                     if place is not None and getattr(first, mine) != getattr(second, theirs):
                         first = _Condition(first.test, *(place if m == mine else getattr(first, m) for m in ("when_true", "when_false")))
-                        second = _Condition(second.test, *(place if t == theirs else getattr(second, t) for t in ("when_true", "when_false")))
+                        second = _Condition(
+                            second.test, *(place if t == theirs else getattr(second, t) for t in ("when_true", "when_false"))
+                        )
     if side == "when_true":
         if second.when_false == first.when_false:  # a and b
             return _Condition(_bool(ast.And, first.test, second.test), second.when_true, first.when_false)
@@ -2529,9 +2878,16 @@ def _if(test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt]) -> list[as
     while common < min(len(body), len(orelse)) and ast.dump(body[-1 - common]) == ast.dump(orelse[-1 - common]):
         common += 1
     if common:
-        tail = body[len(body) - common:]
+        tail = body[len(body) - common :]
         return [*_if(test, body[: len(body) - common], orelse[: len(orelse) - common]), *tail]
-    if orelse and _leaves(orelse) and (len(orelse) < len(body) or (len(orelse) == len(body) and isinstance(orelse[-1], ast.Raise) and not isinstance(body[-1], ast.Raise))):
+    if (
+        orelse
+        and _leaves(orelse)
+        and (
+            len(orelse) < len(body)
+            or (len(orelse) == len(body) and isinstance(orelse[-1], ast.Raise) and not isinstance(body[-1], ast.Raise))
+        )
+    ):
         return [ast.If(test=negate(test), body=orelse, orelse=[]), *body]
     if body and _leaves(body):
         return [ast.If(test=test, body=body, orelse=[]), *orelse]
@@ -2579,7 +2935,9 @@ def function_source(code: CodeType, defaults: tuple[Any, ...] | None = None, kwd
     notes = _add_defaults(function.args, defaults, kwdefaults)
     text = unparse(ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[]))) + "\n"
     # objects in the code that no literal writes: named, shown here
-    notes += [f"# {name} is the code's constant {_short_repr(value)} (an object no literal writes)" for name, value in temps.constants.items()]
+    notes += [
+        f"# {name} is the code's constant {_short_repr(value)} (an object no literal writes)" for name, value in temps.constants.items()
+    ]
     if notes:
         text = "\n".join(notes) + "\n" + text
     return text
@@ -2597,11 +2955,15 @@ def function_def(code: CodeType) -> tuple[ast.FunctionDef, Temporaries]:
     if code.co_flags & _CO_GENERATOR and not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in body for n in ast.walk(s)):
         body = [*body, ast.If(test=ast.Constant(value=False), body=[ast.Expr(value=ast.Yield(value=None))], orelse=[])]
     # A free variable the function assigns is the enclosing function's: `nonlocal`.
-    rebound = sorted({i.argval for i in dis.get_instructions(code) if i.opname in ("STORE_DEREF", "DELETE_DEREF") and i.argval in code.co_freevars})
+    rebound = sorted(
+        {i.argval for i in dis.get_instructions(code) if i.opname in ("STORE_DEREF", "DELETE_DEREF") and i.argval in code.co_freevars}
+    )
     if rebound:
         body = [ast.Nonlocal(names=rebound), *body]
     # (no type_params here, which typeshed requires: 3.10 and 3.11 have none; set below on 3.12+)
-    function = ast.FunctionDef(name=function_name(code), args=_arguments(code), body=body, decorator_list=[], returns=None, type_comment=None, lineno=1)  # type: ignore[call-overload]
+    function = ast.FunctionDef(
+        name=function_name(code), args=_arguments(code), body=body, decorator_list=[], returns=None, type_comment=None, lineno=1
+    )  # type: ignore[call-overload]
     if sys.version_info >= (3, 12):
         function.type_params = []
     return function, structurer.temps
@@ -2632,7 +2994,12 @@ def class_body(code: CodeType) -> list[ast.stmt]:
             body = [st for st in body[:-1] if not any(st is c for c in copied)]
     body = [st for st in body if _assigned_name(st) not in added]
     first = body[0] if body else None
-    if first is not None and _assigned_name(first) == "__doc__" and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):  # type: ignore[attr-defined]
+    if (
+        first is not None
+        and _assigned_name(first) == "__doc__"
+        and isinstance(first.value, ast.Constant)  # type: ignore[attr-defined]  # (an assignment: it has a value)
+        and isinstance(first.value.value, str)  # type: ignore[attr-defined]
+    ):
         body[0] = ast.Expr(value=first.value)  # type: ignore[attr-defined]  # the docstring
     if any(isinstance(n, ast.Return) for st in body for n in _own_nodes(st)):
         raise Unsupported(None, f"class {code.co_name}: a return in its body")
@@ -2661,7 +3028,13 @@ def _annotated(body: list[ast.stmt]) -> list[ast.stmt]:
     out: list[ast.stmt] = []
     for statement in body:
         target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
-        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == "__annotations__" and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+        if (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "__annotations__"
+            and isinstance(target.slice, ast.Constant)
+            and isinstance(target.slice.value, str)
+        ):
             name = target.slice.value
             value = None
             if out and _assigned_name(out[-1]) == name:
@@ -2677,11 +3050,24 @@ def _inlined_comprehension(made: ast.stmt | None, loop: list[ast.stmt]) -> list[
     loop fills, in its temporary), then the loop. As written: `T = [e for x in it ...]`. Values
     computed before it (`sum` in `sum([...])`) are stored with it: `S, T = sum, []`."""
     kinds = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
-    if isinstance(made, ast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], ast.Tuple) and isinstance(made.value, ast.Tuple) and len(made.targets[0].elts) == len(made.value.elts) > 1:
+    if (
+        isinstance(made, ast.Assign)
+        and len(made.targets) == 1
+        and isinstance(made.targets[0], ast.Tuple)
+        and isinstance(made.value, ast.Tuple)
+        and len(made.targets[0].elts) == len(made.value.elts) > 1
+    ):
         before = [ast.Assign(targets=[t], value=v, lineno=0) for t, v in zip(made.targets[0].elts[:-1], made.value.elts[:-1])]
         last = ast.Assign(targets=[made.targets[0].elts[-1]], value=made.value.elts[-1], lineno=0)
         return [*before, *_inlined_comprehension(last, loop)]
-    if not (isinstance(made, ast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], ast.Name) and type(made.value) in kinds and len(loop) == 1 and isinstance(loop[0], ast.For)):
+    if not (
+        isinstance(made, ast.Assign)
+        and len(made.targets) == 1
+        and isinstance(made.targets[0], ast.Name)
+        and type(made.value) in kinds
+        and len(loop) == 1
+        and isinstance(loop[0], ast.For)
+    ):
         raise Unsupported(None, "an inlined comprehension of a shape not decompiled yet")
     empty = made.value
     if (isinstance(empty, ast.Dict) and empty.keys) or (not isinstance(empty, ast.Dict) and empty.elts):  # type: ignore[attr-defined]
@@ -2705,7 +3091,13 @@ def _comprehension_of(kind: str, statement: ast.stmt | None, result: str | None,
         else:
             break
         # `if not c: continue` then the rest is `if c` around the rest
-        while len(body) > 1 and isinstance(body[0], ast.If) and not body[0].orelse and len(body[0].body) == 1 and isinstance(body[0].body[0], ast.Continue):
+        while (
+            len(body) > 1
+            and isinstance(body[0], ast.If)
+            and not body[0].orelse
+            and len(body[0].body) == 1
+            and isinstance(body[0].body[0], ast.Continue)
+        ):
             generators[-1].ifs.append(negate(body[0].test))
             body = body[1:]
         body = _element_inlined(body, result)
@@ -2752,7 +3144,12 @@ def _element_inlined(body: list[ast.stmt], result: str | None) -> list[ast.stmt]
     call = element.value
     if isinstance(call, ast.Yield) and len(uses) == 1 and call.value is uses[0]:
         return [ast.Expr(value=ast.Yield(value=first.value))]
-    adds = isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id == result
+    adds = (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == result
+    )
     added = cast(ast.Call, call)  # (a call wherever `adds` holds)
     if adds and len(uses) == 1 and len(added.args) == 1 and added.args[0] is uses[0]:
         return [ast.Expr(value=ast.Call(func=added.func, args=[first.value], keywords=[]))]
@@ -2764,15 +3161,30 @@ def _dict_element_inlined(body: list[ast.stmt], result: str | None) -> list[ast.
     (key, value) in two more, then `R[K] = V`. As `R[k] = a if c else b`, the form of a
     dict comprehension's step (it computes the key first, as the comprehension does)."""
     first, branch, step = body
+
     def temp(node):
         return isinstance(node, ast.Name) and node.id.startswith("__") and node.id != result
-    if not (isinstance(first, ast.Assign) and len(first.targets) == 1 and temp(first.targets[0]) and isinstance(branch, ast.If) and len(branch.body) == 1 and len(branch.orelse) == 1):
+
+    if not (
+        isinstance(first, ast.Assign)
+        and len(first.targets) == 1
+        and temp(first.targets[0])
+        and isinstance(branch, ast.If)
+        and len(branch.body) == 1
+        and len(branch.orelse) == 1
+    ):
         return body
     key = first.targets[0].id  # type: ignore[attr-defined]
     values = []
     names = None
     for side in (branch.body[0], branch.orelse[0]):
-        if not (isinstance(side, ast.Assign) and len(side.targets) == 1 and isinstance(side.targets[0], ast.Tuple) and isinstance(side.value, ast.Tuple) and len(side.targets[0].elts) == len(side.value.elts) == 2):
+        if not (
+            isinstance(side, ast.Assign)
+            and len(side.targets) == 1
+            and isinstance(side.targets[0], ast.Tuple)
+            and isinstance(side.value, ast.Tuple)
+            and len(side.targets[0].elts) == len(side.value.elts) == 2
+        ):
             return body
         targets = side.targets[0].elts
         if not all(temp(t) for t in targets) or not (isinstance(side.value.elts[0], ast.Name) and side.value.elts[0].id == key):
@@ -2784,7 +3196,14 @@ def _dict_element_inlined(body: list[ast.stmt], result: str | None) -> list[ast.
     if not (names and isinstance(step, ast.Assign) and len(step.targets) == 1 and isinstance(step.targets[0], ast.Subscript)):
         return body
     target = step.targets[0]
-    if not (isinstance(target.value, ast.Name) and target.value.id == result and isinstance(target.slice, ast.Name) and target.slice.id == names[0] and isinstance(step.value, ast.Name) and step.value.id == names[1]):
+    if not (
+        isinstance(target.value, ast.Name)
+        and target.value.id == result
+        and isinstance(target.slice, ast.Name)
+        and target.slice.id == names[0]
+        and isinstance(step.value, ast.Name)
+        and step.value.id == names[1]
+    ):
         return body
     used = [n.id for part in (branch.test, *values) for n in ast.walk(part) if isinstance(n, ast.Name)]
     if key in used or names[0] in used or names[1] in used:
@@ -2798,7 +3217,11 @@ def comprehension(code: CodeType, iterable: ast.expr) -> ast.expr:
     3.11; generator expressions on every version), called with the first `for`'s iterable."""
     kind = code.co_name
     body = nested_function(code).body
-    named = {n.target.id for n in ast.walk(ast.Module(body=body, type_ignores=[])) if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)}
+    named = {
+        n.target.id
+        for n in ast.walk(ast.Module(body=body, type_ignores=[]))
+        if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)
+    }
     while body and isinstance(body[0], ast.Nonlocal) and set(body[0].names) <= named:
         body = body[1:]  # `(d := e)` in a comprehension binds d in the function around it: its own `nonlocal`
     if body and _returns_none(body[-1]):
@@ -2832,7 +3255,14 @@ def _element(kind: str, statement: ast.stmt | None, result: str | None) -> tuple
     method = "append" if kind == "<listcomp>" else "add"
     if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
         call = statement.value
-        if isinstance(call.func, ast.Attribute) and call.func.attr == method and isinstance(call.func.value, ast.Name) and call.func.value.id == result and len(call.args) == 1 and not call.keywords:
+        if (
+            isinstance(call.func, ast.Attribute)
+            and call.func.attr == method
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id == result
+            and len(call.args) == 1
+            and not call.keywords
+        ):
             return (call.args[0],)
     return None
 
@@ -2842,9 +3272,18 @@ def lambda_of(code: CodeType) -> ast.expr:
     `if c: return a` then `return b`)."""
     function = nested_function(code)
     body = function.body
-    if len(body) == 2 and isinstance(body[0], ast.If) and not body[0].orelse and len(body[0].body) == 1 and isinstance(body[0].body[0], ast.Return) and isinstance(body[1], ast.Return):
+    if (
+        len(body) == 2
+        and isinstance(body[0], ast.If)
+        and not body[0].orelse
+        and len(body[0].body) == 1
+        and isinstance(body[0].body[0], ast.Return)
+        and isinstance(body[1], ast.Return)
+    ):
         # (a lambda's returns all have values: `return None` too)
-        body = [ast.Return(value=ast.IfExp(test=body[0].test, body=cast(ast.expr, body[0].body[0].value), orelse=cast(ast.expr, body[1].value)))]
+        body = [
+            ast.Return(value=ast.IfExp(test=body[0].test, body=cast(ast.expr, body[0].body[0].value), orelse=cast(ast.expr, body[1].value)))
+        ]
     if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
         raise Unsupported(None, "a lambda whose body is not one expression")
     return ast.Lambda(args=function.args, body=body[0].value)
@@ -2882,7 +3321,7 @@ def _add_defaults(arguments: ast.arguments, defaults: tuple[Any, ...] | None, kw
 
     positional = [*arguments.posonlyargs, *arguments.args]
     if defaults and len(defaults) <= len(positional):
-        arguments.defaults = [node(p.arg, v) for p, v in zip(positional[len(positional) - len(defaults):], defaults)]
+        arguments.defaults = [node(p.arg, v) for p, v in zip(positional[len(positional) - len(defaults) :], defaults)]
     if kwdefaults:
         arguments.kw_defaults = [node(a.arg, kwdefaults[a.arg]) if a.arg in kwdefaults else None for a in arguments.kwonlyargs]
     return notes

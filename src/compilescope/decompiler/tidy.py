@@ -64,7 +64,11 @@ def _fresh_containers(statements: list[ast.stmt], temps: Temporaries) -> set[str
             stores[node.id] += 1
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target, value = node.targets[0], node.value
-            pairs = zip(target.elts, value.elts) if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) else [(target, value)]
+            pairs = (
+                zip(target.elts, value.elts)
+                if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts)
+                else [(target, value)]
+            )
             empty |= {t.id for t, v in pairs if isinstance(t, ast.Name) and isinstance(v, (ast.List, ast.Set)) and not v.elts}
     return {name for name in empty if stores[name] == 1 and temps.owns(name)}
 
@@ -102,7 +106,12 @@ class _ShortCircuits(ast.NodeTransformer):
         self.generic_visit(node)
         for kind, other, inner, outer in ((ast.Or, node.orelse, node.body, ast.And), (ast.And, node.body, node.orelse, ast.Or)):
             tail = other.values if isinstance(other, ast.BoolOp) and isinstance(other.op, kind) else [other]
-            if isinstance(inner, ast.BoolOp) and isinstance(inner.op, kind) and len(inner.values) > len(tail) and all(ast.dump(a) == ast.dump(b) for a, b in zip(inner.values[-len(tail):], tail)):
+            if (
+                isinstance(inner, ast.BoolOp)
+                and isinstance(inner.op, kind)
+                and len(inner.values) > len(tail)
+                and all(ast.dump(a) == ast.dump(b) for a, b in zip(inner.values[-len(tail) :], tail))
+            ):
                 rest = inner.values[: -len(tail)]
                 first = rest[0] if len(rest) == 1 else ast.BoolOp(op=kind(), values=rest)
                 joined = _flat(outer, [node.test, first])
@@ -271,7 +280,10 @@ def conditional_assignment(statement: ast.stmt, owns: Callable[[str], bool]) -> 
     if not (isinstance(statement, ast.If) and len(statement.body) == 1 and len(statement.orelse) == 1):
         return None
     yes, no = statement.body[0], statement.orelse[0]
-    names = [st.targets[0].id if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) else None for st in (yes, no)]
+    names = [
+        st.targets[0].id if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) else None
+        for st in (yes, no)
+    ]
     if names[0] is None or names[0] != names[1] or not owns(names[0]):
         return None
     value = ast.IfExp(test=statement.test, body=yes.value, orelse=no.value)  # type: ignore[attr-defined]
@@ -299,7 +311,12 @@ def _common_copies(statement: ast.stmt, temps: Temporaries) -> list[ast.stmt]:
 
 
 def _split_parallel(statement: ast.stmt, temps: Temporaries) -> list[ast.stmt] | None:
-    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Tuple) and isinstance(statement.value, ast.Tuple)):
+    if not (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Tuple)
+        and isinstance(statement.value, ast.Tuple)
+    ):
         return None
     targets, values = statement.targets[0].elts, statement.value.elts
     if len(targets) != len(values) or not all(isinstance(t, ast.Name) and temps.owns(t.id) for t in targets):
@@ -311,13 +328,23 @@ def _split_parallel(statement: ast.stmt, temps: Temporaries) -> list[ast.stmt] |
 
 
 def _assigned_temp(statement: ast.stmt, temps: Temporaries) -> str | None:
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) and temps.owns(statement.targets[0].id):
+    if (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and temps.owns(statement.targets[0].id)
+    ):
         return statement.targets[0].id
     return None
 
 
 def _short_circuit(first: ast.expr, target: str, following: ast.stmt, temps: Temporaries) -> ast.expr | None:
-    if not (isinstance(following, ast.If) and not following.orelse and len(following.body) == 1 and _assigned_temp(following.body[0], temps) == target):
+    if not (
+        isinstance(following, ast.If)
+        and not following.orelse
+        and len(following.body) == 1
+        and _assigned_temp(following.body[0], temps) == target
+    ):
         return None
     second = following.body[0].value  # type: ignore[attr-defined]
     test = following.test
@@ -338,7 +365,9 @@ def _asserts(body: list[ast.stmt]) -> None:
     """`if not c: raise AssertionError(m)` with the AssertionError LOAD_ASSERTION_ERROR loads
     (the builtin, whatever the name means here) is `assert c, m`."""
     for index, statement in enumerate(body):
-        if not (isinstance(statement, ast.If) and not statement.orelse and len(statement.body) == 1 and isinstance(statement.body[0], ast.Raise)):
+        if not (
+            isinstance(statement, ast.If) and not statement.orelse and len(statement.body) == 1 and isinstance(statement.body[0], ast.Raise)
+        ):
             continue
         raised = statement.body[0].exc
         message = None
@@ -360,7 +389,9 @@ def _return_in_try(body: list[ast.stmt], temps: Temporaries) -> None:
             continue
         last = statement.body[-1]
         target = _assigned_temp(last, temps)
-        if target is None or not (isinstance(following, ast.Return) and isinstance(following.value, ast.Name) and following.value.id == target):
+        if target is None or not (
+            isinstance(following, ast.Return) and isinstance(following.value, ast.Name) and following.value.id == target
+        ):
             continue
         if all(h.body and isinstance(h.body[-1], (ast.Return, ast.Raise, ast.Break, ast.Continue)) for h in statement.handlers):
             statement.body[-1] = ast.Return(value=last.value)  # type: ignore[attr-defined]
@@ -376,8 +407,13 @@ def _returned_temps(body: list[ast.stmt], temps: Temporaries) -> None:
     while index < len(body) - 1:
         target = _assigned_temp(body[index], temps)
         following = body[index + 1]
-        if target is not None and isinstance(following, ast.Return) and isinstance(following.value, ast.Name) and following.value.id == target:
-            body[index:index + 2] = [ast.Return(value=body[index].value)]  # type: ignore[attr-defined]
+        if (
+            target is not None
+            and isinstance(following, ast.Return)
+            and isinstance(following.value, ast.Name)
+            and following.value.id == target
+        ):
+            body[index : index + 2] = [ast.Return(value=body[index].value)]  # type: ignore[attr-defined]
         index += 1
 
 
@@ -437,14 +473,17 @@ def negate(test: ast.expr) -> ast.expr:
         before = 1 + sum(_is_not(value) for value in test.values)
         if sum(_is_not(value) for value in negated) <= before:
             kind = ast.Or if isinstance(test.op, ast.And) else ast.And
-            flat = [part for value in negated for part in (value.values if isinstance(value, ast.BoolOp) and isinstance(value.op, kind) else [value])]
+            flat = [
+                part
+                for value in negated
+                for part in (value.values if isinstance(value, ast.BoolOp) and isinstance(value.op, kind) else [value])
+            ]
             return ast.BoolOp(op=kind(), values=flat)
     return ast.UnaryOp(op=ast.Not(), operand=test)
 
 
 def _is_not(test: ast.expr) -> bool:
     return isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-
 
 
 # ---- putting temporaries back --------------------------------------------------------------------
@@ -485,13 +524,15 @@ def _chained_assignment(body: list[ast.stmt], names: _Names, loads: Counter, sto
         target = _assigned_temp(body[index], names.temps)
         if target is None or stores[target] != 1 or loads[target] < 2:
             continue
-        copies = body[index + 1:index + 1 + loads[target]]
-        if len(copies) != loads[target] or not all(isinstance(c, ast.Assign) and len(c.targets) == 1 and isinstance(c.value, ast.Name) and c.value.id == target for c in copies):
+        copies = body[index + 1 : index + 1 + loads[target]]
+        if len(copies) != loads[target] or not all(
+            isinstance(c, ast.Assign) and len(c.targets) == 1 and isinstance(c.value, ast.Name) and c.value.id == target for c in copies
+        ):
             continue
         if any(isinstance(n, ast.Name) and n.id == target for c in copies for n in ast.walk(c.targets[0])):  # type: ignore[attr-defined]
             continue
         value = body[index].value  # type: ignore[attr-defined]
-        body[index:index + 1 + len(copies)] = [ast.Assign(targets=[c.targets[0] for c in copies], value=value, lineno=0)]  # type: ignore[attr-defined]
+        body[index : index + 1 + len(copies)] = [ast.Assign(targets=[c.targets[0] for c in copies], value=value, lineno=0)]  # type: ignore[attr-defined]
         loads[target] = stores[target] = 0
         changed = True
         break
@@ -679,7 +720,11 @@ def _children_in_order(node: ast.AST) -> list[ast.AST]:
         return [node.items[0].context_expr]
     if isinstance(node, ast.For):
         return [node.iter]
-    return [child for child in ast.iter_child_nodes(node) if not isinstance(child, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop))]
+    return [
+        child
+        for child in ast.iter_child_nodes(node)
+        if not isinstance(child, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop))
+    ]
 
 
 def _replace(statement: ast.stmt, use: ast.Name, value: ast.expr) -> None:

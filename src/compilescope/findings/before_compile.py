@@ -30,9 +30,19 @@ def ended_before_compiling(kind: str, exit_status: int | None, exception: str | 
             detail += "\nIt had not imported torch."
         advice = "" if how != "failed" else f"Fix that error (Python printed its traceback with the {what}'s output) and run it again."
         # the program's error is the thing to fix (its traceback is in the program's output)
-        return (PROBLEM, f"The {what} {how} before torch.compile compiled anything", detail + "\nThere is nothing compiled to explain.", advice)
+        return (
+            PROBLEM,
+            f"The {what} {how} before torch.compile compiled anything",
+            detail + "\nThere is nothing compiled to explain.",
+            advice,
+        )
     if exit_status:
-        return (WARNING, f"The {what} exited with status {exit_status} before torch.compile compiled anything", "There is nothing compiled to explain.", "")
+        return (
+            WARNING,
+            f"The {what} exited with status {exit_status} before torch.compile compiled anything",
+            "There is nothing compiled to explain.",
+            "",
+        )
     if not imported_torch:
         return (
             INFO,
@@ -54,9 +64,21 @@ def finding_json(said: Said) -> dict:
     test checks that this is what the rules' finding writes)."""
     level, title, detail, fix = said
     return {
-        "level": level, "title": title, "detail": detail, "fix": fix, "kind": "nothing compiled",
-        "compile_ids": [], "where": None, "in_user_code": None, "library": None, "frames": [],
-        "ranks": [], "cost_s": None, "cost": "", "try_fixes": [], "try_command": None,
+        "level": level,
+        "title": title,
+        "detail": detail,
+        "fix": fix,
+        "kind": "nothing compiled",
+        "compile_ids": [],
+        "where": None,
+        "in_user_code": None,
+        "library": None,
+        "frames": [],
+        "ranks": [],
+        "cost_s": None,
+        "cost": "",
+        "try_fixes": [],
+        "try_command": None,
     }
 
 

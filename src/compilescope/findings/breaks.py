@@ -53,7 +53,9 @@ def _reason_advice(brk: GraphBreak) -> str:
     if re.search(r"\bprint\b|builtin operator", reason, re.I) and re.search(r"\bprint\(", code):
         return "Printing inside the compiled function cuts the graph: move it out, or print less often."
     if _LOGGING.search(reason) or "warning_once" in code:
-        return "Logging inside the compiled function cuts the graph: move it out of the compiled code, or tell Dynamo to ignore or reorder it."
+        return (
+            "Logging inside the compiled function cuts the graph: move it out of the compiled code, or tell Dynamo to ignore or reorder it."
+        )
     if re.search(r"data-dependent", reason, re.I):
         return "Control flow that depends on a tensor's values cannot be traced; torch.where or torch.cond keep it in the graph."
     if re.search(r"numpy|tolist", reason, re.I):

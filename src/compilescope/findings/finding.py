@@ -46,7 +46,7 @@ class Finding:
     try_command: str | None = None
 
     def cost_line(self) -> str | None:
-        """"Cost: 1.17 s (1.17 s compiling 2 versions)", "Cost: not measured: …", or None."""
+        """ "Cost: 1.17 s (1.17 s compiling 2 versions)", "Cost: not measured: …", or None."""
         if self.cost_s is not None:
             if not self.cost:
                 return f"Cost: {seconds(self.cost_s)}"
@@ -82,12 +82,12 @@ def ranked(found: list[Finding]) -> list[Finding]:
 
 
 def possessive(name: str) -> str:
-    """"torch's", "transformers'", "Python's standard library's"."""
+    """ "torch's", "transformers'", "Python's standard library's"."""
     return f"{name}'" if name.endswith("s") else f"{name}'s"
 
 
 def code_of(library: str, full: bool = False) -> str:
-    """"torch's code", "transformers' code" ("torch 2.13.0's code" with `full`: the version),
+    """ "torch's code", "transformers' code" ("torch 2.13.0's code" with `full`: the version),
     "Python's standard library"."""
     if library.startswith("Python's"):
         return library
@@ -99,7 +99,7 @@ def plural(count: int, word: str, words: str | None = None) -> str:
 
 
 def seconds(value: float) -> str:
-    """"1.23 s", "45 ms", "0.3 ms": a cost as a person reads it."""
+    """ "1.23 s", "45 ms", "0.3 ms": a cost as a person reads it."""
     if value >= 1:
         return f"{value:.2f} s"
     if value >= 0.01:
@@ -125,7 +125,7 @@ def first_lines(lines: list[str], limit: int = 5) -> str:
 
 
 def listed(values: list[str], limit: int = 6) -> str:
-    """"a, b, c", or "a, b, c, …, z" where there are more than `limit`."""
+    """ "a, b, c", or "a, b, c, …, z" where there are more than `limit`."""
     if len(values) <= limit:
         return ", ".join(values)
     return ", ".join(values[: limit - 1]) + ", …, " + values[-1]

@@ -31,7 +31,7 @@ def cuda_graph_findings(session: Session) -> list[Finding]:
                 WARNING,
                 f"CUDA graphs not used for {plural(len(met), 'graph')} of {listed(labels, 4)}: {_short_reason(reason)}",
                 detail=(
-                    f"mode=\"reduce-overhead\" asked for CUDA graphs; torch gave them up for {', '.join(c.compile_id for _, c in met)} "
+                    f'mode="reduce-overhead" asked for CUDA graphs; torch gave them up for {", ".join(c.compile_id for _, c in met)} '
                     f"and runs those graphs' kernels one launch at a time. torch's reason: {reason}"
                 ),
                 fix=_fix(reason),
@@ -47,13 +47,15 @@ def cuda_graph_findings(session: Session) -> list[Finding]:
         again = [(f, c) for f, c in recorded if (c.cudagraph_recordings or 0) > 1]
         detail = "torch records a CUDA graph at the first calls of each graph and replays it after."
         if again:
-            detail += " Recorded more than once (a new shape, or a new path through the graphs): " + ", ".join(
-                f"{f.label} {c.compile_id} ×{c.cudagraph_recordings}" for f, c in again[:6]
-            ) + "."
+            detail += (
+                " Recorded more than once (a new shape, or a new path through the graphs): "
+                + ", ".join(f"{f.label} {c.compile_id} ×{c.cudagraph_recordings}" for f, c in again[:6])
+                + "."
+            )
         out.append(
             Finding(
                 INFO,
-                f"CUDA graphs used for {plural(used, 'graph')} of {len(asked)} (mode=\"reduce-overhead\")",
+                f'CUDA graphs used for {plural(used, "graph")} of {len(asked)} (mode="reduce-overhead")',
                 detail=detail,
                 kind="cuda graphs",
                 compile_ids=tuple(c.compile_id for _, c in asked if not c.cudagraph_skip_reason),
@@ -86,9 +88,10 @@ def autotuning_findings(session: Session) -> list[Finding]:
             f"max-autotune benchmarked kernels for {plural(len(tuned), 'operation')}: a library kernel won {len(library)}, a Triton template {len(tuned) - len(library)}",
             detail="\n".join(lines),
             fix=(
-                "Where the library kernel won everywhere, mode=\"max-autotune\" bought nothing for these shapes but its compile time "
+                'Where the library kernel won everywhere, mode="max-autotune" bought nothing for these shapes but its compile time '
                 f"({compile_s:.1f} s for these compiles, with the benchmarking): the default mode picks the library kernel without benchmarking."
-                if not len(tuned) - len(library) else ""
+                if not len(tuned) - len(library)
+                else ""
             ),
             kind="autotuning",
             compile_ids=tuple(dict.fromkeys(c.compile_id for _, c, _ in tuned)),

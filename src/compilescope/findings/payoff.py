@@ -32,7 +32,13 @@ def payoff_findings(session: Session) -> list[Finding]:
         eager = frame.calls_without_compiled_code
         kernel_us = _kernel_us_per_call(session, frame)
         place = where(frame.filename, frame.lineno)
-        if eager is not None and eager.calls >= MIN_CALLS and calls >= MIN_CALLS and eager.median_us is not None and eager.median_us < median:
+        if (
+            eager is not None
+            and eager.calls >= MIN_CALLS
+            and calls >= MIN_CALLS
+            and eager.median_us is not None
+            and eager.median_us < median
+        ):
             extra = (median - eager.median_us) * calls / 1e6
             out.append(
                 Finding(
@@ -106,7 +112,12 @@ def _kernel_us_per_call(session: Session, frame: Frame) -> float | None:
     if profile is None or not profile.profiled_calls or not profile.compiled_regions:
         return None
     own = {c.compile_id for c in frame.compiles}
-    others = {c.compile_id for f in session.frames if f is not frame and not (f.is_resume and f.resumes and f.resumes.startswith(frame.name + " ")) for c in f.compiles}
+    others = {
+        c.compile_id
+        for f in session.frames
+        if f is not frame and not (f.is_resume and f.resumes and f.resumes.startswith(frame.name + " "))
+        for c in f.compiles
+    }
     regions = set(profile.compiled_regions)
     if not regions & own or regions & others:
         return None
@@ -116,6 +127,6 @@ def _kernel_us_per_call(session: Session, frame: Frame) -> float | None:
 def _fix(frame: Frame) -> str:
     return (
         f"Compile a larger region around {frame.known_as} (the whole step, so its fixed cost is paid once for more work), "
-        "use mode=\"reduce-overhead\" on a GPU (CUDA graphs cut the launch cost), or leave it uncompiled. "
+        'use mode="reduce-overhead" on a GPU (CUDA graphs cut the launch cost), or leave it uncompiled. '
         "`compilescope bench file.py:make` times it against eager."
     )

@@ -168,7 +168,12 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         frame = met[0][0]
         constants = [g.expected for _, _, g in met if g.expected is not None]
         title = f"`{subject}` in {frame.label} was compiled in as a constant ({listed(list(dict.fromkeys(constants)))}): {plural(len(met), 'recompile')}"
-        origin = f"`{cause.guard.user_code}`" + (f" at {short(where(cause.guard.filename, cause.guard.lineno) or '')}" if cause.guard.filename else "") if cause.guard.user_code else None
+        origin = (
+            f"`{cause.guard.user_code}`"
+            + (f" at {short(where(cause.guard.filename, cause.guard.lineno) or '')}" if cause.guard.filename else "")
+            if cause.guard.user_code
+            else None
+        )
         detail_lines.append(f"Guard failed: {cause.guard.text}" + (f" (from {origin})" if origin else ""))
         became_dynamic = any(subject in (d.source or "") for c in compiles for d in c.dynamic)
         fix = f"A Python number passed as `{subject}` was compiled into the graph as the constant {cause.guard.expected}, so a new value compiles again."
@@ -231,7 +236,15 @@ def _finding(cause: _Cause, session: Session) -> Finding:
 
 
 # torch's dtype names in guard messages, as the torch.dtype a user writes
-_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Int": "int32", "Long": "int64", "Bool": "bool"}
+_DTYPES = {
+    "Float": "float32",
+    "Double": "float64",
+    "Half": "float16",
+    "BFloat16": "bfloat16",
+    "Int": "int32",
+    "Long": "int64",
+    "Bool": "bool",
+}
 
 
 def _cast(guard: FailedGuard) -> str:
@@ -311,7 +324,11 @@ def _limits(session: Session, causes: dict[tuple, _Cause], found: dict[tuple, Fi
         current = settings.get(name) if name else None
         detail = (
             f"torch compiled {plural(len(versions), 'version')} of {frame.label}"
-            + (f", the limit ({setting} = {current})" if setting and current else (f", the limit ({setting})" if setting else ", the limit"))
+            + (
+                f", the limit ({setting} = {current})"
+                if setting and current
+                else (f", the limit ({setting})" if setting else ", the limit")
+            )
             + f", then refused to compile it again ({', '.join(c.compile_id for c in refused)}): from then on, a call that none of its "
             "versions fits runs the function's original Python, uncompiled."
         )
@@ -344,7 +361,9 @@ def _limits(session: Session, causes: dict[tuple, _Cause], found: dict[tuple, Fi
             continue
         cost_s = sum(known) if known else None
         cost = "; ".join(costs) or f"{NOT_MEASURED}: no compile time, calls not recorded"
-        fix = "Find what changes between calls (TORCH_LOGS=recompiles shows each recompile's reason) and keep it fixed or dynamic." + (" " + fix if fix else "")
+        fix = "Find what changes between calls (TORCH_LOGS=recompiles shows each recompile's reason) and keep it fixed or dynamic." + (
+            " " + fix if fix else ""
+        )
         out.append(
             Finding(
                 PROBLEM,
@@ -398,7 +417,8 @@ def _flip_flops_in_calls(session: Session, causes: dict[tuple, _Cause], found: d
                 WARNING,
                 f"Calls of {frame.label} flip-flop between its versions ({' ↔ '.join(versions[:4])}{' …' if len(versions) > 4 else ''}): {switches} switches in {calls} calls",
                 detail=(
-                    "The calls in order, as run recorded them: " + " → ".join(f"{run[0]} ×{run[1]}" for run in frame.call_order[:12])
+                    "The calls in order, as run recorded them: "
+                    + " → ".join(f"{run[0]} ×{run[1]}" for run in frame.call_order[:12])
                     + (" → …" if len(frame.call_order) > 12 or frame.call_order_cut else "")
                     + "\nEach switch is a call whose input fits another version than the call before: the version tried first "
                     "fails its guards, then the next is checked."
@@ -418,7 +438,7 @@ def _flip_flops_in_calls(session: Session, causes: dict[tuple, _Cause], found: d
 
 
 def calls_served(frame: Frame) -> str:
-    """"f: 0/0 2, 0/1 40, no compiled code 1 (of 43 calls)", or "" when calls were not recorded."""
+    """ "f: 0/0 2, 0/1 40, no compiled code 1 (of 43 calls)", or "" when calls were not recorded."""
     parts = [f"{c.compile_id} {c.calls.calls}" for c in frame.compiles if c.calls is not None]
     eager = frame.calls_without_compiled_code
     if eager is not None and eager.calls:

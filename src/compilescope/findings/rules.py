@@ -87,7 +87,9 @@ def findings(session: Session) -> list[Finding]:
         for finding in found:
             if finding.try_fixes:
                 tries = [part for fix in finding.try_fixes for part in ("--try", fix)]
-                finding.try_command = shlex.join(["compilescope", "run", *tries, *(["-m"] if program.kind == "module" else []), program.target, *program.argv])
+                finding.try_command = shlex.join(
+                    ["compilescope", "run", *tries, *(["-m"] if program.kind == "module" else []), program.target, *program.argv]
+                )
     return ranked(found)
 
 
@@ -105,14 +107,13 @@ def _nothing_compiled(session: Session) -> Finding:
                 "That is not evidence that nothing was compiled: the trace may have been started after "
                 "the compiles, cut short, or written by a process that did not compile."
             ),
-            fix=(
-                "Set TORCH_TRACE=dir before the program starts (or run it with compilescope run), so "
-                "the trace holds every compile."
-            ),
+            fix=("Set TORCH_TRACE=dir before the program starts (or run it with compilescope run), so the trace holds every compile."),
             kind="nothing compiled",
         )
     if program is not None:
-        said = ended_before_compiling(program.kind, program.exit_status, program.exception, imported_torch=not never_imported_torch(session))
+        said = ended_before_compiling(
+            program.kind, program.exit_status, program.exception, imported_torch=not never_imported_torch(session)
+        )
         if said is not None:
             return Finding(*said, kind="nothing compiled")
     return Finding(*nothing_compiled(program.kind if program is not None else "script"), kind="nothing compiled")
@@ -124,12 +125,7 @@ def never_imported_torch(session: Session) -> bool:
     for a script or module it ran, no version means no torch; elsewhere (a trace, a capture())
     it means only that torch did not say."""
     program = session.program
-    return (
-        program is not None
-        and program.kind in ("script", "module")
-        and session.environment.torch is None
-        and not session.compiles
-    )
+    return program is not None and program.kind in ("script", "module") and session.environment.torch is None and not session.compiles
 
 
 def _children(session: Session) -> list[Finding]:

@@ -162,7 +162,9 @@ def _capture_this_process() -> None:
     try:
         from compilescope.record.recorder import Capture
 
-        state.capture = Capture(state.settings.trace_path(os.getpid()), record_calls=state.settings.record_calls, record_code=False, wait_for_compile=True)
+        state.capture = Capture(
+            state.settings.trace_path(os.getpid()), record_calls=state.settings.record_calls, record_code=False, wait_for_compile=True
+        )
     except Exception as error:  # never fail the child for it: say why it is not captured
         state.say("not_followed", {"pid": os.getpid(), "why": f"{type(error).__name__}: {error}"})
         return
@@ -216,7 +218,16 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
             argv = ["/bin/sh", "-c", command] if event == "os.system" else shlex.split(command)
         else:
             argv = [os.fsdecode(part) if isinstance(part, bytes) else str(part) for part in command]
-        state.say("started", {"by": state.pid, "how": event, "argv": _bounded(argv), "environment_kept": _keeps_ours(environment), "by_torch": _started_by_torch()})
+        state.say(
+            "started",
+            {
+                "by": state.pid,
+                "how": event,
+                "argv": _bounded(argv),
+                "environment_kept": _keeps_ours(environment),
+                "by_torch": _started_by_torch(),
+            },
+        )
     except Exception:
         pass  # an audit hook must never raise into the program
 

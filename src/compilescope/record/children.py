@@ -144,7 +144,16 @@ def describe(lines: list[dict[str, Any]]) -> list[ChildProcess]:
     for facts in said:
         out.append(_followed(facts, trouble.pop(facts.get("pid"), None), summarise=len(out) < _MOST_SUMMARISED))
     for facts in trouble.values():  # the hook ran but compilescope could not follow it
-        out.append(ChildProcess(pid=_int(facts.get("pid")), parent_pid=_int(facts.get("parent_pid")), command=_command(_argv(facts)), how="started", followed=False, why_not=str(facts.get("why"))))
+        out.append(
+            ChildProcess(
+                pid=_int(facts.get("pid")),
+                parent_pid=_int(facts.get("parent_pid")),
+                command=_command(_argv(facts)),
+                how="started",
+                followed=False,
+                why_not=str(facts.get("why")),
+            )
+        )
     unmatched = list(said) + [f for f in trouble.values()]
     for start in started:
         argv = _unwrapped(_argv(start))
@@ -154,7 +163,16 @@ def describe(lines: list[dict[str, Any]]) -> list[ChildProcess]:
         if found is not None:
             unmatched.remove(found)
             continue
-        out.append(ChildProcess(pid=None, parent_pid=_int(start.get("by")), command=_command(argv), how="started", followed=False, why_not=_why_not_followed(start, argv)))
+        out.append(
+            ChildProcess(
+                pid=None,
+                parent_pid=_int(start.get("by")),
+                command=_command(argv),
+                how="started",
+                followed=False,
+                why_not=_why_not_followed(start, argv),
+            )
+        )
     return out
 
 
@@ -164,7 +182,9 @@ def _followed(facts: dict[str, Any], trouble: dict[str, Any] | None, summarise: 
     pid = _int(facts.get("pid"))
     how = "forked" if facts.get("how") == "forked" else "started"
     command = f"fork of pid {facts.get('parent_pid')}" if how == "forked" else _command(_argv(facts))
-    item = ChildProcess(pid=pid, parent_pid=_int(facts.get("parent_pid")), command=command, how=how, followed=trouble is None, rank=_int(facts.get("rank")))
+    item = ChildProcess(
+        pid=pid, parent_pid=_int(facts.get("parent_pid")), command=command, how=how, followed=trouble is None, rank=_int(facts.get("rank"))
+    )
     if trouble is not None:
         item.why_not = str(trouble.get("why"))
     trace = facts.get("trace")
@@ -258,7 +278,7 @@ def _same(start: dict[str, Any], argv: list[str], facts: dict[str, Any]) -> bool
         return False
     theirs = _argv(facts)
     tail = argv[1:]
-    return len(theirs) > len(tail) and (not tail or theirs[-len(tail):] == tail)
+    return len(theirs) > len(tail) and (not tail or theirs[-len(tail) :] == tail)
 
 
 def _why_not_followed(start: dict[str, Any], argv: list[str]) -> str:

@@ -24,7 +24,19 @@ FIXES = {
 }
 
 # logging.Logger methods Dynamo can ignore (and transformers' own, where transformers added them)
-_LOGGER_METHODS = ("debug", "info", "warning", "warn", "error", "critical", "exception", "log", "warning_once", "info_once", "warning_advice")
+_LOGGER_METHODS = (
+    "debug",
+    "info",
+    "warning",
+    "warn",
+    "error",
+    "critical",
+    "exception",
+    "log",
+    "warning_once",
+    "info_once",
+    "warning_advice",
+)
 
 
 @dataclass(frozen=True)

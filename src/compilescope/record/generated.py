@@ -101,19 +101,21 @@ class GeneratedCodeRecorder:
         for item in generated:
             if id(item.original) not in originals:
                 originals[id(item.original)] = _source(decompile_code(item.original))
-            versions.append({
-                "compile_id": item.compile_id,
-                "function": item.original.co_name,
-                "filename": item.original.co_filename,
-                "lineno": item.original.co_firstlineno,
-                "original": originals[id(item.original)],
-                "transformed": _source(decompile_code(item.transformed)),
-                "resume_functions": item.resumes,
-                "compiled_graphs": [n for n in item.transformed.co_names if _GRAPH_GLOBAL.match(n)],
-                "called_as": self._resume_names.get(id(item.original), []),
-                "qualname": item.qualname,
-                "wraps": item.wraps,
-            })
+            versions.append(
+                {
+                    "compile_id": item.compile_id,
+                    "function": item.original.co_name,
+                    "filename": item.original.co_filename,
+                    "lineno": item.original.co_firstlineno,
+                    "original": originals[id(item.original)],
+                    "transformed": _source(decompile_code(item.transformed)),
+                    "resume_functions": item.resumes,
+                    "compiled_graphs": [n for n in item.transformed.co_names if _GRAPH_GLOBAL.match(n)],
+                    "called_as": self._resume_names.get(id(item.original), []),
+                    "qualname": item.qualname,
+                    "wraps": item.wraps,
+                }
+            )
         return {"versions": versions, "decompile_s": time.perf_counter() - started, **self.failures.facts()}
 
 
@@ -146,7 +148,7 @@ def _names(code: CodeType, scope: tuple[dict[str, Any], tuple] | None) -> tuple[
 
 
 def _callable_name(value: Any) -> str | None:
-    """"GPT2LMHeadModel.forward" for a function or bound method; None for anything else."""
+    """ "GPT2LMHeadModel.forward" for a function or bound method; None for anything else."""
     import types
 
     if isinstance(value, types.MethodType):

@@ -106,7 +106,11 @@ def comparison(before: Session, after: Session, fixes: list[str]) -> list[Any]:
         table.add_row(row.label, _figure(row.before, row.unit), _figure(row.after, row.unit), _change(row))
     out.append(table)
     if after.fixes is None:
-        out.append(Text("The run with the fix did not record setting it (it never imported Dynamo): the fix had nothing to act on.", style="yellow"))
+        out.append(
+            Text(
+                "The run with the fix did not record setting it (it never imported Dynamo): the fix had nothing to act on.", style="yellow"
+            )
+        )
     old = {f.title: f for f in findings(before)}
     new = {f.title: f for f in findings(after)}
     gone = [title for title, f in old.items() if title not in new and f.kind not in ("compile time",)]

@@ -149,7 +149,13 @@ def _bounded(renderable: Any) -> Any:
         if len(shown) > LINE_LIMIT * 100:
             shown = shown[: LINE_LIMIT * 100]
         renderable.code = shown
-        return Group(renderable, Text(f"… the code is {size_text(code)}; {size_text(shown)} of it shown here, the whole of it in the session's JSON", style="dim italic"))
+        return Group(
+            renderable,
+            Text(
+                f"… the code is {size_text(code)}; {size_text(shown)} of it shown here, the whole of it in the session's JSON",
+                style="dim italic",
+            ),
+        )
     if isinstance(renderable, Table):
         for column in renderable.columns:
             column._cells = [_bounded(cell) if isinstance(cell, Text) else cell for cell in column._cells]
@@ -191,7 +197,7 @@ class _Escaped:
                     held.clear()
                     yield Segment(content, segment.style)
                 if len(content) < len(piece):
-                    held.append(Segment(piece[len(content):], segment.style))
+                    held.append(Segment(piece[len(content) :], segment.style))
         yield from held
 
 
@@ -316,7 +322,11 @@ def runtime(session: Session) -> list:
     out: list = []
     if session.benchmarks:
         out += [Text(""), bench_table(session)]
-        out += [kernel_time_table(b.profile) for b in session.benchmarks if b.profile is not None and (b.profile.kernels or b.profile.profile_error)]
+        out += [
+            kernel_time_table(b.profile)
+            for b in session.benchmarks
+            if b.profile is not None and (b.profile.kernels or b.profile.profile_error)
+        ]
     if session.profile is not None:
         out += [Text(""), kernel_time_table(session.profile)]
     return out
@@ -368,7 +378,12 @@ def _summary(session: Session) -> Text:
     text.append(" · " + _together(plural(session.graph_count, "graph")) + " · ")
     breaks = len(session.graph_breaks)
     text.append(_together(plural(breaks, "graph break")), style="yellow" if breaks else "")
-    text.append(" · " + _together(plural(len(session.kernels), "kernel")) + " · " + _together(f"compile time {_seconds(session.total_compile_time_s)}"))
+    text.append(
+        " · "
+        + _together(plural(len(session.kernels), "kernel"))
+        + " · "
+        + _together(f"compile time {_seconds(session.total_compile_time_s)}")
+    )
     backward = sum(c.time.backward_s or 0.0 for c in session.compiles)
     if backward >= 0.005:
         text.append(f" (with {backward:.2f} s compiling backward graphs at the first backward)")
@@ -415,7 +430,12 @@ def _frame(frame: Frame, show: set[str], max_compiles: int = MAX_COMPILES) -> li
     for c in frame.compiles[:max_compiles]:
         out.extend(_compile(c, show))
     if len(frame.compiles) > max_compiles:
-        out.append(Text(f"  … {len(frame.compiles) - max_compiles} more versions of this function (the HTML report and the session's JSON list them all)", style="dim"))
+        out.append(
+            Text(
+                f"  … {len(frame.compiles) - max_compiles} more versions of this function (the HTML report and the session's JSON list them all)",
+                style="dim",
+            )
+        )
     eager = frame.calls_without_compiled_code
     if eager is not None and eager.calls:
         out.append(Text(f"  {'':6} {'no compiled code':11} {_calls(eager, 'ran')}", style="yellow"))
@@ -495,7 +515,13 @@ def _compile(c: Compile, show: set[str]) -> list:
             skipped.append(_line(c.cudagraph_skip_reason))
             out.append(skipped)
         elif c.cudagraph_recordings:
-            out.append(Text(f"         CUDA graphs: recorded {plural(c.cudagraph_recordings, 'time')}" + (" (re-recorded)" if c.cudagraph_recordings > 1 else ""), style="dim"))
+            out.append(
+                Text(
+                    f"         CUDA graphs: recorded {plural(c.cudagraph_recordings, 'time')}"
+                    + (" (re-recorded)" if c.cudagraph_recordings > 1 else ""),
+                    style="dim",
+                )
+            )
         else:
             out.append(Text("         CUDA graphs: asked for (reduce-overhead); no recording seen", style="dim"))
     for brk in c.graph_breaks:
@@ -521,7 +547,12 @@ def _compile(c: Compile, show: set[str]) -> list:
                     row.append(f"  {_line(node.shape)}", style="cyan")
                 out.append(row)
     if "guards" in show:
-        out.append(Text(f"         guards: {len(c.guards)} (torch counts {_unknown(c.guard_count)}; checking them took {_unknown(c.guard_latency_us, ' µs')})", style="bold"))
+        out.append(
+            Text(
+                f"         guards: {len(c.guards)} (torch counts {_unknown(c.guard_count)}; checking them took {_unknown(c.guard_latency_us, ' µs')})",
+                style="bold",
+            )
+        )
         for kept in c.guards:
             if kept.kind == "DIMENSION_DYNAMIC_MARKING_GUARD":
                 continue
@@ -761,12 +792,25 @@ def bench_table(session: Session) -> _Escaped:
         if b.skipped:
             table.add_note(Text(b.config), Text("no figures (below)", style="yellow"))
             continue
-        speed = Text("unknown", style="dim") if b.speedup is None else Text(f"{b.speedup:.2f}x", style="green" if b.speedup >= 1.05 else ("red" if b.speedup < 0.95 else ""))
-        even = "never" if b.break_even_calls is None and b.speedup is not None else _unknown(None if b.break_even_calls is None else f"{b.break_even_calls:.0f}")
+        speed = (
+            Text("unknown", style="dim")
+            if b.speedup is None
+            else Text(f"{b.speedup:.2f}x", style="green" if b.speedup >= 1.05 else ("red" if b.speedup < 0.95 else ""))
+        )
+        even = (
+            "never"
+            if b.break_even_calls is None and b.speedup is not None
+            else _unknown(None if b.break_even_calls is None else f"{b.break_even_calls:.0f}")
+        )
         verdict = [Text(_unknown(b.verdict), style=_VERDICT_STYLE.get(b.verdict or "", "dim"))] if verdicts else []
         table.add_row(
-            Text(b.config), ms(b.eager_ms, b.eager_iqr_ms), ms(b.compiled_ms, b.compiled_iqr_ms), speed, *verdict,
-            f"{_together(_seconds(b.first_call_cold_s))} / {_together(_seconds(b.first_call_warm_s))}", even,
+            Text(b.config),
+            ms(b.eager_ms, b.eager_iqr_ms),
+            ms(b.compiled_ms, b.compiled_iqr_ms),
+            speed,
+            *verdict,
+            f"{_together(_seconds(b.first_call_cold_s))} / {_together(_seconds(b.first_call_warm_s))}",
+            even,
             _together(_unknown(None if b.peak_memory_mb is None else f"{b.peak_memory_mb:.0f} MB")),
             Text(_unknown(b.accuracy), style="red" if b.accuracy == "fail" else ""),
         )
@@ -814,12 +858,16 @@ def _judged(bench: Benchmark) -> list[str]:
             facts.append(f"load {_unknown(conditions.load_before)} before, {_unknown(conditions.load_after)} after")
         if conditions.cpus is not None:
             facts.append(f"on {plural(conditions.cpus, 'core')}")
-        out.append("measured on a busy machine" + (f" ({'; '.join(facts)})" if facts else "") + ": its figures may not hold on a quiet one.")
+        out.append(
+            "measured on a busy machine" + (f" ({'; '.join(facts)})" if facts else "") + ": its figures may not hold on a quiet one."
+        )
     if conditions is not None and conditions.warmup_steady is False:
         took = " after " + _together(f"{conditions.warmup_s:.1f} s") if conditions.warmup_s is not None else ""
         out.append(f"the per-call times were still falling when the warm-up ended{took}.")
     if conditions is not None and conditions.rounds is not None and conditions.rounds > 1:
-        out.append(f"timed in {conditions.rounds} rounds: the first did not settle the verdict (a busy machine or a wide spread); the figures are the quietest round's.")
+        out.append(
+            f"timed in {conditions.rounds} rounds: the first did not settle the verdict (a busy machine or a wide spread); the figures are the quietest round's."
+        )
     return out
 
 
@@ -840,17 +888,29 @@ def kernel_time_table(bench: Profile, limit: int = 15) -> _Escaped | Text:
     where = "GPU time" if gpu else "CPU time"
     title = f"{bench.config}: {where} by kernel over {bench.profiled_calls} calls of compiled code"
     columns = [
-        Column("kernel"), Column("kind"), Column("calls", "right"), Column("µs per call", "right"), Column("share", "right"),
-        Column("made from (ATen)", long=True), Column("your code", long=True),
+        Column("kernel"),
+        Column("kind"),
+        Column("calls", "right"),
+        Column("µs per call", "right"),
+        Column("share", "right"),
+        Column("made from (ATen)", long=True),
+        Column("your code", long=True),
     ]
     if gpu:
         columns += [Column("GB/s", "right"), Column("of copy peak", "right"), Column("TFLOP/s", "right")]
     table = FitTable(columns, title=title)
     for k in bench.kernels[:limit]:
         row: list[str | Text] = [
-            _kernel_name(k), Text(k.kind), str(k.calls), f"{k.total_us / max(k.calls, 1):.1f}", f"{100 * k.share:.0f}%",
+            _kernel_name(k),
+            Text(k.kind),
+            str(k.calls),
+            f"{k.total_us / max(k.calls, 1):.1f}",
+            f"{100 * k.share:.0f}%",
             Text(", ".join(k.aten_ops) if k.aten_ops else "unknown", style="" if k.aten_ops else "dim"),
-            Text("\n".join(_short_source(s) for s in k.source_lines[:3]) if k.source_lines else "unknown", style="" if k.source_lines else "dim"),
+            Text(
+                "\n".join(_short_source(s) for s in k.source_lines[:3]) if k.source_lines else "unknown",
+                style="" if k.source_lines else "dim",
+            ),
         ]
         if gpu:
             row += [
@@ -863,9 +923,13 @@ def kernel_time_table(bench: Profile, limit: int = 15) -> _Escaped | Text:
     if len(bench.kernels) > limit:
         notes.append(f"… {len(bench.kernels) - limit} more kernels in the JSON\n")
     if bench.compiled_regions:
-        notes.append("calls served by each compiled version: " + ", ".join(f"{cid}: {n}" for cid, n in bench.compiled_regions.items()) + "\n")
+        notes.append(
+            "calls served by each compiled version: " + ", ".join(f"{cid}: {n}" for cid, n in bench.compiled_regions.items()) + "\n"
+        )
     if bench.peak_copy_gbps:
-        notes.append(f"device limits measured here: copy {bench.peak_copy_gbps:.0f} GB/s (read + write), matrix product {bench.peak_matmul_tflops:.0f} TFLOP/s\n")
+        notes.append(
+            f"device limits measured here: copy {bench.peak_copy_gbps:.0f} GB/s (read + write), matrix product {bench.peak_matmul_tflops:.0f} TFLOP/s\n"
+        )
     for note in bench.profile_notes:
         notes.append(note + "\n")
     return _Escaped(Group(table, _bounded_text(notes)))

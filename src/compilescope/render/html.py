@@ -74,8 +74,19 @@ MAX_FINDINGS = 2000  # findings in the page (a finding per recompile: a session 
 _TEXT_KEYS = frozenset({"code", "inductor_code", "guards_text", "text", "source", "explanation", "hint", "context", "restarts"})
 # a compile's fields that the page reads only when the compile is opened
 _DETAIL_KEYS = (
-    "failed_guards", "restarts", "graph_breaks", "graphs", "guards", "guards_text", "dynamic", "aot",
-    "kernels", "inductor_code", "transformed_code", "original_code", "records",
+    "failed_guards",
+    "restarts",
+    "graph_breaks",
+    "graphs",
+    "guards",
+    "guards_text",
+    "dynamic",
+    "aot",
+    "kernels",
+    "inductor_code",
+    "transformed_code",
+    "original_code",
+    "records",
 )
 _COUNTED = ("graphs", "kernels", "graph_breaks", "guards", "dynamic")
 
@@ -134,7 +145,9 @@ def _compile_index(frame: Frame, compile_: Compile, blocks: _Blocks) -> dict[str
         details = {name: _data(getattr(compile_, name), name) for name in _DETAIL_KEYS}
         if compile_.guards and compile_.transformed_code is not None:
             try:
-                details["guard_function"] = _cut(guard_function(guard_name(frame, compile_), compile_.guards, compile_.compile_id), TEXT_LIMIT)
+                details["guard_function"] = _cut(
+                    guard_function(guard_name(frame, compile_), compile_.guards, compile_.compile_id), TEXT_LIMIT
+                )
             except (ValueError, RecursionError, MemoryError):  # guards too odd to write as Python
                 details["guard_function"] = None
         index["details"] = blocks.add(details)
@@ -164,8 +177,14 @@ def report_data(session: Session, found: list[Finding] | None = None) -> tuple[d
     except (ValueError, RecursionError, MemoryError):  # code in the session too odd to write as Python
         made = []
     for item in made:
-        files.append({"name": _cut(item.name, NAME_LIMIT), "function": _cut(item.function, NAME_LIMIT),
-                      "compiles": _data(item.compiles), "text": blocks.add(_cut(item.text, TEXT_LIMIT))})
+        files.append(
+            {
+                "name": _cut(item.name, NAME_LIMIT),
+                "function": _cut(item.function, NAME_LIMIT),
+                "compiles": _data(item.compiles),
+                "text": blocks.add(_cut(item.text, TEXT_LIMIT)),
+            }
+        )
     # The functions go in blocks of their own too, FRAMES_BLOCK characters or so each: a page's
     # one string cannot pass the browser's limit on a string's length (V8: 2**29 characters).
     frame_blocks: list[str] = []
@@ -185,7 +204,10 @@ def report_data(session: Session, found: list[Finding] | None = None) -> tuple[d
     data = {
         "session": {**_fields(session, ("frames",)), "frames": []},
         "frame_blocks": list(range(first, first + len(frame_blocks))),
-        "findings": [{**_data(f), "act_line": _data(f.act_line()), "cost_line": _data(f.cost_line()), "try_line": _data(f.try_line())} for f in found[:MAX_FINDINGS]],
+        "findings": [
+            {**_data(f), "act_line": _data(f.act_line()), "cost_line": _data(f.cost_line()), "try_line": _data(f.try_line())}
+            for f in found[:MAX_FINDINGS]
+        ],
         "findings_left_out": max(len(found) - MAX_FINDINGS, 0),
         "compilescope": __version__,
         # Dynamo's code as Python (compilescope decompile's files): each file's text in a block
@@ -213,7 +235,7 @@ def render_html(session: Session, found: list[Finding] | None = None) -> str:
         ]
     )
     parts = [
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',
         # compilescope.outputs recognises a report of ours by this line (to write over it).
         f'<meta name="generator" content="compilescope {__version__}">\n',
         # The policy is ours (no double quotes in it), so only &, < and > need escaping.

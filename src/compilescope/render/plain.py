@@ -65,4 +65,6 @@ def _wrapped(text: str, width: int, first: str, then: str | None = None) -> list
     import textwrap  # (only for a line too long: most are not)
 
     then = " " * len(first) if then is None else then
-    return textwrap.wrap(text, width=max(width, 40), initial_indent=first, subsequent_indent=then, break_on_hyphens=False) or [first.rstrip()]
+    return textwrap.wrap(text, width=max(width, 40), initial_indent=first, subsequent_indent=then, break_on_hyphens=False) or [
+        first.rstrip()
+    ]

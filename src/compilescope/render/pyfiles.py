@@ -86,17 +86,21 @@ class _Writer:
     def frame(self, frame: Frame, compiles: list[Compile]) -> None:
         env = self.session.environment
         where = f"{frame.filename}:{frame.lineno}" if frame.filename else "unknown file"
-        self.parts.append(_comment(
-            f"compilescope: what torch.compile made of {frame.name} ({where}), decompiled.\n"
-            f"Python {env.python or 'unknown'}, torch {env.torch or 'unknown'}. Valid Python to read, not to run: the compiled\n"
-            "graphs and torch's guard helpers exist only inside the compiled program.\n"
-            "In the order it runs: the function as Dynamo got it; then each compiled version: its guard, the\n"
-            "code Dynamo runs when the guard holds, and the graph that code calls; then the resume\n"
-            "functions that code calls after a graph break, under the names it calls them by."
-        ))
+        self.parts.append(
+            _comment(
+                f"compilescope: what torch.compile made of {frame.name} ({where}), decompiled.\n"
+                f"Python {env.python or 'unknown'}, torch {env.torch or 'unknown'}. Valid Python to read, not to run: the compiled\n"
+                "graphs and torch's guard helpers exist only inside the compiled program.\n"
+                "In the order it runs: the function as Dynamo got it; then each compiled version: its guard, the\n"
+                "code Dynamo runs when the guard holds, and the graph that code calls; then the resume\n"
+                "functions that code calls after a graph break, under the names it calls them by."
+            )
+        )
         first = compiles[0].original_code
         if first is not None:
-            self.parts.append(_comment(f"{frame.name}, as Dynamo got it (its bytecode, decompiled)") + "\n" + _source(first.source, first.complete))
+            self.parts.append(
+                _comment(f"{frame.name}, as Dynamo got it (its bytecode, decompiled)") + "\n" + _source(first.source, first.complete)
+            )
         for compile_ in compiles:
             self.version(frame, compile_)
 
@@ -114,10 +118,16 @@ class _Writer:
         code = compile_.transformed_code
         if code is not None:
             source = _renamed(code.source, f"__transformed_code_{tag}_for_{name}")
-            self.parts.append(_comment(f"What Dynamo runs for {frame.name} when the guard of {cid} holds (its bytecode, decompiled)") + "\n" + _source(source, code.complete))
+            self.parts.append(
+                _comment(f"What Dynamo runs for {frame.name} when the guard of {cid} holds (its bytecode, decompiled)")
+                + "\n"
+                + _source(source, code.complete)
+            )
         elif compile_.status in ("failed", "skipped") or compile_.failure:
             why = f" ({compile_.failure})" if compile_.failure else ""
-            self.parts.append(_comment(f"Dynamo generated no code for {cid}: the compile {compile_.status}{why}; {frame.name} runs as plain Python"))
+            self.parts.append(
+                _comment(f"Dynamo generated no code for {cid}: the compile {compile_.status}{why}; {frame.name} runs as plain Python")
+            )
         else:
             self.parts.append(_comment(f"The code Dynamo runs for {cid}: not recorded"))
         names = compile_.compiled_graphs
@@ -136,7 +146,9 @@ class _Writer:
         found = self.resumes.get(global_name)
         if not found:
             self.done.add(global_name)
-            self.parts.append(_comment(f"{global_name} ({function}): never compiled in this run (it ran as plain Python, or was never called)"))
+            self.parts.append(
+                _comment(f"{global_name} ({function}): never compiled in this run (it ran as plain Python, or was never called)")
+            )
             return
         # Dynamo installs one resume function under a new name for each version that breaks at
         # the same place: written once, under the first name, with every version compiled of it.
@@ -144,11 +156,15 @@ class _Writer:
         self.done.update(names)
         others = [n for n in names if n != global_name]
         also = f" (also called as {', '.join(others)})" if others else ""
-        self.parts.append(_comment(f"==== {global_name}{also}: {function}, the resume function Dynamo made to continue after a graph break ===="))
+        self.parts.append(
+            _comment(f"==== {global_name}{also}: {function}, the resume function Dynamo made to continue after a graph break ====")
+        )
         first = found[0][1].original_code
         if first is not None:
             source = _renamed(first.source, global_name)
-            self.parts.append(_comment(f"{global_name} as Dynamo made it (its bytecode, decompiled)") + "\n" + _source(source, first.complete))
+            self.parts.append(
+                _comment(f"{global_name} as Dynamo made it (its bytecode, decompiled)") + "\n" + _source(source, first.complete)
+            )
         for frame, compile_ in found:
             self.version(frame, compile_)
 

@@ -10,7 +10,7 @@ SCHEMA = "compilescope/1"  # the saved session's format (docs/schema.md)
 
 
 def error_summary(error: BaseException) -> str:
-    """"ValueError: first line of the message" (or just the type when there is no message)."""
+    """ "ValueError: first line of the message" (or just the type when there is no message)."""
     message = str(error).strip()
     return f"{type(error).__name__}: {message.splitlines()[0]}" if message else type(error).__name__
 

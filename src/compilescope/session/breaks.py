@@ -77,9 +77,7 @@ def parse_graph_break(text: str) -> GraphBreak:
                 brk.user_function = frame.group("fn").strip()
                 following = lines[index + 1] if index + 1 < len(lines) else ""
                 brk.user_code = None if _FRAME.match(following) else (following.strip() or None)
-            if brk.filename is None or (
-                frame.group("file") == brk.filename and int(frame.group("line")) == brk.lineno
-            ):
+            if brk.filename is None or (frame.group("file") == brk.filename and int(frame.group("line")) == brk.lineno):
                 brk.function = frame.group("fn").strip()
                 if brk.filename is None:
                     brk.filename, brk.lineno = frame.group("file"), int(frame.group("line"))
@@ -126,7 +124,9 @@ def parse_recompile_reasons(reasons: list[str]) -> list[FailedGuard]:
             guard.user_code = parts[1].strip()
         if len(parts) > 2 and (loc := _LOCATION.search(parts[2].strip())):
             guard.filename, guard.lineno = loc.group("file"), int(loc.group("line"))
-        if m := re.match(r"^tensor '(?P<subject>.+?)' (?P<what>[a-z_ ]+?(?: at index \d+)?)\. expected (?P<e>.+?), actual (?P<a>.+?)$", text):
+        if m := re.match(
+            r"^tensor '(?P<subject>.+?)' (?P<what>[a-z_ ]+?(?: at index \d+)?)\. expected (?P<e>.+?), actual (?P<a>.+?)$", text
+        ):
             guard.subject, guard.what = _argument(m.group("subject")), m.group("what")
             guard.expected, guard.actual = m.group("e"), m.group("a")
         elif m := _EXPECTED_ACTUAL.search(text):

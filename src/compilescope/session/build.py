@@ -205,7 +205,10 @@ class _Builder:
 
     def _begin(self, compile_id: CompileId, stack: list[dict] | None) -> _Pending:
         frame_key, called_from, code = self._where(stack)
-        compile_ = Compile(compile_id=str(CompileId(compile_id.frame_id, compile_id.frame_compile_id, 0, compile_id.compiled_autograd_id)), status="unknown")
+        compile_ = Compile(
+            compile_id=str(CompileId(compile_id.frame_id, compile_id.frame_compile_id, 0, compile_id.compiled_autograd_id)),
+            status="unknown",
+        )
         compile_.called_from, compile_.call_code = called_from, code
         item = _Pending(compile=compile_, frame_key=frame_key, key=compile_id.key)
         self.latest[compile_id.key] = item
@@ -234,6 +237,7 @@ class _Builder:
         item = self.pending(record)
         if item and record.payload is not None:
             from compilescope.session.graphs import parse_dynamo_graph
+
             item.compile.graphs.append(parse_dynamo_graph(record.payload))
 
     def _on_dynamo_cpp_guards_str(self, record: Record) -> None:
@@ -241,6 +245,7 @@ class _Builder:
         if item and record.payload is not None:
             item.compile.guards_text = record.payload
             from compilescope.session.guards import parse_guard_tree
+
             item.compile.guards = parse_guard_tree(record.payload)
 
     def _on_dynamo_graph_break_reason(self, record: Record) -> None:
@@ -254,6 +259,7 @@ class _Builder:
             lines = _json_or_lines(record.payload)
             item.compile.recompile_reason = lines
             from compilescope.session.breaks import parse_recompile_reasons
+
             item.compile.failed_guards = parse_recompile_reasons(lines)
 
     def _on_compilation_metrics(self, record: Record) -> None:
@@ -279,6 +285,7 @@ class _Builder:
         item = self.pending(record)
         if item and record.payload is not None:
             from compilescope.session.graphs import parse_aot_graph
+
             setattr(item.compile.aot, which, parse_aot_graph(record.payload))
 
     def _on_aot_forward_graph(self, record: Record) -> None:
@@ -519,7 +526,10 @@ class _Builder:
                 self.session.frames.append(frame)
             frame.compiles.append(item.compile)
         self._link_resumes()
-        for apply, what in ((self._apply_calls, "the calls each version served"), (self._apply_generated_code, "Dynamo's code, decompiled")):
+        for apply, what in (
+            (self._apply_calls, "the calls each version served"),
+            (self._apply_generated_code, "Dynamo's code, decompiled"),
+        ):
             try:
                 apply()
             except Exception as error:  # compilescope's own record, in a shape it does not know
@@ -527,7 +537,9 @@ class _Builder:
         self.session.program = self.program
         env = self.session.environment
         if env.python is None:
-            env.python = next((v.split()[0] for i in self.order if isinstance(v := i.metrics.get("python_version"), str) and v.split()), None)
+            env.python = next(
+                (v.split()[0] for i in self.order if isinstance(v := i.metrics.get("python_version"), str) and v.split()), None
+            )
         if env.torch is None:
             env.torch = next((v for i in self.order if isinstance(v := i.metrics.get("pytorch_version"), str) and v), None)
         skipped = [f"line {s.line}: {s.reason}" for s in self.log.skipped] + self.session.skipped
@@ -542,6 +554,7 @@ class _Builder:
         if item.frame_key[2] == "unknown" and isinstance(m.get("co_name"), str) and m["co_name"]:
             item.frame_key = (_text(m.get("co_filename")), _int(m.get("co_firstlineno")), m["co_name"])
         from compilescope.session.breaks import parse_graph_break
+
         c.graph_breaks = [parse_graph_break(text) for text in item.break_texts]
         for brk in c.graph_breaks:
             _bound_summaries(brk)
@@ -554,6 +567,7 @@ class _Builder:
         if c.recompile_reason is None and isinstance(m.get("recompile_reason"), str) and m["recompile_reason"]:
             c.recompile_reason = [m["recompile_reason"]]
             from compilescope.session.breaks import parse_recompile_reasons
+
             c.failed_guards = parse_recompile_reasons(c.recompile_reason)
         for guard in c.failed_guards:
             guard.filename = _full_path(guard.filename, item.frame_key[0])
@@ -633,12 +647,18 @@ class _Builder:
         for item in self.order:
             by_id.setdefault((_without_attempt(item.compile.compile_id), item.frame_key[2]), []).append(item.compile)
         for version in _list(data.get("versions")):
-            if not isinstance(version, dict) or not isinstance(version.get("compile_id"), str) or not isinstance(version.get("function"), str):
+            if (
+                not isinstance(version, dict)
+                or not isinstance(version.get("compile_id"), str)
+                or not isinstance(version.get("function"), str)
+            ):
                 self.skip(f"the code of a compiled version: not in the shape compilescope writes ({_a(version)})")
                 continue
             waiting = by_id.get((_without_attempt(version["compile_id"]), version["function"])) or []
             if not waiting:
-                self.skip(f"the code of compiled version {_short(version['compile_id'])} of {_short(version['function'])}: the trace has no compile with that id")
+                self.skip(
+                    f"the code of compiled version {_short(version['compile_id'])} of {_short(version['function'])}: the trace has no compile with that id"
+                )
                 continue
             compile_ = waiting.pop(0)
             compile_.transformed_code = _decompiled(version.get("transformed"))
@@ -677,7 +697,9 @@ class _Builder:
             key = (_int(cid.get("compiled_autograd_id")), _int(cid.get("frame_id")), _int(cid.get("frame_compile_id")))
             item = self.latest.get(key)
             if item is None:
-                self.skip(f"calls of compiled version {_short(_str(version.get('label')) or 'unknown')}: the trace has no compile with that id")
+                self.skip(
+                    f"calls of compiled version {_short(_str(version.get('label')) or 'unknown')}: the trace has no compile with that id"
+                )
                 continue
             item.compile.calls = _call_times(version)
         for original in _list(data.get("eager")):
@@ -689,7 +711,11 @@ class _Builder:
         for order in _list(data.get("order")):
             frame = self._frame_named(order.get("frame")) if isinstance(order, dict) else None
             if frame is not None:
-                runs = [run for run in _list(order.get("runs")) if isinstance(run, list) and len(run) == 2 and isinstance(run[0], str) and _int(run[1]) is not None]
+                runs = [
+                    run
+                    for run in _list(order.get("runs"))
+                    if isinstance(run, list) and len(run) == 2 and isinstance(run[0], str) and _int(run[1]) is not None
+                ]
                 frame.call_order = [[label, count] for label, count in runs]
                 frame.call_order_cut = order.get("cut") is True
 
@@ -897,6 +923,7 @@ def _json_or_lines(payload: str) -> list[str]:
         data = json_value(payload)
     except json.JSONDecodeError:
         from compilescope.session.breaks import split_recompile_reasons
+
         return split_recompile_reasons([line for line in payload.splitlines() if line.strip()])
     if isinstance(data, list):
         return [str(item) for item in data]

@@ -20,9 +20,25 @@ from compilescope.session.model import AotGraph, Graph, GraphNode
 
 # FX prints Python operators for operator.* targets; torch names those nodes like this.
 _OPERATORS = {
-    "+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod",
-    "**": "pow", "@": "matmul", "&": "and_", "|": "or_", "^": "xor", "<<": "lshift",
-    ">>": "rshift", "<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne",
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "truediv",
+    "//": "floordiv",
+    "%": "mod",
+    "**": "pow",
+    "@": "matmul",
+    "&": "and_",
+    "|": "or_",
+    "^": "xor",
+    "<<": "lshift",
+    ">>": "rshift",
+    "<": "lt",
+    "<=": "le",
+    ">": "gt",
+    ">=": "ge",
+    "==": "eq",
+    "!=": "ne",
 }
 _SIGNATURE = re.compile(r"def forward\((?P<args>.*?)\)\s*(?:->[^:]*)?:\s*$", re.S | re.M)
 _ARG = re.compile(r"(?P<name>\w+)\s*:\s*\"(?P<type>[^\"]*)\"")

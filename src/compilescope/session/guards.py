@@ -94,18 +94,14 @@ def _guard(kind: str, check: str, source: str | None, user_code: str | None) -> 
         size = ", ".join("any" if d is None else str(d) for d in guard.size)
         stride = ", ".join("any" if d is None else str(d) for d in guard.stride)
         guard.plain = (
-            f"{_name(guard.source)} is a {guard.dtype} tensor of size [{size}], stride "
-            f"[{stride}], requires_grad={guard.requires_grad}"
+            f"{_name(guard.source)} is a {guard.dtype} tensor of size [{size}], stride [{stride}], requires_grad={guard.requires_grad}"
         )
     elif kind == "ID_MATCH" and (m := _OBJ_ID.search(check)):
         guard.plain = f"{_name(m.group('source'))} is the very same object as when compiled"
     elif kind == "TYPE_MATCH" and (m := _TYPE_ID.search(check)):
         guard.plain = f"{_name(m.group('source'))} has the same type as when compiled"
     elif kind == "GLOBAL_STATE":
-        guard.plain = (
-            "global state is unchanged: grad mode, autocast, default dtype, deterministic "
-            "algorithms, number of threads"
-        )
+        guard.plain = "global state is unchanged: grad mode, autocast, default dtype, deterministic algorithms, number of threads"
     elif kind == "DEFAULT_DEVICE":
         guard.plain = "the default device (torch.set_default_device) is unchanged"
     elif kind == "TORCH_FUNCTION_MODE_STACK":

@@ -77,10 +77,7 @@ def loads(text: str) -> Session:
         raise SessionFormatError("not a compilescope session (no 'schema': 'compilescope/…')")
     major = schema.split("/", 1)[1]
     if major != SCHEMA.split("/", 1)[1]:
-        raise SessionFormatError(
-            f"session schema {_short(schema, 60)!r} is not supported by this compilescope "
-            f"(it reads {SCHEMA!r})"
-        )
+        raise SessionFormatError(f"session schema {_short(schema, 60)!r} is not supported by this compilescope (it reads {SCHEMA!r})")
     return _build(Session, data, "")
 
 
@@ -96,7 +93,15 @@ def _fields(cls: Any) -> tuple[tuple[str, Any, bool], ...]:
 
 # A Benchmark's --profile figures were its own keys before they were one Profile (schema
 # compilescope/1 holds both spellings): read the older one into the newer.
-_BENCH_PROFILE_KEYS = ("kernels", "profiled_calls", "compiled_regions", "peak_copy_gbps", "peak_matmul_tflops", "profile_error", "profile_notes")
+_BENCH_PROFILE_KEYS = (
+    "kernels",
+    "profiled_calls",
+    "compiled_regions",
+    "peak_copy_gbps",
+    "peak_matmul_tflops",
+    "profile_error",
+    "profile_notes",
+)
 
 
 def _older_benchmark(data: dict[str, Any]) -> dict[str, Any]:

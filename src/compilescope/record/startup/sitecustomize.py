@@ -54,7 +54,16 @@ def _say_not_followed(why: str) -> None:
 
     try:
         registry = json.loads(os.environ["COMPILESCOPE_CHILDREN"])["registry"]
-        line = json.dumps({"not_followed": {"pid": os.getpid(), "parent_pid": os.getppid(), "argv": list(getattr(sys, "orig_argv", sys.argv))[:20], "why": why}})
+        line = json.dumps(
+            {
+                "not_followed": {
+                    "pid": os.getpid(),
+                    "parent_pid": os.getppid(),
+                    "argv": list(getattr(sys, "orig_argv", sys.argv))[:20],
+                    "why": why,
+                }
+            }
+        )
         fd = os.open(registry, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
         try:
             os.write(fd, (line + "\n").encode("utf-8", "replace"))
