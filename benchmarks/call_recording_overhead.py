@@ -45,8 +45,10 @@ def main() -> None:
         ("MLP 256-512-256, batch 32", torch.compile(mlp), torch.randn(32, 256, device=args.device)),
     )
     sync = torch.cuda.synchronize if args.device == "cuda" else (lambda: None)
-    print(f"Python {sys.version.split()[0]}, torch {torch.__version__}, device {args.device}"
-          + (f" ({torch.cuda.get_device_name()})" if args.device == "cuda" else f", {torch.get_num_threads()} threads"))
+    print(
+        f"Python {sys.version.split()[0]}, torch {torch.__version__}, device {args.device}"
+        + (f" ({torch.cuda.get_device_name()})" if args.device == "cuda" else f", {torch.get_num_threads()} threads")
+    )
     with torch.no_grad():
         for name, fn, arg in cases:
             for _ in range(100):
@@ -63,8 +65,10 @@ def main() -> None:
                     blocks[on].append((time.perf_counter_ns() - start) / BLOCK / 1000)
             recorder.watching(True)
             off, on = statistics.median(blocks[False]), statistics.median(blocks[True])
-            print(f"  {name:26} per call: recording off {off:7.2f} µs, on {on:7.2f} µs, added {on - off:+6.2f} µs ({on / off - 1:+.1%});"
-                  f" {args.rounds} rounds of {BLOCK} calls each way, medians of the rounds")
+            print(
+                f"  {name:26} per call: recording off {off:7.2f} µs, on {on:7.2f} µs, added {on - off:+6.2f} µs ({on / off - 1:+.1%});"
+                f" {args.rounds} rounds of {BLOCK} calls each way, medians of the rounds"
+            )
     recorder.stop()
     facts = recorder.facts()
     print("  calls recorded:", ", ".join(f"{v['label']} {v['calls']}" for v in facts["versions"]))

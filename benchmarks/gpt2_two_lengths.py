@@ -18,7 +18,9 @@ parser.add_argument("--mode", default=None)
 args = parser.parse_args()
 
 torch.manual_seed(0)
-config = transformers.GPT2Config(n_layer=args.layers, n_embd=64 if args.layers <= 2 else 768, n_head=2 if args.layers <= 2 else 12, vocab_size=1000)
+config = transformers.GPT2Config(
+    n_layer=args.layers, n_embd=64 if args.layers <= 2 else 768, n_head=2 if args.layers <= 2 else 12, vocab_size=1000
+)
 model = transformers.GPT2LMHeadModel(config).to(args.device)
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
 step_model = torch.compile(model, backend=args.backend, mode=args.mode)

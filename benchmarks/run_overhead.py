@@ -50,17 +50,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = ROOT.parent / "shared" / "tutorial"
 LESSONS = [
-    "check_setup.py", "toy_compile.py", "first_call.py", "see_graph.py", "recompile.py",
-    "train_graphs.py", "toy_fusion.py", "see_kernels.py", "graph_break.py", "benchmark.py",
+    "check_setup.py",
+    "toy_compile.py",
+    "first_call.py",
+    "see_graph.py",
+    "recompile.py",
+    "train_graphs.py",
+    "toy_fusion.py",
+    "see_kernels.py",
+    "graph_break.py",
+    "benchmark.py",
 ]
 OWN_PROGRAMS = {
     "torch-import": "import torch\nprint(torch.ones(3).sum().item())\n",
     "compile-small": (
-        "import torch\n\n"
-        "@torch.compile\n"
-        "def f(x):\n"
-        "    return torch.relu(x * 2 + 1)\n\n"
-        "print(f(torch.ones(8)).sum().item())\n"
+        "import torch\n\n@torch.compile\ndef f(x):\n    return torch.relu(x * 2 + 1)\n\nprint(f(torch.ones(8)).sum().item())\n"
     ),
 }
 
@@ -149,7 +153,9 @@ def machine() -> str:
             cpu = next((line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")), cpu)
     except OSError:
         pass
-    return f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, torch {torch.__version__}, {torch.get_num_threads()} threads"
+    return (
+        f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, torch {torch.__version__}, {torch.get_num_threads()} threads"
+    )
 
 
 def main() -> None:
@@ -157,8 +163,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7, help="pairs per program (default 7)")
     parser.add_argument("--only", help="comma-separated program names (lesson scripts without .py, torch-import, compile-small)")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
-    parser.add_argument("--torch-trace", action="store_true", help="also time TORCH_TRACE=dir python prog.py (torch's own structured trace, the reference)")
-    parser.add_argument("--no-pyc", action="store_true", help="PYTHONDONTWRITEBYTECODE=1: compilescope's modules compiled from source in each run")
+    parser.add_argument(
+        "--torch-trace", action="store_true", help="also time TORCH_TRACE=dir python prog.py (torch's own structured trace, the reference)"
+    )
+    parser.add_argument(
+        "--no-pyc", action="store_true", help="PYTHONDONTWRITEBYTECODE=1: compilescope's modules compiled from source in each run"
+    )
     args = parser.parse_args()
     pycache = None
     if args.no_pyc:
@@ -171,7 +181,9 @@ def main() -> None:
     how = "PYTHONDONTWRITEBYTECODE=1" if args.no_pyc else ".pyc files kept (PYTHONPYCACHEPREFIX)"
     print(f"{machine()}; {args.runs} pairs per program, after one warm-up run of each command; {how}", flush=True)
     if args.markdown:
-        print("\n| program | under | python (median) | under it (median) | ratio (median of pairs) | lowest–highest pair | added (median of pairs) |")
+        print(
+            "\n| program | under | python (median) | under it (median) | ratio (median of pairs) | lowest–highest pair | added (median of pairs) |"
+        )
         print("|---|---|---:|---:|---:|---:|---:|")
     try:
         for name, source in programs(args.only.split(",") if args.only else None):
