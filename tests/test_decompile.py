@@ -89,6 +89,7 @@ GENERATED_FLOOR = {
 KINDS = {"g": "large", "s": "small", "c": "except clauses", "m": "match statements"}
 
 
+@pytest.mark.slow  # a sweep: every Python at once, minutes on 2 cores
 @pytest.mark.parametrize("version", VERSIONS)
 def test_generated_functions_round_trip(version: str) -> None:
     code, stdout, stderr, _ = _run("generated", version, [str(CHECK), str(GENERATED)])
@@ -103,6 +104,7 @@ def test_generated_functions_round_trip(version: str) -> None:
         assert passed / GENERATED >= floor
 
 
+@pytest.mark.slow  # a sweep: every Python at once, minutes on 2 cores
 @pytest.mark.parametrize("version", VERSIONS)
 def test_straight_line_functions_round_trip(version: str) -> None:
     code, stdout, stderr, _ = _run("corpus", version, [str(CHECK)])
@@ -390,6 +392,7 @@ def _assert_sweep(report: dict, floor: float, label: str) -> None:
     assert passed / len(results) >= floor, f"{passed}/{len(results)}"
 
 
+@pytest.mark.slow  # a sweep: every Python at once, minutes on 2 cores
 @pytest.mark.parametrize("version", VERSIONS)
 def test_stdlib_functions(version: str) -> None:
     code, _, stderr, out = _run("stdlib", version, [str(SWEEP), "{out}", *STDLIB])
@@ -399,12 +402,14 @@ def test_stdlib_functions(version: str) -> None:
     _assert_sweep(report, FLOOR["stdlib 3.10" if version == "3.10" else "stdlib"], "stdlib")
 
 
+@pytest.mark.slow
 def test_torch_nn_functions(tmp_path: Path) -> None:
     import sys
 
     _assert_sweep(_sweep(sys.executable, TORCH_NN, tmp_path), FLOOR["torch.nn"], "torch.nn")
 
 
+@pytest.mark.slow
 def test_torch_nn_functions_on_python_312(tmp_path: Path) -> None:
     from conftest import python312
 

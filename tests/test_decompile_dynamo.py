@@ -16,6 +16,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT, lesson, python312
 
 CHECK = ROOT / "tests" / "programs" / "dynamo_decompile_check.py"
@@ -59,6 +61,7 @@ def _seed_example(results: dict) -> None:
     assert "compilescope could not decompile" not in main[0]["source"]
 
 
+@pytest.mark.slow
 def test_dynamo_output_round_trips_on_python_311(tmp_path: Path) -> None:
     scripts = [ROOT / "tests" / "programs" / "dynamo_breaks.py", *[lesson(n) for n in LESSONS]]
     try:
@@ -74,6 +77,7 @@ def test_dynamo_output_round_trips_on_python_311(tmp_path: Path) -> None:
     print(f"Python {results['python']}: {dict(outcome)} over {len(scripts)} scripts")
 
 
+@pytest.mark.slow
 def test_dynamo_output_round_trips_on_python_312(tmp_path: Path) -> None:
     python = python312()
     scripts = [ROOT / "tests" / "programs" / "dynamo_breaks.py", *[lesson(n) for n in LESSONS if n != "benchmark.py"]]

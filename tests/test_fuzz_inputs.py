@@ -326,6 +326,7 @@ def fuzz(cases: int, seconds: float, one: Callable[[random.Random, int], tuple[i
     return counts
 
 
+@pytest.mark.slow  # thousands of mutated traces and sessions
 def test_fuzzed_traces_never_crash(base_records: list[Record], tmp_path: Path) -> None:
     def one(rng: random.Random, number: int) -> tuple[int, str]:
         records, kind = mutate_trace(base_records, rng)
@@ -364,6 +365,7 @@ def test_fuzzed_traces_never_crash(base_records: list[Record], tmp_path: Path) -
     assert counts["exit 0"] > 0 and counts["exit 2"] > 0
 
 
+@pytest.mark.slow  # thousands of mutated traces and sessions
 def test_fuzzed_sessions_never_crash(base_session: dict[str, Any], tmp_path: Path) -> None:
     def one(rng: random.Random, number: int) -> tuple[int, str]:
         data = copy.deepcopy(base_session)
