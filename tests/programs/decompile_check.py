@@ -15,7 +15,7 @@ import sys
 
 from compilescope.decompiler.expressions import Unsupported
 from decompile_generated import Point, Recorder
-from compilescope.decompiler.structure import function_source
+from compilescope.decompiler.building import function_source
 
 SCALE = 3
 

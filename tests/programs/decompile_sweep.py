@@ -24,7 +24,7 @@ import types
 from pathlib import Path
 
 from compilescope.decompiler.expressions import Unsupported
-from compilescope.decompiler.structure import function_source
+from compilescope.decompiler.building import function_source
 
 
 def functions(module: types.ModuleType) -> list[tuple[str, types.CodeType]]:

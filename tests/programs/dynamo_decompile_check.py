@@ -26,7 +26,7 @@ from pathlib import Path
 import torch
 
 from compilescope.decompiler.expressions import Unsupported
-from compilescope.decompiler.structure import function_source
+from compilescope.decompiler.building import function_source
 
 CALLS_KEPT = 3  # argument sets kept per transformed code
 DUMP = os.environ.get("DECOMPILE_CHECK_DUMP")  # a file to write each transformed code's bytecode to (debugging)

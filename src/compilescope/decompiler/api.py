@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from types import CodeType
 from typing import Any
 
+from compilescope.decompiler.building import function_name, function_source
 from compilescope.decompiler.expressions import Unsupported, _arguments
-from compilescope.decompiler.structure import function_name, function_source
 from compilescope.decompiler.unparse import unparse
 
 

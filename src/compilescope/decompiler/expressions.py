@@ -1055,7 +1055,7 @@ class BlockReader:
                 names, self._kw_names = self._kw_names, ()
             if ins.argval in (0, 1) and len(self.stack) >= 2 and isinstance(self.stack[-2], _Comprehension) and not names:
                 # a comprehension's function called with its first iterable: [f(x) for x in it]
-                from compilescope.decompiler.structure import comprehension
+                from compilescope.decompiler.building import comprehension
 
                 iterator = self.stack.pop()
                 made = self.stack.pop()
@@ -1320,7 +1320,7 @@ class BlockReader:
         if code.co_name in _COMPREHENSIONS:
             return _Comprehension(code)
         if code.co_name == "<lambda>":  # an expression: it can go anywhere a value goes
-            from compilescope.decompiler.structure import lambda_of
+            from compilescope.decompiler.building import lambda_of
 
             return lambda_of(code)
         return _Function(code, [], {})
@@ -1367,7 +1367,7 @@ class BlockReader:
         raise Unsupported(ins, f"function attribute {flag}")
 
     def _definition(self, function: _Function, decorators: list[ast.expr], name: str, ins: dis.Instruction) -> ast.stmt:
-        from compilescope.decompiler.structure import nested_function
+        from compilescope.decompiler.building import nested_function
 
         if function.code.co_name != name:
             raise Unsupported(ins, f"a nested function {function.code.co_name} stored as {name}")
@@ -1387,7 +1387,7 @@ class BlockReader:
 
     def _class_definition(self, made: ast.Call, decorators: list[ast.expr], name: str, ins: dis.Instruction) -> ast.stmt:
         """`class name(bases, keywords): body` from the call of __build_class__ that made it."""
-        from compilescope.decompiler.structure import class_body
+        from compilescope.decompiler.building import class_body
 
         body, written = (made.args + [None])[:2]
         if not isinstance(body, _Function) or not (isinstance(written, ast.Constant) and written.value == name == body.code.co_name):

@@ -1,4 +1,4 @@
-"""The decompiler's third layer: the control-flow graph -> structured statements.
+"""The decompiler's third layer: the normalized control-flow graph -> structured statements.
 
 Found from the graph, never from instruction patterns:
 - if / elif / else: a branch's two sides meet again at the branch block's immediate
@@ -9,7 +9,7 @@ Found from the graph, never from instruction patterns:
   is its `else`;
 - try / except / else / finally and with: the blocks a handler protects are the body, its
   except chain the clauses; a finally's copies on the body's ways out are taken out first
-  (finally_copies.py), and so are the pieces Python cuts a way out into (_join);
+  (finally_copies.py), and so are the pieces Python cuts a way out into (normalize.py);
 - values that flow across blocks (`x = a or b`, `a if c else b`), comprehensions, class bodies
   (their own code objects, like nested functions);
 - chained comparisons: a link is recognised by its instructions (the compare keeps its right
@@ -25,16 +25,16 @@ of nested handlers and loops) raises Unsupported, naming the instruction: it nev
 from __future__ import annotations
 
 import ast
-import builtins
 import copy
 import dis
 import sys
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from types import CodeType
 from typing import Any, cast
 
 from compilescope.decompiler import cfg, finally_copies, patterns
+from compilescope.decompiler.comprehensions import inlined_comprehension
 from compilescope.decompiler.expressions import (
     CAUGHT,
     HANDLER_ENTRY_310,
@@ -53,38 +53,20 @@ from compilescope.decompiler.expressions import (
     WithEnter,
     WithExit,
     WithTarget,
-    _arguments,
     empty_display,
     name_cleanup,
 )
-from compilescope.decompiler.tidy import (
-    conditional_assignment,
-    negate,
-    put_back_values,
-    tidy,
+from compilescope.decompiler.normalize import (
+    CANNOT_RAISE,
+    CONDITIONAL,
+    EXIT,
+    code_shape,
+    exit_call_block,
+    normalize,
+    same_ending,
+    without_name_cleanup,
 )
-from compilescope.decompiler.unparse import unparse
-
-EXIT = -1  # the virtual block every return and raise leads to
-
-# Conditional jumps: (the value that makes the jump, what it is tested as).
-_CONDITIONAL = {
-    "POP_JUMP_IF_TRUE": (True, "truth"),
-    "POP_JUMP_IF_FALSE": (False, "truth"),
-    "POP_JUMP_FORWARD_IF_TRUE": (True, "truth"),
-    "POP_JUMP_FORWARD_IF_FALSE": (False, "truth"),
-    "POP_JUMP_BACKWARD_IF_TRUE": (True, "truth"),
-    "POP_JUMP_BACKWARD_IF_FALSE": (False, "truth"),
-    "POP_JUMP_IF_NONE": (True, "none"),
-    "POP_JUMP_IF_NOT_NONE": (False, "none"),
-    "POP_JUMP_FORWARD_IF_NONE": (True, "none"),
-    "POP_JUMP_FORWARD_IF_NOT_NONE": (False, "none"),
-    "POP_JUMP_BACKWARD_IF_NONE": (True, "none"),
-    "POP_JUMP_BACKWARD_IF_NOT_NONE": (False, "none"),
-    # 3.10, 3.11 `a or b` / `a and b` as values: the value stays on the stack when it jumps.
-    "JUMP_IF_TRUE_OR_POP": (True, "kept"),
-    "JUMP_IF_FALSE_OR_POP": (False, "kept"),
-}
+from compilescope.decompiler.tidy import negate, put_back_values
 
 
 @dataclass
@@ -99,12 +81,8 @@ class Structurer:
         self.code = code
         if code.co_flags & (_CO_COROUTINE | _CO_ITERABLE_COROUTINE | _CO_ASYNC_GENERATOR):
             raise Unsupported(None, "async functions are not decompiled yet")
-        graph = _chained_comparisons(_without_empty_loop_starts(_without_implicit_handlers(cfg.build(code))))
-        graph, self._finallys = finally_copies.without_copies(_without_send_loops(graph))
-        graph = _without_repeated_conditions(
-            _joined_copied_exits(_joined_copied_endings(_joined_returns(_copies_after_exits_joined(_joined_exit_calls(graph)))))
-        )
-        self.graph, self._suppressed = _with_suppression_targets(_unrepeated_for_loops(_without_block_pops(graph)))
+        normalized = normalize(code)  # the graph made regular: normalize.PASSES, in order
+        self.graph, self._finallys, self._suppressed = normalized.graph, normalized.finallys, normalized.suppressed
         for block in self.graph.blocks:
             if block.index in self.graph.reachable and block.last.opname == "FOR_ITER" and block.index not in self.graph.loops:
                 self.graph.loops[block.index] = self._unrepeated_body(block)  # see _unrepeated_for_loops
@@ -195,10 +173,10 @@ class Structurer:
                     chains.add(index)
                     index = next(s for s, k in block.successors if k == "jump")
                     continue
-                if "CHECK_EXC_MATCH" not in names or block.last.opname not in _CONDITIONAL:
+                if "CHECK_EXC_MATCH" not in names or block.last.opname not in CONDITIONAL:
                     break
                 chains.add(index)
-                taken_when, _ = _CONDITIONAL[block.last.opname]
+                taken_when, _ = CONDITIONAL[block.last.opname]
                 index = next(s for s, k in block.successors if k == ("fall" if taken_when else "jump"))
         return chains
 
@@ -302,7 +280,7 @@ class Structurer:
         finally runs first, that is code after the finally too."""
         block = self.graph.blocks[index]
         successors = {s for s, k in block.successors if k != "exception"}
-        if depth > 20 or not _exit_call_block(block):
+        if depth > 20 or not exit_call_block(block):
             return False
         calls = [at for at, i in enumerate(block.instructions) if i.opname in ("CALL", "CALL_FUNCTION")]
         if not reads and any(i.opname == "LOAD_FAST" for i in block.instructions[calls[-1] :]):
@@ -377,11 +355,11 @@ class Structurer:
             if following == cfg.through_jumps(self.graph, suppressed):
                 return True
             rest, holder = [i for i in self.graph.blocks[following].instructions if i.opname not in cfg.NO_EFFECT], following
-        if not rest or not same or _code(rest[:-1]) != _code(same[:-1]):
+        if not rest or not same or code_shape(rest[:-1]) != code_shape(same[:-1]):
             return False
         # 3.12+ copies a short ending (`return x`) to both ways: the same code is the same place
         if rest[-1].opname in cfg.TERMINATORS:
-            return _code(rest[-1:]) == _code(same[-1:])
+            return code_shape(rest[-1:]) == code_shape(same[-1:])
         # ... and so is the same code then a jump to one place (3.13 ends an except clause
         # around the with in two copies, one jumping back with JUMP_BACKWARD, one _NO_INTERRUPT)
         if rest[-1].opname not in cfg.UNCONDITIONAL or same[-1].opname not in cfg.UNCONDITIONAL:
@@ -622,7 +600,7 @@ class Structurer:
         for _, first in clauses:
             for index in self._forward(first):
                 block = self.graph.blocks[index]
-                real = [i.opname for i in _without_name_cleanup([i for i in block.instructions if i.opname not in cfg.NO_EFFECT])]
+                real = [i.opname for i in without_name_cleanup([i for i in block.instructions if i.opname not in cfg.NO_EFFECT])]
                 if "POP_EXCEPT" not in real or real[-1] in cfg.TERMINATORS:
                     continue  # (a return or raise that ends the clause)
                 if not (real[-1] == "POP_EXCEPT" or real[-2:-1] == ["POP_EXCEPT"] and real[-1] in cfg.UNCONDITIONAL):
@@ -641,7 +619,7 @@ class Structurer:
         copies = set()
         for _, first in clauses:
             for index in self._forward(first):
-                real = _without_name_cleanup([i for i in self.graph.blocks[index].instructions if i.opname not in cfg.NO_EFFECT])
+                real = without_name_cleanup([i for i in self.graph.blocks[index].instructions if i.opname not in cfg.NO_EFFECT])
                 ends = [at for at, i in enumerate(real) if i.opname == "POP_EXCEPT"]
                 if not ends:
                     continue
@@ -720,13 +698,13 @@ class Structurer:
             if [i.opname for i in instructions[:1]] == ["RERAISE"]:
                 return clauses  # no clause matched: the exception goes on
             names = [i.opname for i in instructions]
-            if "CHECK_EXC_MATCH" in names and block.last.opname in _CONDITIONAL:
+            if "CHECK_EXC_MATCH" in names and block.last.opname in CONDITIONAL:
                 reader = BlockReader(self.code, base + entry, self.temps)
                 reader.run(instructions[: names.index("CHECK_EXC_MATCH") + 1])
                 match = reader.stack[-1] if reader.stack else None
                 if reader.statements or not isinstance(match, ExceptionMatch) or names.index("CHECK_EXC_MATCH") != len(names) - 2:
                     raise Unsupported(block.last, "an except clause of a shape not decompiled yet")
-                taken_when, _ = _CONDITIONAL[block.last.opname]
+                taken_when, _ = CONDITIONAL[block.last.opname]
                 fall = next(s for s, k in block.successors if k == "fall")
                 jump = next(s for s, k in block.successors if k == "jump")
                 matched, other = (jump, fall) if taken_when else (fall, jump)
@@ -788,7 +766,7 @@ class Structurer:
         leaves on the stack are stored for both ways out."""
         block = self.graph.blocks[index]
         jump = block.last
-        taken_when, kind = _CONDITIONAL[jump.opname]
+        taken_when, kind = CONDITIONAL[jump.opname]
         fall = next((s for s, k in block.successors if k == "fall"), None)
         target = next((s for s, k in block.successors if k == "jump"), None)
         if fall is None or target is None:
@@ -849,7 +827,7 @@ class Structurer:
         if index < 0:
             return False
         block = self.graph.blocks[index]
-        return bool(block.predecessors) and set(block.predecessors) <= set(only_from) and block.last.opname in _CONDITIONAL
+        return bool(block.predecessors) and set(block.predecessors) <= set(only_from) and block.last.opname in CONDITIONAL
 
     def _join(self, index: int, first: _Condition, base: list[Any], members: set[int] | None = None, ternaries: bool = True) -> _Condition:
         """Absorb the blocks that continue this condition with `and` / `or`: a pure condition
@@ -902,7 +880,7 @@ class Structurer:
         yes, no = sides
 
         def place(index):  # (past jumps; 3.10+ copies `return x`)
-            return _same_ending(self.graph, cfg.through_jumps(self.graph, index), locals_too=True)
+            return same_ending(self.graph, cfg.through_jumps(self.graph, index), locals_too=True)
 
         if (place(yes.when_true), place(yes.when_false)) == (place(no.when_true), place(no.when_false)):
             orelse = no.test
@@ -1020,7 +998,7 @@ class Structurer:
                 if node == _NOWHERE:
                     break
                 continue
-            if last.opname in _CONDITIONAL:
+            if last.opname in CONDITIONAL:
                 reader.run(instructions[:-1])
                 self._note_target(reader, loop)
                 first_case = self._guard_first(node, reader, base) if self._has_match and len(reader.stack) == len(base) + 2 else None
@@ -1099,13 +1077,13 @@ class Structurer:
                 if any(isinstance(v, Saved) for v in kept):  # 3.12+: an inlined comprehension
                     made = statements[-1] if statements else None
                     try:
-                        statements[-1:] = _inlined_comprehension(made, loop_statements)
+                        statements[-1:] = inlined_comprehension(made, loop_statements)
                     except Unsupported:
                         # its element's values kept across blocks (`str(a or b)`): put back as
                         # in any body (tidy would, too late for this), then read again. What
                         # the loop's body computes is only ever read inside it.
                         put_back_values(loop_statements, self.code, self.temps, context=[made] if made is not None else [])
-                        statements[-1:] = _inlined_comprehension(made, loop_statements)
+                        statements[-1:] = inlined_comprehension(made, loop_statements)
                 else:
                     statements += loop_statements
                 self._entry[node] = kept + extra
@@ -1187,7 +1165,7 @@ class Structurer:
         following = case.fail
         if following is None:  # it always matches: its guard's other way is the next case
             block = self.graph.blocks[case.ends[0].block]
-            ways = [s for s, k in block.successors if k in ("fall", "jump")] if block.last.opname in _CONDITIONAL else []
+            ways = [s for s, k in block.successors if k in ("fall", "jump")] if block.last.opname in CONDITIONAL else []
             others = [w for w in ways if not self._pops_first(w)]
             if len(ways) != 2 or len(others) != 1:
                 return False, case
@@ -1199,7 +1177,7 @@ class Structurer:
             # whose ways pops the subject
             block = self.graph.blocks[following.block]
             ways = [s for s, k in block.successors if k in ("fall", "jump")]
-            return following.index == 0 and block.last.opname in _CONDITIONAL and any(self._pops_first(w) for w in ways), case
+            return following.index == 0 and block.last.opname in CONDITIONAL and any(self._pops_first(w) for w in ways), case
         return True, case
 
     def _guard_first(
@@ -1388,7 +1366,7 @@ class Structurer:
         matches, the two cannot be told apart and the `if` is written)."""
         block = self.graph.blocks[at.block]
         fail = self._block_start(fail) if fail is not None else None
-        if block.last.opname not in _CONDITIONAL or (fail is not None and fail.index != 0) or (fail is None and not copied):
+        if block.last.opname not in CONDITIONAL or (fail is not None and fail.index != 0) or (fail is None and not copied):
             return None
         instructions = block.instructions[at.index : -1]
         if at.half:
@@ -1779,7 +1757,7 @@ class Structurer:
         for _ in range(20):
             block = self.graph.blocks[index]
             ways = [s for s, k in block.successors if k != "exception"]
-            if block.last.opname in cfg.TERMINATORS or len(ways) != 1 or ways[0] in body or not _exit_call_block(block):
+            if block.last.opname in cfg.TERMINATORS or len(ways) != 1 or ways[0] in body or not exit_call_block(block):
                 break
             withs = {h for p in block.predecessors for h in self._protectors(p) if self._is_with_handler(h)}
             if not withs or withs & around:
@@ -1925,9 +1903,7 @@ def _value_case_at(instructions: list[dis.Instruction], index: int) -> bool:
     if not patterns.copies_top(ins) or index + 2 >= len(instructions):
         return False
     loaded, compared = instructions[index + 1], instructions[index + 2]
-    return loaded.opname.startswith("LOAD_") and (
-        compared.opname in ("COMPARE_OP", "IS_OP", "LOAD_ATTR") or compared.opname in _CONDITIONAL
-    )
+    return loaded.opname.startswith("LOAD_") and (compared.opname in ("COMPARE_OP", "IS_OP", "LOAD_ATTR") or compared.opname in CONDITIONAL)
 
 
 def _class_pattern_at(instructions: list[dis.Instruction], index: int) -> bool:
@@ -2006,465 +1982,7 @@ class _Loop:
     kind: str = "for"
 
 
-_CO_GENERATOR, _CO_COROUTINE, _CO_ITERABLE_COROUTINE, _CO_ASYNC_GENERATOR = 0x20, 0x80, 0x100, 0x200
-
-
-def _without_implicit_handlers(graph: cfg.Graph) -> cfg.Graph:
-    """Without the handlers Python adds on its own (see _implicit_handler): they are not the
-    user's `try`, and the blocks their ranges cut apart are joined again."""
-    wrappers = {b.index for b in graph.blocks if _implicit_handler(b)}
-    for block in graph.blocks:
-        # code inside the wrapped range is still protected by what protects the wrapper (the
-        # user's try or with around a 3.12+ inlined comprehension)
-        outer = [
-            (s, "exception")
-            for w, k in block.successors
-            if k == "exception" and w in wrappers
-            for s in _outside_wrappers(graph, w, wrappers)
-        ]
-        kept = [(s, k) for s, k in block.successors if not (k == "exception" and s in wrappers)]
-        block.successors = kept + [edge for edge in dict.fromkeys(outer) if edge not in kept]
-    graph = cfg.redirected(graph, {})
-    # A block that only jumps cannot raise (3.12+ tests only exact bools, made by TO_BOOL or a
-    # comparison); 3.12+ leaves the one in an inlined comprehension's loop out of every range:
-    # it belongs to the try or with around the code it jumps within.
-    for block in graph.blocks:
-        only_jumps = all(
-            i.opname in cfg.NO_EFFECT or i.opname in cfg.UNCONDITIONAL or sys.version_info >= (3, 12) and i.opname in _CONDITIONAL
-            for i in block.instructions
-        )
-        if not only_jumps or any(k == "exception" for _, k in block.successors) or not block.predecessors:
-            continue
-        around = {frozenset(e for e in graph.blocks[p].successors if e[1] == "exception") for p in block.predecessors}
-        if len(around) == 1 and next(iter(around)):
-            block.successors += sorted(next(iter(around)))
-    # The ranges those handlers covered split blocks that are one straight line: join them again.
-    for block in graph.blocks:
-        while len(block.successors) == 1 and block.successors[0][1] == "fall":
-            following = graph.blocks[block.successors[0][0]]
-            if following.predecessors != [block.index] or following.index in graph.loops or following.index == block.index:
-                break
-            if {e for e in block.successors if e[1] == "exception"} != {e for e in following.successors if e[1] == "exception"}:
-                break  # a range that still starts or ends here: the user's try or with
-            _join(graph, block, following)
-    return cfg.redirected(graph, {})
-
-
-def _outside_wrappers(graph: cfg.Graph, wrapper: int, wrappers: set[int]) -> list[int]:
-    """The handlers that protect a wrapper's code, through the wrappers of the comprehensions
-    it is inside (a comprehension in a comprehension in a try)."""
-    found: list[int]
-    found, todo, seen = [], [wrapper], set()
-    while todo:
-        handler = todo.pop(0)
-        for s, k in graph.blocks[handler].successors:
-            if k == "exception" and s not in seen:
-                seen.add(s)
-                (todo if s in wrappers else found).append(s)
-    return found
-
-
-def _without_empty_loop_starts(graph: cfg.Graph) -> cfg.Graph:
-    """Without loop headers that do nothing (`while 1:`'s NOP, kept for its line): `continue`
-    jumps to the NOP, the end of the body past it, which reads as two loops, one inside the
-    other. Every way into the NOP goes to the block it falls into instead (the entry stays
-    where the function starts)."""
-    replace = {}
-    for header in graph.loops:
-        block = graph.blocks[header]
-        on = cfg.passes_through(block)
-        if (
-            on is not None and on != header and cfg.handlers(block) == cfg.handlers(graph.blocks[on])
-        ):  # not a `try:`'s NOP, before its range
-            replace[header] = on
-    return cfg.redirected(graph, replace) if replace else graph
-
-
-_COMPARISONS = ("COMPARE_OP", "IS_OP", "CONTAINS_OP")
-_FALSE_JUMPS = ("POP_JUMP_IF_FALSE", "POP_JUMP_FORWARD_IF_FALSE", "JUMP_IF_FALSE_OR_POP")
-
-
-def _chained_comparisons(graph: cfg.Graph) -> cfg.Graph:
-    """`a < b < c` compares `a < b`, keeping b (SWAP 2, COPY 2; 3.10: DUP_TOP, ROT_THREE),
-    and jumps when false to a block that drops b and goes on as the chain's false result would;
-    else compares `b < c` in the next block. Each such link, whose two ways agree, becomes one
-    CHAIN_COMPARE joining the two blocks: the reader writes the chain as one comparison."""
-    changed, joined = True, []
-    while changed:  # a chain's last link first: the one before it then ends the same way
-        changed = False
-        for block in graph.blocks:
-            link = _chain_link(graph, block)
-            if link is not None:
-                following, keep, at, pops = link
-                _join(graph, block, following)
-                # the keeping of the operand, the jump and what went with it are gone; the
-                # comparison is now a link
-                compare = block.instructions[at]
-                block.instructions[keep : at + 1 + pops] = [compare._replace(opname="CHAIN_COMPARE")]
-                joined.append(block)
-                changed = True
-    # the jump over the false way's block (gone now) to what comes next: straight there
-    replace = {}
-    for block in joined:
-        for successor, kind in block.successors:
-            jumper = graph.blocks[successor]
-            if (
-                kind == "fall"
-                and jumper.predecessors == [block.index]
-                and [i.opname for i in jumper.instructions if i.opname not in cfg.NO_EFFECT] in (["JUMP_FORWARD"], ["JUMP"])
-            ):
-                replace[successor] = next(s for s, k in jumper.successors if k == "jump")
-    return cfg.redirected(graph, replace) if joined else graph
-
-
-def _chain_link(graph: cfg.Graph, block: cfg.Block) -> tuple[cfg.Block, int, int, int] | None:
-    """(the block the link's chain goes on in, the index in `block` of the instructions that
-    keep the right operand (SWAP 2, COPY 2) and of the comparison, how many instructions after
-    it belong to the link: a kept copy, TO_BOOL, the jump, and the next block's POP_TOP of the
-    copy) when `block` ends with a link that can be joined."""
-    if block.index not in graph.reachable or block.last.opname not in _FALSE_JUMPS:
-        return None
-    real = [at for at, i in enumerate(block.instructions) if i.opname not in cfg.NO_EFFECT]
-    names = [block.instructions[at].opname for at in real]
-    tail = names[-2::-1]  # backwards from before the jump
-    skipped = 0
-    while tail and tail[0] in ("TO_BOOL", "COPY") and (tail[0] == "TO_BOOL" or block.instructions[real[-2 - skipped]].arg == 1):
-        tail, skipped = tail[1:], skipped + 1
-    kept_copy = "COPY" in names[len(names) - 1 - skipped : -1]
-    if len(tail) < 3 or tail[0] not in _COMPARISONS or (tail[2], tail[1]) not in (("SWAP", "COPY"), ("DUP_TOP", "ROT_THREE")):
-        return None
-    at = real[-2 - skipped]
-    swap, copy = block.instructions[real[-4 - skipped]], block.instructions[real[-3 - skipped]]
-    if swap.opname == "SWAP" and (swap.arg != 2 or copy.arg != 2):
-        return None
-    kept = kept_copy or block.last.opname == "JUMP_IF_FALSE_OR_POP"
-    ways = {k: s for s, k in block.successors if k != "exception"}
-    following, cleanup = graph.blocks[ways["fall"]], graph.blocks[ways["jump"]]
-    if following.predecessors != [block.index] or following.index in graph.loops:
-        return None
-    if not (cfg.handlers(block) == cfg.handlers(following) == cfg.handlers(cleanup)):
-        return None
-    # the false way drops the kept operand (and, keeping the result, puts it back on top)
-    cleanup_real = [i for i in cleanup.instructions if i.opname not in cfg.NO_EFFECT]
-    drops = (
-        [("SWAP", 2), ("POP_TOP", None)]
-        if sys.version_info >= (3, 11) and kept
-        else [("ROT_TWO", None), ("POP_TOP", None)]
-        if kept
-        else [("POP_TOP", None)]
-    )
-    if [(i.opname, i.arg if i.opname == "SWAP" else None) for i in cleanup_real[: len(drops)]] != drops:
-        return None
-    rest = [i for i in following.instructions if i.opname not in cfg.NO_EFFECT]
-    pops = 0
-    if kept_copy:  # 3.12+: the next block drops the copy kept for the value
-        if not rest or rest[0].opname != "POP_TOP":
-            return None
-        pops = 1
-        rest = rest[1:]
-    final = [n for n, i in enumerate(rest) if i.opname in _COMPARISONS]
-    if _chain_link(graph, following) is not None:
-        return None  # (a later link is joined first)
-    if final:
-        after = rest[final[-1] + 1 :]
-    elif not kept and rest and _CONDITIONAL.get(rest[-1].opname, (None, None))[1] == "none":
-        after = rest[-1:]  # `is None` last, in the jump (3.11+)
-    else:
-        return None
-    if kept:  # the value goes on: where the false way goes with it, the last comparison's does
-        same = _going_on(graph, cleanup, cleanup_real[len(drops) :]) == _going_on(graph, following, after)
-    else:  # a test: the false way goes where the last comparison's false way goes
-        jump = following.last
-        if not after or after[-1] is not jump or jump.opname not in _CONDITIONAL or len(after) > 2:
-            return None
-        taken_when, _ = _CONDITIONAL[jump.opname]
-        ways_on = {k: s for s, k in following.successors if k != "exception"}
-        false_way = graph.blocks[ways_on["fall" if taken_when else "jump"]]
-        # (that block itself, or a copy of its code)
-        same = _going_on(graph, cleanup, cleanup_real[len(drops) :]) in (
-            ("block", cfg.through_jumps(graph, false_way.index, nops=True)),
-            _going_on(graph, false_way, [i for i in false_way.instructions if i.opname not in cfg.NO_EFFECT]),
-        )
-    if not same:
-        return None
-    # instructions removed after the comparison: the link's own, to the end of the block, and
-    # the next block's POP_TOP (counted in the joined block, where it follows them)
-    own = len(block.instructions) - at - 1
-    return (
-        following,
-        real[-4 - skipped],
-        at,
-        own + (following.instructions.index(next(i for i in following.instructions if i.opname == "POP_TOP")) + 1 if pops else 0),
-    )
-
-
-def _going_on(graph: cfg.Graph, block: cfg.Block, rest: list[dis.Instruction]) -> Any:
-    """What a block does from `rest` (its last instructions) on: the block it goes on to where
-    that is all it does (falls or jumps), else that code and where it goes after."""
-    if not rest or (len(rest) == 1 and rest[0].opname in cfg.UNCONDITIONAL):
-        ways = [s for s, k in block.successors if k != "exception"]
-        return ("block", cfg.through_jumps(graph, ways[0], nops=True)) if len(ways) == 1 else None
-    return ("code", _code(rest), tuple(sorted(s for s, k in block.successors if k != "exception")))
-
-
-def _join(graph: cfg.Graph, block: cfg.Block, following: cfg.Block) -> None:
-    """Block `following` (reached only from `block`, which falls into it) becomes the end of
-    `block`; what protects either protects the whole."""
-    block.instructions = block.instructions + following.instructions
-    block.end = following.end
-    block.successors = [
-        *following.successors,
-        *[(s, k) for s, k in block.successors if k == "exception" and (s, k) not in following.successors],
-    ]
-    for successor, _ in block.successors:  # they are now reached from this block
-        after = graph.blocks[successor].predecessors
-        after[:] = list(dict.fromkeys(block.index if p == following.index else p for p in after))
-    following.successors = []
-    following.predecessors = []
-
-
-def _without_send_loops(graph: cfg.Graph) -> cfg.Graph:
-    """3.11+ writes `yield from x` as a loop: SEND, YIELD_VALUE, back to SEND, until the
-    delegated iterator is done (3.12+ with a CLEANUP_THROW handler). It is one expression: the
-    block before the loop gets one YIELD_FROM (3.10's own instruction for it) and goes on
-    where the loop ends."""
-    changed = False
-    for block in graph.blocks:
-        real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
-        if not real or real[0].opname != "SEND" or block.index not in graph.reachable:
-            continue
-        done = next((s for s, k in block.successors if k == "jump"), None)
-        before = [p for p in block.predecessors if graph.blocks[p].start < block.start]
-        if done is None or len(before) != 1:
-            continue
-        entry = graph.blocks[before[0]]
-        names = [i.opname for i in entry.instructions if i.opname not in cfg.NO_EFFECT]
-        if names[-2:] != ["GET_YIELD_FROM_ITER", "LOAD_CONST"]:
-            continue  # `await` (GET_AWAITABLE) is not decompiled yet
-        entry.instructions = [
-            *entry.instructions,
-            real[0]._replace(opname="YIELD_FROM", opcode=dis.opmap["NOP"], arg=None, argval=None, argrepr=""),
-        ]
-        entry.successors = [(done if s == block.index else s, k) for s, k in entry.successors]
-        changed = True
-    return cfg.redirected(graph, {}) if changed else graph
-
-
-# What a block that only calls a with's __exit__ on the way out may do (3.10-3.13).
-_EXIT_CALL = frozenset(
-    {
-        "LOAD_CONST",
-        "PRECALL",
-        "CALL",
-        "CALL_FUNCTION",
-        "DUP_TOP",
-        "POP_BLOCK",
-        "POP_TOP",
-        "NOP",
-        "CACHE",
-        "SWAP",
-        "ROT_TWO",
-        "ROT_FOUR",
-        "LOAD_FAST",
-        "RETURN_VALUE",
-        "RETURN_CONST",
-        "JUMP_BACKWARD",
-        "JUMP_FORWARD",
-        "JUMP_ABSOLUTE",
-        "JUMP",
-        "JUMP_BACKWARD_NO_INTERRUPT",
-    }
-)
-
-
-def _exit_call_block(block: cfg.Block) -> bool:
-    """A block that only calls withs' __exit__(None, None, None) on the way out (and returns,
-    jumps or pops): every call in it has three Nones (3.10: one, copied twice) just before it.
-    Any other call must not be moved into a with's body."""
-    instructions = block.instructions
-    ending = next((at for at, i in enumerate(instructions) if i.opname == "POP_EXCEPT"), None)
-    if ending is not None:  # on the way out of an except clause around the withs (joined)
-        if not _cannot_raise(instructions[ending:]):
-            return False
-        instructions = instructions[:ending]
-    names = {i.opname for i in instructions if i.opname not in cfg.NO_EFFECT}  # (EXTENDED_ARG: a long jump on)
-    if not names & {"CALL", "CALL_FUNCTION"} or not names <= _EXIT_CALL:
-        return False
-    real = [i for i in instructions if i.opname not in cfg.NO_EFFECT and i.opname != "PRECALL"]
-    for at, instruction in enumerate(real):
-        if instruction.opname in ("CALL", "CALL_FUNCTION"):
-            before = [(i.opname, i.argval) for i in real[max(0, at - 3) : at]]
-            if before not in ([("LOAD_CONST", None)] * 3, [("LOAD_CONST", None), ("DUP_TOP", None), ("DUP_TOP", None)]):
-                return False
-    return True
-
-
-def _with_suppression_targets(graph: cfg.Graph) -> tuple[cfg.Graph, dict[int, int]]:
-    """For each with's handler, the block where an exception its __exit__ suppressed goes on
-    (the code after the with), cut into a block of its own where it shares one with the
-    handler's pops."""
-    found: dict[int, int] = {}
-    changed = False
-    targets = {s for b in graph.blocks for s, k in b.successors if k == "exception"}
-    for handler in sorted(targets):
-        block = graph.blocks[handler]
-        names = [i.opname for i in block.instructions if i.opname not in cfg.NO_EFFECT]
-        if "WITH_EXCEPT_START" not in names[:2] or block.last.opname not in _CONDITIONAL or not _CONDITIONAL[block.last.opname][0]:
-            continue
-        suppress = graph.blocks[next(s for s, k in block.successors if k == "jump")]
-        at = 0
-        popped_exception = False
-        for _ in range(len(graph.blocks)):  # the pops: the exception, its state, __exit__ (3.10: and the block)
-            while at < len(suppress.instructions) and suppress.instructions[at].opname in (
-                "POP_TOP",
-                "POP_EXCEPT",
-                "POP_BLOCK",
-                *cfg.NO_EFFECT,
-            ):
-                if suppress.instructions[at].opname == "POP_EXCEPT":
-                    if popped_exception:
-                        break  # the end of an except clause around the with: after it
-                    popped_exception = True
-                at += 1
-            if at < len(suppress.instructions):
-                break
-            following = next((s for s, k in suppress.successors if k == "fall"), None)
-            if following is None or graph.blocks[following].predecessors != [suppress.index]:
-                break
-            suppress, at = graph.blocks[following], 0
-        if not popped_exception:
-            continue
-        if at >= len(suppress.instructions):
-            following = next((s for s, k in suppress.successors if k != "exception"), None)
-            if following is not None:
-                found[handler] = cfg.through_jumps(graph, following)
-            continue
-        if suppress.instructions[at].opname in cfg.UNCONDITIONAL:
-            found[handler] = cfg.through_jumps(graph, next(s for s, k in suppress.successors if k == "jump"))
-            continue
-        found[handler] = cfg.split(graph, suppress, at) if at else suppress.index
-        changed = True
-    return (cfg.redirected(graph, {}) if changed else graph), found
-
-
-def _joined_exit_calls(graph: cfg.Graph) -> cfg.Graph:
-    """A return, break or continue out of nested withs calls each one's __exit__ in turn, in
-    blocks cut apart by the withs' ranges: joined, they read as the one way out they are."""
-    # the next with's __exit__, or the end of an except clause around the withs on the way to
-    # a return (cut apart by the clause's ranges, but one way out)
-    return _joined_falls(graph, _exit_call_block, lambda following: _exit_call_block(following) or _cannot_raise(following.instructions))
-
-
-def _joined_returns(graph: cfg.Graph) -> cfg.Graph:
-    """A return whose value was computed in the block before it, cut from it by a range's end
-    (an except clause's, or a finally's copy taken out between) and perhaps ending an except
-    clause on the way: it cannot raise, so it is the end of that block, where the values it
-    takes (from below the loop's iterator, the clause's exception state) are all known."""
-
-    def returns(following: cfg.Block) -> bool:
-        real = [i for i in following.instructions if i.opname not in cfg.NO_EFFECT]
-        if not (real and _cannot_raise(following.instructions) and cfg.takes_from_stack(following.instructions)):
-            return False
-        if real[-1].opname in ("RETURN_VALUE", "RETURN_CONST"):
-            return True
-        # (the end of an except clause, cut from the return by a finally's copy taken out)
-        ways = [(s, k) for s, k in following.successors if k != "exception"]
-        return (
-            len(ways) == 1
-            and ways[0][1] == "fall"
-            and graph.blocks[ways[0][0]].predecessors == [following.index]
-            and returns(graph.blocks[ways[0][0]])
-        )
-
-    return _joined_falls(graph, lambda block: block.index in graph.reachable, returns)
-
-
-def _joined_falls(graph: cfg.Graph, starts: Callable[[cfg.Block], bool], joins: Callable[[cfg.Block], bool]) -> cfg.Graph:
-    """Each block `starts` accepts, joined (_join) with the blocks it falls into one after
-    another while each is reached only from it, starts no loop, and `joins` accepts it."""
-    changed = False
-    for block in graph.blocks:
-        while starts(block) and [k for _, k in block.successors if k != "exception"] == ["fall"]:
-            following = graph.blocks[next(s for s, k in block.successors if k == "fall")]
-            if following.predecessors != [block.index] or following.index in graph.loops or not joins(following):
-                break
-            _join(graph, block, following)
-            changed = True
-    return cfg.redirected(graph, {}) if changed else graph
-
-
-def _joined_copied_endings(graph: cfg.Graph) -> cfg.Graph:
-    """Python copies the code that ends an except clause and then the function (POP_EXCEPT,
-    `return None`) onto each way that reaches it: the clause's end and the end of a try inside
-    it. Blocks that do so with the same code under the same handlers do the same thing wherever
-    they are: one block, reached from every way, is where those ways meet in the source.
-    (Values they expect on the stack must still agree: the structurer checks that where it
-    enters the block.)"""
-    endings = []
-    with_endings: dict[int, list[int]] = {}
-    for block in graph.blocks:
-        ways = [k for _, k in block.successors if k != "exception"]
-        returns = block.last.opname in ("RETURN_VALUE", "RETURN_CONST") and not ways
-        # (3.12+ copies a clause's end that jumps on too: onto a for loop's break and its end)
-        jumps = block.last.opname in cfg.UNCONDITIONAL and ways == ["jump"]
-        if block.index not in graph.reachable or not (returns or jumps or ways == ["fall"]):
-            continue
-        real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
-        if not real:
-            continue
-        # other returns are copied too, but there the source has copies as well
-        # (`return a if b else c`); a value computed before is returned where it was
-        if real[0].opname == "POP_EXCEPT" and not cfg.takes_from_stack(real[1:]) and (returns or jumps):
-            endings.append(block.index)
-        elif (
-            (returns or ways == ["fall"])
-            and _exit_call_block(block)
-            and real[0].opname == "LOAD_CONST"
-            and not cfg.takes_from_stack(real[real.index(next(i for i in real if i.opname in ("CALL", "CALL_FUNCTION"))) + 2 :])
-        ):
-            # 3.10 copies a with's end (__exit__, then the code after the with up to its
-            # return or on to where it goes) onto a break out of a loop in it, and onto each
-            # side of an if that ends it: one place, as with the clause's end (the same
-            # with's: another with's end is another place)
-            entered = _entered_with(graph, block.index)
-            if entered is not None:
-                with_endings.setdefault(entered, []).append(block.index)
-    replace: dict[int, int] = {}
-    for group in [endings, *with_endings.values()]:
-        _send_to_first_same(graph, group, replace)
-    return cfg.redirected(graph, replace) if replace else graph
-
-
-def _entered_with(graph: cfg.Graph, index: int) -> int | None:
-    """The nearest block above block `index` (a dominator) that enters a with."""
-    while index in graph.dominators and graph.dominators[index] != index:
-        index = graph.dominators[index]
-        if graph.blocks[index].last.opname in ("SETUP_WITH", "BEFORE_WITH"):
-            return index
-    return None
-
-
-def _send_to_first_same(graph: cfg.Graph, indexes: list[int], replace: dict[int, int]) -> None:
-    """Each block of `indexes` (not already in `replace`) with the same code under the same
-    handlers as an earlier one goes, in `replace`, to the first of them."""
-    first: dict[Any, int] = {}
-    for index in indexes:
-        if index in replace:
-            continue
-        block = graph.blocks[index]
-        # (3.13 jumps back with JUMP_BACKWARD on one copy, JUMP_BACKWARD_NO_INTERRUPT on another)
-        code = tuple(("JUMP", argument) if name in cfg.UNCONDITIONAL else (name, argument) for name, argument in _code(block.instructions))
-        key = (code, tuple(sorted(s for s, k in block.successors)))
-        if key in first:
-            replace[index] = first[key]
-        else:
-            first[key] = index
-
-
-def _code(instructions: list[dis.Instruction]) -> tuple[tuple[str, str], ...]:
-    """What instructions do, wherever they are: names and arguments, without those that do
-    nothing."""
-    return tuple((i.opname, repr(i.argval)) for i in instructions if i.opname not in cfg.NO_EFFECT)
+_CO_COROUTINE, _CO_ITERABLE_COROUTINE, _CO_ASYNC_GENERATOR = 0x80, 0x100, 0x200
 
 
 def _code_at(instructions: list[dis.Instruction]) -> tuple[tuple[str, str, int | None], ...]:
@@ -2478,248 +1996,7 @@ def _code_at(instructions: list[dis.Instruction]) -> tuple[tuple[str, str, int |
     return tuple(done)
 
 
-def _without_block_pops(graph: cfg.Graph) -> cfg.Graph:
-    """3.10 ends a try's or with's range with POP_BLOCK, in a block of its own where the range
-    ends on a way that goes on elsewhere: it cannot raise and changes no value, so the ways into
-    it go straight on to where it goes."""
-    replace: dict[int, int] = {}
-    for block in graph.blocks:
-        real = [i.opname for i in block.instructions if i.opname not in cfg.NO_EFFECT]
-        following = [s for s, k in block.successors if k != "exception"]
-        if real == ["POP_BLOCK"] and len(following) == 1 and following[0] != block.index and block.index != 0:
-            replace[block.index] = following[0]
-    for source in list(replace):  # through chains of them
-        for _ in range(len(replace)):
-            if replace[source] not in replace:
-                break
-            replace[source] = replace[replace[source]]
-    return cfg.redirected(graph, replace) if replace else graph
-
-
-def _copies_after_exits_joined(graph: cfg.Graph) -> cfg.Graph:
-    """3.12+ copies the code after a loop (`return x`) onto a `break` out of a with in it,
-    after the with's __exit__(None, None, None), in one block. Where the code after the call is
-    the same as a block that only returns (under the same handlers) where the loop's other ways
-    out go, the call's block is cut after the call and goes on there: the break, and the code
-    after the loop, each once."""
-    returning: dict[Any, list[int]] = {}
-    for block in graph.blocks:
-        if block.index in graph.reachable and _returns_alone(block):
-            returning.setdefault((_code(block.instructions), cfg.handlers(block)), []).append(block.index)
-    if not returning:
-        return graph
-    replace: dict[int, int] = {}
-    for block in list(graph.blocks):
-        if block.index not in graph.reachable or block.last.opname not in ("RETURN_VALUE", "RETURN_CONST"):
-            continue
-        calls = [at for at, i in enumerate(block.instructions) if i.opname in ("CALL", "CALL_FUNCTION")]
-        cut = calls[-1] + 2 if calls else 0
-        if not cut or cut >= len(block.instructions) or block.instructions[cut - 1].opname != "POP_TOP":
-            continue
-        head = cfg.Block(index=block.index, start=block.start, instructions=block.instructions[:cut])
-        rest = cfg.Block(
-            index=block.index, start=block.instructions[cut].offset, instructions=block.instructions[cut:], successors=block.successors
-        )
-        if not _exit_call_block(head) or not _returns_alone(rest):
-            continue
-        # the code after the loop the break leaves: where the loop's other ways out go
-        loops = [body for body in graph.loops.values() if set(block.predecessors) & body]
-        if not loops:
-            continue
-        body = min(loops, key=len)
-        ways_out = {cfg.through_jumps(graph, s) for b in body for s, k in graph.blocks[b].successors if k != "exception" and s not in body}
-        originals = [o for o in returning.get((_code(rest.instructions), cfg.handlers(block)), []) if o != block.index and o in ways_out]
-        if len(originals) == 1:
-            replace[cfg.split(graph, block, cut)] = originals[0]
-    return cfg.redirected(graph, replace) if replace else graph
-
-
-def _returns_alone(block: cfg.Block) -> bool:
-    """A block that returns, takes nothing from the stack, and jumps nowhere."""
-    real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
-    return (
-        bool(real)
-        and real[-1].opname in ("RETURN_VALUE", "RETURN_CONST")
-        and not any(cfg.is_jump(i) for i in real)
-        and all(k == "exception" for _, k in block.successors)
-        and not cfg.takes_from_stack(block.instructions)
-    )
-
-
-def _joined_copied_exits(graph: cfg.Graph) -> cfg.Graph:
-    """3.12+ copies the short code after a try (`n = 0; return None`) onto each of the try
-    body's ways out. Copies that end the function with the same code, take nothing from the
-    stack and leave the same try's body (blocks its handler protects reach them) are the one
-    place after the try in the source: every way goes to the first."""
-    protected_by: dict[int, set[int]] = {}
-    for block in graph.blocks:
-        for successor, kind in block.successors:
-            if kind == "exception":
-                protected_by.setdefault(successor, set()).add(block.index)
-    replace: dict[int, int] = {}
-    for body in protected_by.values():
-        exits = sorted({s for b in body for s, k in graph.blocks[b].successors if k != "exception" and s not in body})
-        _send_to_first_same(graph, [e for e in exits if e not in replace and _returns_alone(graph.blocks[e])], replace)
-    return cfg.redirected(graph, replace) if replace else graph
-
-
-def _unrepeated_for_loops(graph: cfg.Graph) -> cfg.Graph:
-    """A for loop whose body never goes round (it always returns, raises or breaks) has no back
-    edge, so nothing cut its FOR_ITER from the code before it: cut it, as every loop's header
-    is. (It is a loop of its header alone, left on every way from its body.)"""
-    changed = False
-    for block in list(graph.blocks):
-        real = [i for i, instruction in enumerate(block.instructions) if instruction.opname not in cfg.NO_EFFECT]
-        if block.index in graph.reachable and block.last.opname == "FOR_ITER" and len(real) > 1:
-            cfg.split(graph, block, real[-1])
-            changed = True
-    return cfg.redirected(graph, {}) if changed else graph
-
-
-def _implicit_handler(block: cfg.Block) -> bool:
-    """A handler Python adds that is not the user's `try`: a generator's StopIteration guard
-    (3.12+), and an inlined comprehension's cleanup, which puts its saved variables back before
-    re-raising (3.12+: the comprehension's own scope does that in the source)."""
-    real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
-    if real[:1] and (real[0].opname, real[0].argrepr) == ("CALL_INTRINSIC_1", "INTRINSIC_STOPITERATION_ERROR"):
-        return True
-    return len(real) > 1 and real[-1].opname == "RERAISE" and all(i.opname in ("SWAP", "POP_TOP", "STORE_FAST") for i in real[:-1])
-
-
 PREVIOUS_AND_CAUGHT = (PREVIOUS, CAUGHT)
-
-
-def _without_repeated_conditions(graph: cfg.Graph) -> cfg.Graph:
-    """`while c:` tests c before the loop and again at its end (3.10+), where the test ends the
-    loop body's last block. Where a block ends with exactly the code of an earlier block that
-    only tests a condition, branching to the same places, running that block instead is exactly
-    the same: the later block is cut before its copy and continues into the first test. So a
-    `continue` (a jump to the first test) and the loop's back edge form one loop, as written.
-    Merging only part of a test of several blocks (`while (a if c else b)`) can make a cycle
-    that is no loop (entered in two places): then the graph is kept as it was."""
-    original = _copied(graph)
-    merges = 0
-    for _ in range(len(graph.blocks)):  # a merge can make two more tests alike: until none is
-        merged = _merge_repeated_conditions(graph)
-        if merged is None:
-            break
-        graph, merges = merged, merges + 1
-    # (Python's own graphs have no such cycle: cfg_check asserts it; only a merge can make one)
-    return graph if merges == 0 or cfg.reducible(graph) else cfg.redirected(original, {})
-
-
-def _copied(graph: cfg.Graph) -> cfg.Graph:
-    blocks = [
-        cfg.Block(
-            index=b.index,
-            start=b.start,
-            instructions=list(b.instructions),
-            end=b.end,
-            successors=list(b.successors),
-            predecessors=list(b.predecessors),
-        )
-        for b in graph.blocks
-    ]
-    return cfg.Graph(
-        code=graph.code, blocks=blocks, dominators=dict(graph.dominators), loops={h: set(body) for h, body in graph.loops.items()}
-    )
-
-
-def _merge_repeated_conditions(graph: cfg.Graph) -> cfg.Graph | None:
-    """One pass: the first pair of conditional blocks that end with the same test (same code,
-    same ways out) share one block for it; the graph analysed again, or None if no pair."""
-    shapes = {b.index: _test_shape(b, graph) for b in graph.blocks}
-    for later in graph.blocks:
-        shape = shapes[later.index]
-        if shape is None:
-            continue
-        for earlier in graph.blocks[: later.index]:
-            other = shapes[earlier.index]
-            if other is None or other[1] != shape[1]:
-                continue
-            length = _common_suffix(other[0], shape[0])
-            while length > 0:
-                cut_early = _instruction_index(earlier, len(other[0]) - length)
-                cut_late = _instruction_index(later, len(shape[0]) - length)
-                # the test reads no value from before it; whether both ways reach it with the
-                # same values on the stack is checked where the structurer enters it
-                if _stack_depth(earlier.instructions[cut_early:]) is not None:
-                    break
-                length -= 1
-            if length == 0:
-                continue
-            test = cfg.split(graph, earlier, cut_early) if cut_early else earlier.index
-            if cut_late == 0:
-                return cfg.redirected(graph, {later.index: test})
-            later.instructions = later.instructions[:cut_late]
-            later.end = later.instructions[-1].offset + 2
-            later.successors = [(test, "fall"), *[(s, k) for s, k in later.successors if k == "exception"]]
-            return cfg.redirected(graph, {})
-    return None
-
-
-def _common_suffix(first: tuple[Any, ...], second: tuple[Any, ...]) -> int:
-    length = 0
-    while length < min(len(first), len(second)) and first[-1 - length] == second[-1 - length]:
-        length += 1
-    return length
-
-
-def _test_shape(block: cfg.Block, graph: cfg.Graph) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
-    if block.index not in graph.reachable or block.last.opname not in _CONDITIONAL:
-        return None
-    taken_when, kind = _CONDITIONAL[block.last.opname]
-    fall = next((s for s, k in block.successors if k == "fall"), None)
-    jump = next((s for s, k in block.successors if k == "jump"), None)
-    if fall is None or jump is None or kind == "kept":
-        return None
-    when_true, when_false = (jump, fall) if taken_when else (fall, jump)
-    when_true, when_false = (_same_ending(graph, cfg.through_jumps(graph, side)) for side in (when_true, when_false))
-    body = _code(block.instructions[:-1])
-    exceptions = tuple(sorted(s for s, k in block.successors if k == "exception"))
-    return body, (kind, when_true, when_false, exceptions)
-
-
-def _same_ending(graph: cfg.Graph, index: int, locals_too: bool = False) -> Any:
-    """A block, or, where it only returns a constant (`return None`, which 3.10+ copies to each
-    way out of a loop) or with `locals_too` a local, what it does: copies of it are the same
-    place."""
-    block = graph.blocks[index]
-    real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
-    loads = ("LOAD_CONST", "LOAD_FAST") if locals_too else ("LOAD_CONST",)
-    if (
-        len(real) <= 2
-        and real
-        and real[-1].opname in ("RETURN_VALUE", "RETURN_CONST")
-        and all(i.opname in (*loads, "RETURN_VALUE", "RETURN_CONST") for i in real)
-    ):
-        return _code(real)
-    return index
-
-
-def _instruction_index(block: cfg.Block, counted: int) -> int:
-    """The index in the block of its `counted`-th instruction that does something."""
-    seen = 0
-    for index, instruction in enumerate(block.instructions):
-        if instruction.opname in cfg.NO_EFFECT:
-            continue
-        if seen == counted:
-            return index
-        seen += 1
-    return len(block.instructions)
-
-
-def _stack_depth(instructions: list[dis.Instruction]) -> int | None:
-    """The stack depth after `instructions` run from an empty stack; None if it is not known."""
-    depth = 0
-    for instruction in instructions:
-        try:
-            depth += dis.stack_effect(instruction.opcode, instruction.arg if instruction.opcode >= dis.HAVE_ARGUMENT else None, jump=False)
-        except ValueError:
-            return None
-        if depth < 0:
-            return None
-    return depth
 
 
 def _drop_handler_ends(statements: list[ast.stmt]) -> None:
@@ -2761,45 +2038,6 @@ def _leaves_plainly(tail: list[ast.stmt]) -> bool:
     return moves and _returns_local(tail[-1])
 
 
-# Instructions that cannot raise (POP_TOP may run a __del__, whose exceptions Python never
-# raises): moving them into a try changes nothing.
-_CANNOT_RAISE = frozenset(
-    {
-        "NOP",
-        "CACHE",
-        "EXTENDED_ARG",
-        "SWAP",
-        "COPY",
-        "POP_TOP",
-        "ROT_TWO",
-        "ROT_THREE",
-        "ROT_FOUR",
-        "DUP_TOP",
-        "POP_EXCEPT",
-        "POP_BLOCK",
-        "LOAD_CONST",
-        "RETURN_VALUE",
-        "RETURN_CONST",
-    }
-)
-
-
-def _cannot_raise(instructions: list[dis.Instruction]) -> bool:
-    """Only stack moves, the end of an except clause (and its `e = None; del e`), constants
-    and returns."""
-    real = _without_name_cleanup([i for i in instructions if i.opname not in cfg.NO_EFFECT])
-    return bool(real) and all(i.opname in _CANNOT_RAISE for i in real)
-
-
-def _without_name_cleanup(real: list[dis.Instruction]) -> list[dis.Instruction]:
-    """The instructions without the `e = None; del e` by which `except E as e` unbinds e just
-    after its POP_EXCEPT."""
-    for at in range(1, len(real)):
-        if real[at - 1].opname == "POP_EXCEPT" and name_cleanup(real[at : at + 3]):
-            return real[:at] + real[at + 3 :]
-    return real
-
-
 def _safe_return(graph: cfg.Graph, index: int, loads: int, inside: Callable[[int], bool] = lambda index: True) -> bool:
     """Code that only returns: a value already on the stack, a constant, or (at most `loads`) a
     local known to be bound, read in blocks `inside` holds (not past an enclosing finally's
@@ -2808,13 +2046,13 @@ def _safe_return(graph: cfg.Graph, index: int, loads: int, inside: Callable[[int
     allowed, loads = loads, 0
     for _ in range(len(graph.blocks)):
         block = graph.blocks[index]
-        names = [i.opname for i in _without_name_cleanup([i for i in block.instructions if i.opname not in cfg.NO_EFFECT])]
+        names = [i.opname for i in without_name_cleanup([i for i in block.instructions if i.opname not in cfg.NO_EFFECT])]
         read = sum(n in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST") for n in names)
         if read and not inside(index):
             return False
         loads += read
         if loads > allowed or any(
-            n not in _CANNOT_RAISE and n not in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST") and n not in cfg.UNCONDITIONAL for n in names
+            n not in CANNOT_RAISE and n not in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST") and n not in cfg.UNCONDITIONAL for n in names
         ):
             return False
         if names and names[-1] in ("RETURN_VALUE", "RETURN_CONST"):
@@ -2926,445 +2164,3 @@ def _immediate_post_dominators(graph: cfg.Graph) -> dict[int, int]:
         for following in forward[node]:
             reverse[following].append(node)
     return cfg.immediate_dominators(EXIT, reverse)
-
-
-def function_source(code: CodeType, defaults: tuple[Any, ...] | None = None, kwdefaults: dict[str, Any] | None = None) -> str:
-    """Source for a function: `def f(...): ...`, with its default values (see _add_defaults).
-    Raises Unsupported where it cannot say."""
-    function, temps = function_def(code)
-    notes = _add_defaults(function.args, defaults, kwdefaults)
-    text = unparse(ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[]))) + "\n"
-    # objects in the code that no literal writes: named, shown here
-    notes += [
-        f"# {name} is the code's constant {_short_repr(value)} (an object no literal writes)" for name, value in temps.constants.items()
-    ]
-    if notes:
-        text = "\n".join(notes) + "\n" + text
-    return text
-
-
-def function_def(code: CodeType) -> tuple[ast.FunctionDef, Temporaries]:
-    """The function as an `ast.FunctionDef` (no defaults: they are not in the code), and the
-    temporaries it uses."""
-    structurer = Structurer(code)
-    body = tidy(structurer.region(0, EXIT), code, structurer.temps) or [ast.Pass()]
-    # The `return None` Python adds at the end of a function is not the user's (nor its copies
-    # at the end of each way into the end).
-    _drop_final_returns(body)
-    # A generator whose yields are all unreachable is still a generator: say so, as Python does.
-    if code.co_flags & _CO_GENERATOR and not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in body for n in ast.walk(s)):
-        body = [*body, ast.If(test=ast.Constant(value=False), body=[ast.Expr(value=ast.Yield(value=None))], orelse=[])]
-    # A free variable the function assigns is the enclosing function's: `nonlocal`.
-    rebound = sorted(
-        {i.argval for i in dis.get_instructions(code) if i.opname in ("STORE_DEREF", "DELETE_DEREF") and i.argval in code.co_freevars}
-    )
-    if rebound:
-        body = [ast.Nonlocal(names=rebound), *body]
-    # (no type_params here, which typeshed requires: 3.10 and 3.11 have none; set below on 3.12+)
-    function = ast.FunctionDef(
-        name=function_name(code), args=_arguments(code), body=body, decorator_list=[], returns=None, type_comment=None, lineno=1
-    )  # type: ignore[call-overload]
-    if sys.version_info >= (3, 12):
-        function.type_params = []
-    return function, structurer.temps
-
-
-def nested_function(code: CodeType) -> ast.FunctionDef:
-    """A function defined inside the one being decompiled (its body, decompiled the same way)."""
-    function, temps = function_def(code)
-    if temps.constants:
-        raise Unsupported(None, f"{code.co_name} holds constants no literal writes")
-    return function
-
-
-def class_body(code: CodeType) -> list[ast.stmt]:
-    """The statements of a class body (its own code object, run once to fill the namespace),
-    without what Python adds: `__module__ = __name__`, `__qualname__ = ...`, 3.13's
-    `__firstlineno__` and `__static_attributes__`, the `__class__` cell it returns for methods
-    that use `super()`. `__annotations__['x'] = T` after `x = v` is `x: T = v`."""
-    function, temps = function_def(code)
-    if temps.constants:
-        raise Unsupported(None, f"class {code.co_name} holds constants no literal writes")
-    body = [st for st in function.body if not (isinstance(st, ast.Pass) and len(function.body) == 1)]
-    added = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__", "__classcell__"}
-    if body and isinstance(body[-1], ast.Return) and isinstance(body[-1].value, ast.Name):
-        returned = body[-1].value.id  # the __class__ cell, perhaps through a temporary
-        copied = [st for st in body if _assigned_name(st) == returned and isinstance(st.value, ast.Name) and st.value.id == "__class__"]  # type: ignore[attr-defined]
-        if returned == "__class__" or (returned.startswith("__") and len(copied) == 1):
-            body = [st for st in body[:-1] if not any(st is c for c in copied)]
-    body = [st for st in body if _assigned_name(st) not in added]
-    first = body[0] if body else None
-    if (
-        first is not None
-        and _assigned_name(first) == "__doc__"
-        and isinstance(first.value, ast.Constant)  # type: ignore[attr-defined]  # (an assignment: it has a value)
-        and isinstance(first.value.value, str)  # type: ignore[attr-defined]
-    ):
-        body[0] = ast.Expr(value=first.value)  # type: ignore[attr-defined]  # the docstring
-    if any(isinstance(n, ast.Return) for st in body for n in _own_nodes(st)):
-        raise Unsupported(None, f"class {code.co_name}: a return in its body")
-    return _annotated(body) or [ast.Pass()]
-
-
-def _assigned_name(statement: ast.stmt) -> str | None:
-    """The name `name = value` assigns; None for any other statement."""
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-        return statement.targets[0].id
-    return None
-
-
-def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
-    """The nodes of a statement, not those of the functions and classes it defines."""
-    todo: list[ast.AST] = [statement]
-    while todo:
-        node = todo.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Lambda)):
-            todo += list(ast.iter_child_nodes(node))
-
-
-def _annotated(body: list[ast.stmt]) -> list[ast.stmt]:
-    """`x = v; __annotations__['x'] = T` -> `x: T = v`; alone, `x: T`."""
-    out: list[ast.stmt] = []
-    for statement in body:
-        target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
-        if (
-            isinstance(target, ast.Subscript)
-            and isinstance(target.value, ast.Name)
-            and target.value.id == "__annotations__"
-            and isinstance(target.slice, ast.Constant)
-            and isinstance(target.slice.value, str)
-        ):
-            name = target.slice.value
-            value = None
-            if out and _assigned_name(out[-1]) == name:
-                value = out.pop().value  # type: ignore[attr-defined]
-            out.append(ast.AnnAssign(target=ast.Name(id=name, ctx=ast.Store()), annotation=statement.value, value=value, simple=1))  # type: ignore[attr-defined]
-            continue
-        out.append(statement)
-    return out
-
-
-def _inlined_comprehension(made: ast.stmt | None, loop: list[ast.stmt]) -> list[ast.stmt]:
-    """3.12+ runs a comprehension in the function's own frame: `T = []` (the empty list the
-    loop fills, in its temporary), then the loop. As written: `T = [e for x in it ...]`. Values
-    computed before it (`sum` in `sum([...])`) are stored with it: `S, T = sum, []`."""
-    kinds = {ast.List: "<listcomp>", ast.Set: "<setcomp>", ast.Dict: "<dictcomp>"}
-    if (
-        isinstance(made, ast.Assign)
-        and len(made.targets) == 1
-        and isinstance(made.targets[0], ast.Tuple)
-        and isinstance(made.value, ast.Tuple)
-        and len(made.targets[0].elts) == len(made.value.elts) > 1
-    ):
-        before = [ast.Assign(targets=[t], value=v, lineno=0) for t, v in zip(made.targets[0].elts[:-1], made.value.elts[:-1])]
-        last = ast.Assign(targets=[made.targets[0].elts[-1]], value=made.value.elts[-1], lineno=0)
-        return [*before, *_inlined_comprehension(last, loop)]
-    if not (
-        isinstance(made, ast.Assign)
-        and len(made.targets) == 1
-        and isinstance(made.targets[0], ast.Name)
-        and type(made.value) in kinds
-        and len(loop) == 1
-        and isinstance(loop[0], ast.For)
-    ):
-        raise Unsupported(None, "an inlined comprehension of a shape not decompiled yet")
-    empty = made.value
-    if (isinstance(empty, ast.Dict) and empty.keys) or (not isinstance(empty, ast.Dict) and empty.elts):  # type: ignore[attr-defined]
-        raise Unsupported(None, "an inlined comprehension of a shape not decompiled yet")
-    kind = kinds[type(empty)]
-    result = made.targets[0].id
-    return [ast.Assign(targets=made.targets, value=_comprehension_of(kind, loop[0], result, None), lineno=0)]
-
-
-def _comprehension_of(kind: str, statement: ast.stmt | None, result: str | None, iterable: ast.expr | None) -> ast.expr:
-    """The comprehension a loop (or loops) that only adds to `result` writes; `iterable`
-    replaces the first `for`'s when given (a comprehension's own function iterates `.0`)."""
-    generators: list[ast.comprehension] = []
-    while True:
-        if isinstance(statement, ast.For) and not statement.orelse and len(statement.body) >= 1:
-            generators.append(ast.comprehension(target=statement.target, iter=statement.iter, ifs=[], is_async=0))
-            body = list(statement.body)
-        elif isinstance(statement, ast.If) and generators and not statement.orelse:
-            generators[-1].ifs.append(statement.test)
-            body = list(statement.body)
-        else:
-            break
-        # `if not c: continue` then the rest is `if c` around the rest
-        while (
-            len(body) > 1
-            and isinstance(body[0], ast.If)
-            and not body[0].orelse
-            and len(body[0].body) == 1
-            and isinstance(body[0].body[0], ast.Continue)
-        ):
-            generators[-1].ifs.append(negate(body[0].test))
-            body = body[1:]
-        body = _element_inlined(body, result)
-        if len(body) != 1:
-            raise Unsupported(None, f"a {kind} of a shape not decompiled yet")
-        statement = body[0]
-    element = _element(kind, statement, result)
-    if not generators or element is None:
-        raise Unsupported(None, f"a {kind} of a shape not decompiled yet")
-    if result is not None and any(isinstance(n, ast.Name) and n.id == result for g in generators for n in ast.walk(g)):
-        raise Unsupported(None, f"a {kind} that reads what it builds")
-    if any(isinstance(n, ast.Name) and n.id == result for e in element for n in ast.walk(e)):
-        raise Unsupported(None, f"a {kind} that reads what it builds")
-    if iterable is not None:
-        if not (isinstance(generators[0].iter, ast.Name) and generators[0].iter.id == ".0"):
-            raise Unsupported(None, f"a {kind} of a shape not decompiled yet")
-        generators[0].iter = iterable
-    if kind == "<listcomp>":
-        return ast.ListComp(elt=element[0], generators=generators)
-    if kind == "<setcomp>":
-        return ast.SetComp(elt=element[0], generators=generators)
-    if kind == "<dictcomp>":
-        return ast.DictComp(key=element[0], value=element[1], generators=generators)
-    return ast.GeneratorExp(elt=element[0], generators=generators)
-
-
-def _element_inlined(body: list[ast.stmt], result: str | None) -> list[ast.stmt]:
-    """`T = a if c else b` (or, 3.12+, still as `if c: T = a else: T = b`) then `R.append(T)`
-    or `yield T`: the element computed in branches and kept in a temporary, added just after.
-    The same as `R.append(a if c else b)`: R is the comprehension's own new list, looking up
-    its method runs no code."""
-    if len(body) == 3:
-        return _dict_element_inlined(body, result)
-    if len(body) != 2:
-        return body
-    first, element = body
-    first = conditional_assignment(first, lambda name: name.startswith("__")) or first
-    if not (isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], ast.Name)):
-        return body
-    name = first.targets[0].id
-    if not name.startswith("__") or name == result or not isinstance(element, ast.Expr):
-        return body
-    uses = [n for n in ast.walk(element) if isinstance(n, ast.Name) and n.id == name]
-    call = element.value
-    if isinstance(call, ast.Yield) and len(uses) == 1 and call.value is uses[0]:
-        return [ast.Expr(value=ast.Yield(value=first.value))]
-    adds = (
-        isinstance(call, ast.Call)
-        and isinstance(call.func, ast.Attribute)
-        and isinstance(call.func.value, ast.Name)
-        and call.func.value.id == result
-    )
-    added = cast(ast.Call, call)  # (a call wherever `adds` holds)
-    if adds and len(uses) == 1 and len(added.args) == 1 and added.args[0] is uses[0]:
-        return [ast.Expr(value=ast.Call(func=added.func, args=[first.value], keywords=[]))]
-    return body
-
-
-def _dict_element_inlined(body: list[ast.stmt], result: str | None) -> list[ast.stmt]:
-    """3.12+ `{k: a if c else b for ...}`: the key kept in a temporary, each branch storing
-    (key, value) in two more, then `R[K] = V`. As `R[k] = a if c else b`, the form of a
-    dict comprehension's step (it computes the key first, as the comprehension does)."""
-    first, branch, step = body
-
-    def temp(node):
-        return isinstance(node, ast.Name) and node.id.startswith("__") and node.id != result
-
-    if not (
-        isinstance(first, ast.Assign)
-        and len(first.targets) == 1
-        and temp(first.targets[0])
-        and isinstance(branch, ast.If)
-        and len(branch.body) == 1
-        and len(branch.orelse) == 1
-    ):
-        return body
-    key = first.targets[0].id  # type: ignore[attr-defined]
-    values = []
-    names = None
-    for side in (branch.body[0], branch.orelse[0]):
-        if not (
-            isinstance(side, ast.Assign)
-            and len(side.targets) == 1
-            and isinstance(side.targets[0], ast.Tuple)
-            and isinstance(side.value, ast.Tuple)
-            and len(side.targets[0].elts) == len(side.value.elts) == 2
-        ):
-            return body
-        targets = side.targets[0].elts
-        if not all(temp(t) for t in targets) or not (isinstance(side.value.elts[0], ast.Name) and side.value.elts[0].id == key):
-            return body
-        if names not in (None, [t.id for t in targets]):  # type: ignore[attr-defined]
-            return body
-        names = [t.id for t in targets]  # type: ignore[attr-defined]
-        values.append(side.value.elts[1])
-    if not (names and isinstance(step, ast.Assign) and len(step.targets) == 1 and isinstance(step.targets[0], ast.Subscript)):
-        return body
-    target = step.targets[0]
-    if not (
-        isinstance(target.value, ast.Name)
-        and target.value.id == result
-        and isinstance(target.slice, ast.Name)
-        and target.slice.id == names[0]
-        and isinstance(step.value, ast.Name)
-        and step.value.id == names[1]
-    ):
-        return body
-    used = [n.id for part in (branch.test, *values) for n in ast.walk(part) if isinstance(n, ast.Name)]
-    if key in used or names[0] in used or names[1] in used:
-        return body
-    value = ast.IfExp(test=branch.test, body=values[0], orelse=values[1])
-    return [ast.Assign(targets=[ast.Subscript(value=target.value, slice=first.value, ctx=ast.Store())], value=value, lineno=0)]
-
-
-def comprehension(code: CodeType, iterable: ast.expr) -> ast.expr:
-    """A list/set/dict comprehension or generator expression from its own code object (3.10,
-    3.11; generator expressions on every version), called with the first `for`'s iterable."""
-    kind = code.co_name
-    body = nested_function(code).body
-    named = {
-        n.target.id
-        for n in ast.walk(ast.Module(body=body, type_ignores=[]))
-        if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)
-    }
-    while body and isinstance(body[0], ast.Nonlocal) and set(body[0].names) <= named:
-        body = body[1:]  # `(d := e)` in a comprehension binds d in the function around it: its own `nonlocal`
-    if body and _returns_none(body[-1]):
-        body = body[:-1]
-    result = None
-    if kind in ("<listcomp>", "<setcomp>", "<dictcomp>"):
-        if len(body) != 3 or not isinstance(body[0], ast.Assign) or not isinstance(body[2], ast.Return):
-            raise Unsupported(None, f"a {kind} of a shape not decompiled yet")
-        made = body[0].targets[0]
-        if not (isinstance(made, ast.Name) and isinstance(body[2].value, ast.Name) and body[2].value.id == made.id):
-            raise Unsupported(None, f"a {kind} of a shape not decompiled yet")
-        result, body = made.id, body[1:2]
-    if len(body) != 1:
-        raise Unsupported(None, f"a {kind} of a shape not decompiled yet")
-    return _comprehension_of(kind, body[0], result, iterable)
-
-
-def _element(kind: str, statement: ast.stmt | None, result: str | None) -> tuple[ast.expr, ...] | None:
-    """What one step of the comprehension adds: `result.append(e)`, `.add(e)`, `result[k] = v`,
-    `yield e`."""
-    if kind == "<genexpr>":
-        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Yield) and statement.value.value is not None:
-            return (statement.value.value,)
-        return None
-    if kind == "<dictcomp>":
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Subscript):
-            target = statement.targets[0]
-            if isinstance(target.value, ast.Name) and target.value.id == result:
-                return (target.slice, statement.value)
-        return None
-    method = "append" if kind == "<listcomp>" else "add"
-    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-        call = statement.value
-        if (
-            isinstance(call.func, ast.Attribute)
-            and call.func.attr == method
-            and isinstance(call.func.value, ast.Name)
-            and call.func.value.id == result
-            and len(call.args) == 1
-            and not call.keywords
-        ):
-            return (call.args[0],)
-    return None
-
-
-def lambda_of(code: CodeType) -> ast.expr:
-    """`lambda args: e`: the body must be one expression (a conditional one comes back as
-    `if c: return a` then `return b`)."""
-    function = nested_function(code)
-    body = function.body
-    if (
-        len(body) == 2
-        and isinstance(body[0], ast.If)
-        and not body[0].orelse
-        and len(body[0].body) == 1
-        and isinstance(body[0].body[0], ast.Return)
-        and isinstance(body[1], ast.Return)
-    ):
-        # (a lambda's returns all have values: `return None` too)
-        body = [
-            ast.Return(value=ast.IfExp(test=body[0].test, body=cast(ast.expr, body[0].body[0].value), orelse=cast(ast.expr, body[1].value)))
-        ]
-    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
-        raise Unsupported(None, "a lambda whose body is not one expression")
-    return ast.Lambda(args=function.args, body=body[0].value)
-
-
-def _short_repr(value: Any) -> str:
-    try:
-        text = repr(value)
-    except Exception:
-        text = f"<{type(value).__name__}>"
-    text = " ".join(text.split())
-    return text if len(text) <= 120 else text[:117] + "..."
-
-
-def function_name(code: CodeType) -> str:
-    """The code's name as a Python identifier (`<lambda>` -> `_lambda_`)."""
-    name = code.co_name
-    return name if name.isidentifier() else "_" + "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") + "_"
-
-
-def _add_defaults(arguments: ast.arguments, defaults: tuple[Any, ...] | None, kwdefaults: dict[str, Any] | None) -> list[str]:
-    """The defaults (they live on the function object, not in its code), written as literals or
-    builtins' names where they are one; any other object is written as a name `__default_P`,
-    and a note for each says what it is. Returns the notes."""
-    notes: list[str] = []
-
-    def node(parameter: str, value: Any) -> ast.expr:
-        if _literal(value):
-            return _literal_node(value)
-        name = getattr(value, "__name__", None)
-        if isinstance(name, str) and getattr(builtins, name, None) is value:
-            return ast.Name(id=name, ctx=ast.Load())
-        notes.append(f"# __default_{parameter} is the default {_short_repr(value)} (an object no literal writes)")
-        return ast.Name(id=f"__default_{parameter}", ctx=ast.Load())
-
-    positional = [*arguments.posonlyargs, *arguments.args]
-    if defaults and len(defaults) <= len(positional):
-        arguments.defaults = [node(p.arg, v) for p, v in zip(positional[len(positional) - len(defaults) :], defaults)]
-    if kwdefaults:
-        arguments.kw_defaults = [node(a.arg, kwdefaults[a.arg]) if a.arg in kwdefaults else None for a in arguments.kwonlyargs]
-    return notes
-
-
-def _literal_node(value: Any) -> ast.expr:
-    return ast.parse(repr(value), mode="eval").body if isinstance(value, tuple) else ast.Constant(value=value)
-
-
-def _literal(value: Any) -> bool:
-    """A value whose repr is itself: written as the default, it makes the same value."""
-    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
-        return not (isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))))
-    if isinstance(value, tuple):
-        return all(_literal(v) for v in value)
-    return False
-
-
-def _drop_final_returns(body: list[ast.stmt]) -> None:
-    """Take out each `return None` after which the function ends anyway: the last statement,
-    and the last of each way through an if, with or try that is the last statement. (Not a
-    try body's with an `else:` (it would run), a finally's (it would swallow an exception), or
-    a loop's (it leaves the loop).)"""
-    if not body:
-        return
-    last = body[-1]
-    if _returns_none(last):
-        if len(body) > 1:
-            del body[-1]
-            _drop_final_returns(body)
-        return
-    inner: list[list[ast.stmt]] = []
-    if isinstance(last, ast.If):
-        inner = [last.body, last.orelse]
-    elif isinstance(last, (ast.With, ast.AsyncWith)):
-        inner = [last.body]
-    elif isinstance(last, ast.Try):
-        inner = [h.body for h in last.handlers] + ([last.orelse] if last.orelse else [last.body])
-    elif isinstance(last, ast.Match):
-        inner = [case.body for case in last.cases]
-    for statements in inner:
-        _drop_final_returns(statements)
-
-
-def _returns_none(statement: ast.stmt) -> bool:
-    return isinstance(statement, ast.Return) and isinstance(statement.value, ast.Constant) and statement.value.value is None
