@@ -2,7 +2,7 @@
 act in the user's code and advice that fits it.
 
 Real programs under a real `compilescope run` (backend="eager": the findings are about Dynamo).
-The program of most tests (tests/programs/diagnosis.py) runs on Python 3.12, where `run` records
+The program of most tests (tests/traces/programs/diagnosis.py) runs on Python 3.12, where `run` records
 the calls each compiled version served, so the calls that ran uncompiled are measured too.
 """
 
@@ -20,7 +20,8 @@ from compilescope.findings.finding import Finding
 from compilescope.findings.rules import findings
 from conftest import ROOT, python312, run_cli
 
-PROGRAM = ROOT / "tests" / "programs" / "diagnosis.py"
+PROGRAMS = ROOT / "tests" / "traces" / "programs"  # (tests/unit reads the traces they were recorded into)
+PROGRAM = PROGRAMS / "diagnosis.py"
 
 
 @pytest.fixture(scope="module")
@@ -153,24 +154,8 @@ def test_the_json_terminal_and_report_hold_the_same_findings_in_the_same_order(d
 def test_compiling_ddp_itself_captures_nothing_and_says_what_to_compile(tmp_path: Path) -> None:
     # GIVEN torch.compile(DDP(model)) (gloo, one process): DDP's forward breaks the graph before
     # the model runs, so the model runs eagerly
-    (tmp_path / "ddp.py").write_text(
-        textwrap.dedent(
-            """\
-            import os
-            import torch
-            import torch.distributed as dist
-            from torch.nn.parallel import DistributedDataParallel as DDP
-
-            os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="29533")
-            dist.init_process_group("gloo", rank=0, world_size=1)
-            model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
-            compiled = torch.compile(DDP(model), backend="eager")
-            for _ in range(2):
-                compiled(torch.ones(4, 8)).sum().backward()
-            dist.destroy_process_group()
-            """
-        )
-    )
+    # (the program whose trace tests/unit reads too)
+    shutil.copy(PROGRAMS / "ddp.py", tmp_path / "ddp.py")
     result = run_cli("run", "--no-html", "ddp.py", cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     session = compilescope.load(tmp_path / "compilescope-ddp.json")
@@ -181,7 +166,7 @@ def test_compiling_ddp_itself_captures_nothing_and_says_what_to_compile(tmp_path
     assert first.kind == "captured nothing" and first.level == "problem"
     assert "the code ran eagerly" in first.title
     assert "DDP(torch.compile(model))" in first.fix
-    assert first.where is not None and first.where.endswith("/ddp.py:11")
+    assert first.where is not None and first.where.endswith("/ddp.py:15")
     # and the breaks inside torch's DDP point at the user's call, not at torch's lines
     ddp_break = one(found, kind="graph break", title_has="parallel/distributed.py")
     assert ddp_break.in_user_code is False and ddp_break.library and ddp_break.library.startswith("torch ")
