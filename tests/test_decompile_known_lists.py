@@ -10,8 +10,8 @@ import ast
 
 import pytest
 
-from compilescope.decompiler.expressions import Temporaries
 from compilescope.decompiler.known_lists import written_out
+from compilescope.decompiler.values import Temporaries
 
 
 def _written(source: str) -> str:

@@ -13,7 +13,7 @@ import math
 import os
 import sys
 
-from compilescope.decompiler.expressions import Unsupported
+from compilescope.decompiler.values import Unsupported
 from decompile_generated import Point, Recorder
 from compilescope.decompiler.building import function_source
 

@@ -23,7 +23,7 @@ import traceback
 import types
 from pathlib import Path
 
-from compilescope.decompiler.expressions import Unsupported
+from compilescope.decompiler.values import Unsupported
 from compilescope.decompiler.building import function_source
 
 

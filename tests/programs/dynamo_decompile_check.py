@@ -25,7 +25,7 @@ from pathlib import Path
 
 import torch
 
-from compilescope.decompiler.expressions import Unsupported
+from compilescope.decompiler.values import Unsupported
 from compilescope.decompiler.building import function_source
 
 CALLS_KEPT = 3  # argument sets kept per transformed code

@@ -73,3 +73,52 @@ def test_no_import_goes_up(part: str) -> None:
             if target != part and "*" not in allowed and target not in allowed:
                 going_up.append(f"{path.relative_to(PACKAGE)}:{line} imports compilescope.{target}")
     assert not going_up, "\n".join(going_up)
+
+
+def _module_imports(path: Path) -> list[tuple[str, int]]:
+    """(module, line) for every `compilescope.a.b` module the file imports, lazy ones included."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.startswith("compilescope."):
+            found += [
+                (f"{node.module}.{a.name}" if node.module.count(".") == 1 and a.name[:1].islower() else node.module, node.lineno)
+                for a in node.names
+            ]
+        elif isinstance(node, ast.Import):
+            found += [(a.name, node.lineno) for a in node.names if a.name.startswith("compilescope.")]
+    return found
+
+
+def _cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of the graph, as its modules in order, or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(node: str, path: list[str]) -> list[str] | None:
+        state[node] = 1
+        for target in sorted(edges.get(node, ())):
+            if state.get(target) == 1:
+                return path[path.index(target) :] + [node, target] if target in path else [node, target]
+            if target not in state and (found := visit(target, [*path, node])):
+                return found
+        state[node] = 2
+        return None
+
+    for node in sorted(edges):
+        if node not in state and (found := visit(node, [])):
+            return found
+    return None
+
+
+# session (model <-> jsonio, for Session.to_json) and cli (run <-> decompile, `run --decompile`)
+# still have one lazy cycle each: not yet held to this.
+@pytest.mark.parametrize("part", ["decompiler", "trace", "findings", "render", "record", "benchmark"])
+def test_no_import_cycle_inside_a_part(part: str) -> None:
+    # GIVEN every import between the modules of one part, lazy ones inside functions included
+    modules = {".".join(("compilescope", *p.relative_to(PACKAGE).with_suffix("").parts)): p for p in (PACKAGE / part).rglob("*.py")}
+    edges = {
+        name: {target for target, _ in _module_imports(path) if target in modules and target != name}
+        for name, path in modules.items()
+        if not name.endswith("__init__")
+    }
+    # THEN no module reaches itself again: each can be read (and tested) on what is below it
+    assert _cycle(edges) is None, " -> ".join(_cycle(edges) or [])

@@ -18,8 +18,8 @@ from types import CodeType
 from typing import Any
 
 from compilescope.decompiler.building import function_name, function_source
-from compilescope.decompiler.expressions import Unsupported, _arguments
 from compilescope.decompiler.unparse import unparse
+from compilescope.decompiler.values import Unsupported, arguments
 
 
 @dataclass
@@ -100,7 +100,7 @@ def _annotated(code: CodeType, error: Unsupported) -> str:
     # (no type_params here, which typeshed requires: 3.10 and 3.11 have none; set below on 3.12+)
     function = ast.FunctionDef(  # type: ignore[call-overload]
         name=function_name(code),
-        args=_arguments(code),
+        args=arguments(code),
         body=[
             ast.Raise(
                 exc=ast.Call(

@@ -15,11 +15,11 @@ from types import CodeType
 from typing import Any, cast
 
 from compilescope.decompiler.comprehensions import comprehension_of
-from compilescope.decompiler.expressions import Temporaries, Unsupported, _arguments
 from compilescope.decompiler.normalize import EXIT
 from compilescope.decompiler.structure import Structurer
 from compilescope.decompiler.tidy import tidy
 from compilescope.decompiler.unparse import unparse
+from compilescope.decompiler.values import NestedBodies, Temporaries, Unsupported, arguments
 
 _CO_GENERATOR = 0x20  # code.co_flags: a generator function
 
@@ -42,7 +42,7 @@ def function_source(code: CodeType, defaults: tuple[Any, ...] | None = None, kwd
 def function_def(code: CodeType) -> tuple[ast.FunctionDef, Temporaries]:
     """The function as an `ast.FunctionDef` (no defaults: they are not in the code), and the
     temporaries it uses."""
-    structurer = Structurer(code)
+    structurer = Structurer(code, NESTED)
     body = tidy(structurer.region(0, EXIT), code, structurer.temps) or [ast.Pass()]
     # The `return None` Python adds at the end of a function is not the user's (nor its copies
     # at the end of each way into the end).
@@ -58,7 +58,7 @@ def function_def(code: CodeType) -> tuple[ast.FunctionDef, Temporaries]:
         body = [ast.Nonlocal(names=rebound), *body]
     # (no type_params here, which typeshed requires: 3.10 and 3.11 have none; set below on 3.12+)
     function = ast.FunctionDef(
-        name=function_name(code), args=_arguments(code), body=body, decorator_list=[], returns=None, type_comment=None, lineno=1
+        name=function_name(code), args=arguments(code), body=body, decorator_list=[], returns=None, type_comment=None, lineno=1
     )  # type: ignore[call-overload]
     if sys.version_info >= (3, 12):
         function.type_params = []
@@ -269,3 +269,7 @@ def _drop_final_returns(body: list[ast.stmt]) -> None:
 
 def _returns_none(statement: ast.stmt) -> bool:
     return isinstance(statement, ast.Return) and isinstance(statement.value, ast.Constant) and statement.value.value is None
+
+
+# What the reader calls for a nested def, class, comprehension or lambda (see NestedBodies).
+NESTED = NestedBodies(function=nested_function, class_body=class_body, comprehension=comprehension, lambda_of=lambda_of)

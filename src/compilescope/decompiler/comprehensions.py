@@ -8,8 +8,8 @@ from __future__ import annotations
 import ast
 from typing import cast
 
-from compilescope.decompiler.expressions import Unsupported
 from compilescope.decompiler.tidy import conditional_assignment, negate
+from compilescope.decompiler.values import Unsupported
 
 
 def inlined_comprehension(made: ast.stmt | None, loop: list[ast.stmt]) -> list[ast.stmt]:

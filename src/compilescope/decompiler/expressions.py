@@ -19,47 +19,30 @@ from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any, cast
 
-
-class Unsupported(Exception):
-    """An instruction (or a shape of code) this decompiler does not turn into Python yet."""
-
-    def __init__(self, instruction: dis.Instruction | None, why: str) -> None:
-        where = f"{instruction.opname} at offset {instruction.offset}" if instruction else "this code"
-        super().__init__(f"{where}: {why} (Python {sys.version_info.major}.{sys.version_info.minor})")
-        self.instruction = instruction
-
-
-class _Null:
-    """The NULL that 3.11+ pushes beside a callable (and 3.10's LOAD_METHOD marker)."""
-
-
-NULL = _Null()
-
-
-@dataclass
-class LoopIterator:
-    """The iterator a for loop keeps on the stack (GET_ITER of `iterable`)."""
-
-    iterable: ast.expr
-
-
-class _LoopMarker:
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-NEXT_ITEM = _LoopMarker("the loop's next item")  # what FOR_ITER pushes for the loop body
-LOOP_DONE = _LoopMarker("an exhausted loop")  # what FOR_ITER leaves for 3.12+'s END_FOR
-
-
-class _Generator:
-    """What RETURN_GENERATOR leaves for the POP_TOP after it (3.11+): nothing of the user's."""
-
-
-GENERATOR = _Generator()
+from compilescope.decompiler.values import (
+    CAUGHT,
+    EXCEPTION_TYPE,
+    GENERATOR,
+    NEXT_ITEM,
+    NULL,
+    PREVIOUS,
+    TRACEBACK,
+    WITH_DONE,
+    CaughtAs,
+    ChainLeft,
+    ExceptionMarker,
+    ExceptionMatch,
+    HandlerEnd,
+    LoopIterator,
+    LoopMarker,
+    NestedBodies,
+    Saved,
+    Temporaries,
+    Unsupported,
+    WithEnter,
+    WithExit,
+    WithTarget,
+)
 
 
 @dataclass
@@ -77,77 +60,6 @@ class _ImportedName:
 
     source: _Import
     name: str
-
-
-class _ExceptionMarker:
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-CAUGHT = _ExceptionMarker("the exception being handled")  # what a handler starts with
-PREVIOUS = _ExceptionMarker("the exception handled before")  # PUSH_EXC_INFO keeps it for POP_EXCEPT
-# 3.10 enters a handler with the previous exception's traceback, value and type, then the
-# current one's: [PREVIOUS x3, TRACEBACK, CAUGHT, EXCEPTION_TYPE]
-TRACEBACK = _ExceptionMarker("the exception's traceback")
-EXCEPTION_TYPE = _ExceptionMarker("the exception's type")
-HANDLER_ENTRY_310 = (PREVIOUS, PREVIOUS, PREVIOUS, TRACEBACK, CAUGHT, EXCEPTION_TYPE)
-
-
-@dataclass
-class ExceptionMatch:
-    """CHECK_EXC_MATCH: whether the exception being handled is an instance of `type`."""
-
-    type: ast.expr
-
-
-class HandlerEnd(ast.stmt):
-    """POP_EXCEPT: the except clause ends here; what follows runs after the try statement."""
-
-    _fields = ()
-
-
-class CaughtAs(ast.stmt):
-    """`except E as name` names the exception (a STORE of it): the structurer takes it out."""
-
-    _fields = ()
-
-    def __init__(self, name: str) -> None:
-        super().__init__()
-        self.name = name
-
-
-@dataclass
-class WithExit:
-    """BEFORE_WITH's `__exit__` of the context manager `manager`, kept below the with's body."""
-
-    manager: ast.expr
-
-
-@dataclass
-class WithEnter:
-    """BEFORE_WITH's `__enter__()` result: stored (`as x`) or dropped where the body starts."""
-
-    manager: ast.expr
-
-
-class WithTarget(ast.stmt):
-    """Where a with's body starts: what `__enter__()` was stored in (`as x`), or None."""
-
-    _fields = ()
-
-    def __init__(self, target: ast.expr | None) -> None:
-        super().__init__()
-        self.target = target
-
-
-class _WithDone:
-    """The `__exit__(None, None, None)` call after a with's body: the with statement's own."""
-
-
-WITH_DONE = _WithDone()
 
 
 @dataclass
@@ -201,14 +113,6 @@ class _Comprehension:
 
 
 _COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
-
-
-@dataclass
-class Saved:
-    """LOAD_FAST_AND_CLEAR (3.12+ inlined comprehensions): the outer value of a name the
-    comprehension uses, put back when it ends. Its presence marks the loop as a comprehension."""
-
-    name: str
 
 
 @dataclass
@@ -332,51 +236,6 @@ def _comparison(instruction: dis.Instruction) -> ast.cmpop:
     return _COMPARE[symbol]()
 
 
-@dataclass
-class ChainLeft:
-    """A comparison chain so far (`a < b`), whose last operand the next comparison compares
-    (`< c`): the structurer joins a chain's blocks with a CHAIN_COMPARE where each link was."""
-
-    compare: ast.Compare
-
-
-class Temporaries:
-    """Names for values the bytecode keeps on the stack where source needs a variable: new ones
-    for values stored mid-block, and one per stack depth for values passed between blocks. The
-    prefix is chosen so that no name of the function can be taken."""
-
-    def __init__(self, code: CodeType) -> None:
-        taken = {*code.co_varnames, *code.co_names, *code.co_cellvars, *code.co_freevars}
-        prefix = "__"
-        while any(name.startswith((prefix + "temp", prefix + "stack", prefix + "const")) for name in taken):
-            prefix += "_"
-        self._prefix = prefix
-        self._count = 0
-        self._joins = 0
-        self.constants: dict[str, Any] = {}  # the objects named by constant()
-
-    def constant(self, index: int, value: Any) -> str:
-        """The name standing for the code's constant number `index`, an object no literal
-        writes (its repr is in `constants`, for the reader)."""
-        name = f"{self._prefix}const{index}"
-        self.constants[name] = value
-        return name
-
-    def new(self) -> str:
-        self._count += 1
-        return f"{self._prefix}temp{self._count}"
-
-    def joined(self) -> str:
-        """A new name for a value several blocks pass to the one they all reach (one per place
-        and depth, so each name has one meaning)."""
-        self._joins += 1
-        return f"{self._prefix}stack{self._joins}"
-
-    def owns(self, name: str) -> bool:
-        """A temporary (a local of ours); constants' names are not."""
-        return name.startswith((self._prefix + "temp", self._prefix + "stack"))
-
-
 def empty_display(value: Any) -> bool:
     """`{}`, `[]` or an empty set display: one that DICT_MERGE, LIST_EXTEND and the like may
     still add to in place."""
@@ -442,8 +301,9 @@ class BlockReader:
     """Turns instructions into statements, keeping the stack between calls (a block may leave
     values for the next one)."""
 
-    def __init__(self, code: CodeType, stack: list[Any] | None = None, temps: Temporaries | None = None) -> None:
+    def __init__(self, code: CodeType, nested: NestedBodies, stack: list[Any] | None = None, temps: Temporaries | None = None) -> None:
         self.code = code
+        self.nested = nested
         self.stack: list[Any] = list(stack or [])
         self.temps = temps or Temporaries(code)
         self.loop_target: ast.expr | None = None  # what the loop's next item was stored in
@@ -688,7 +548,7 @@ class BlockReader:
         for index in range(height, len(self.stack)):
             value = self.stack[index]
             if value is NULL or isinstance(
-                value, (Saved, _ExceptionMarker, WithExit, WithEnter, _Delegated)
+                value, (Saved, ExceptionMarker, WithExit, WithEnter, _Delegated)
             ):  # markers, not values: they go on
                 continue
             if isinstance(value, ast.Constant) and index < inlined:
@@ -1055,12 +915,10 @@ class BlockReader:
                 names, self._kw_names = self._kw_names, ()
             if ins.argval in (0, 1) and len(self.stack) >= 2 and isinstance(self.stack[-2], _Comprehension) and not names:
                 # a comprehension's function called with its first iterable: [f(x) for x in it]
-                from compilescope.decompiler.building import comprehension
-
                 iterator = self.stack.pop()
                 made = self.stack.pop()
                 iterable = iterator.iterable if isinstance(iterator, LoopIterator) else self._value(iterator, ins)
-                self.stack.append(comprehension(made.code, iterable))
+                self.stack.append(self.nested.comprehension(made.code, iterable))
                 return
             args = self.pop_values(ins, ins.argval)
             if op in ("CALL", "CALL_KW") and sys.version_info >= (3, 13):
@@ -1190,7 +1048,7 @@ class BlockReader:
             self.stack.append(LoopIterator(self.pop_value(ins)))
         elif op == "END_FOR":  # 3.12 pops the iterator and what FOR_ITER left; 3.13 only the latter
             for _ in range(2 if sys.version_info < (3, 13) else 1):
-                if not self.stack or not isinstance(self.stack[-1], (LoopIterator, _LoopMarker)):
+                if not self.stack or not isinstance(self.stack[-1], (LoopIterator, LoopMarker)):
                     raise Unsupported(ins, "END_FOR outside a loop's exit")
                 self.stack.pop()
         elif op in ("UNPACK_SEQUENCE", "UNPACK_EX"):
@@ -1320,9 +1178,7 @@ class BlockReader:
         if code.co_name in _COMPREHENSIONS:
             return _Comprehension(code)
         if code.co_name == "<lambda>":  # an expression: it can go anywhere a value goes
-            from compilescope.decompiler.building import lambda_of
-
-            return lambda_of(code)
+            return self.nested.lambda_of(code)
         return _Function(code, [], {})
 
     @staticmethod
@@ -1367,11 +1223,9 @@ class BlockReader:
         raise Unsupported(ins, f"function attribute {flag}")
 
     def _definition(self, function: _Function, decorators: list[ast.expr], name: str, ins: dis.Instruction) -> ast.stmt:
-        from compilescope.decompiler.building import nested_function
-
         if function.code.co_name != name:
             raise Unsupported(ins, f"a nested function {function.code.co_name} stored as {name}")
-        definition = nested_function(function.code)
+        definition = self.nested.function(function.code)
         definition.args.defaults = function.defaults
         definition.args.kw_defaults = [function.kwdefaults.get(a.arg) for a in definition.args.kwonlyargs]
         definition.decorator_list = decorators
@@ -1387,14 +1241,12 @@ class BlockReader:
 
     def _class_definition(self, made: ast.Call, decorators: list[ast.expr], name: str, ins: dis.Instruction) -> ast.stmt:
         """`class name(bases, keywords): body` from the call of __build_class__ that made it."""
-        from compilescope.decompiler.building import class_body
-
         body, written = (made.args + [None])[:2]
         if not isinstance(body, _Function) or not (isinstance(written, ast.Constant) and written.value == name == body.code.co_name):
             raise Unsupported(ins, f"a class made another way than `class {name}:`")
         # (no type_params here, which typeshed requires: 3.10 and 3.11 have none; set below on 3.12+)
         definition = ast.ClassDef(
-            name=name, bases=made.args[2:], keywords=made.keywords, body=class_body(body.code), decorator_list=decorators
+            name=name, bases=made.args[2:], keywords=made.keywords, body=self.nested.class_body(body.code), decorator_list=decorators
         )  # type: ignore[call-arg]
         if sys.version_info >= (3, 12):
             definition.type_params = []
@@ -1470,27 +1322,3 @@ def _plain(value: ast.expr) -> bool:
 def _as_read(target: ast.expr) -> ast.expr:
     """The same target as an expression that reads it (load context), to compare with values."""
     return ast.parse(ast.unparse(target), mode="eval").body
-
-
-def _arguments(code: CodeType) -> ast.arguments:
-    names = code.co_varnames
-    positional_only = code.co_posonlyargcount
-    count = code.co_argcount
-    keyword_only = code.co_kwonlyargcount
-    args = [ast.arg(arg=n) for n in names[:count]]
-    index = count + keyword_only
-    vararg = kwarg = None
-    if code.co_flags & 0x04:  # CO_VARARGS
-        vararg = ast.arg(arg=names[index])
-        index += 1
-    if code.co_flags & 0x08:  # CO_VARKEYWORDS
-        kwarg = ast.arg(arg=names[index])
-    return ast.arguments(
-        posonlyargs=args[:positional_only],
-        args=args[positional_only:],
-        vararg=vararg,
-        kwonlyargs=[ast.arg(arg=n) for n in names[count : count + keyword_only]],
-        kw_defaults=[None] * keyword_only,
-        kwarg=kwarg,
-        defaults=[],
-    )

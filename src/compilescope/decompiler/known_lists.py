@@ -22,7 +22,7 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
-from compilescope.decompiler.expressions import Temporaries
+from compilescope.decompiler.values import Temporaries
 
 
 @dataclass(eq=False)

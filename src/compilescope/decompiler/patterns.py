@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from compilescope.decompiler import cfg
-from compilescope.decompiler.expressions import Unsupported
+from compilescope.decompiler.values import Unsupported
 
 # opcodes that only a pattern uses: a function without them has no match worth reading as one
 MATCH_OPCODES = frozenset({"MATCH_CLASS", "MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_KEYS"})

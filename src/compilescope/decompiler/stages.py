@@ -74,7 +74,7 @@ def show(code: CodeType, stages: tuple[str, ...]) -> str:
                 out += [f"== pass: {name}", after if after != before else "(unchanged)"]
     if "ast" in stages:
         from compilescope.decompiler.building import function_def
-        from compilescope.decompiler.expressions import Unsupported
+        from compilescope.decompiler.values import Unsupported
 
         try:
             out += ["== ast", ast.dump(function_def(code)[0], indent=1)]

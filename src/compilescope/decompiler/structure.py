@@ -35,27 +35,7 @@ from typing import Any, cast
 
 from compilescope.decompiler import cfg, finally_copies, patterns
 from compilescope.decompiler.comprehensions import inlined_comprehension
-from compilescope.decompiler.expressions import (
-    CAUGHT,
-    HANDLER_ENTRY_310,
-    LOOP_DONE,
-    NEXT_ITEM,
-    PREVIOUS,
-    BlockReader,
-    CaughtAs,
-    ChainLeft,
-    ExceptionMatch,
-    HandlerEnd,
-    LoopIterator,
-    Saved,
-    Temporaries,
-    Unsupported,
-    WithEnter,
-    WithExit,
-    WithTarget,
-    empty_display,
-    name_cleanup,
-)
+from compilescope.decompiler.expressions import BlockReader, empty_display, name_cleanup
 from compilescope.decompiler.normalize import (
     CANNOT_RAISE,
     CONDITIONAL,
@@ -67,6 +47,25 @@ from compilescope.decompiler.normalize import (
     without_name_cleanup,
 )
 from compilescope.decompiler.tidy import negate, put_back_values
+from compilescope.decompiler.values import (
+    CAUGHT,
+    HANDLER_ENTRY_310,
+    LOOP_DONE,
+    NEXT_ITEM,
+    PREVIOUS,
+    CaughtAs,
+    ChainLeft,
+    ExceptionMatch,
+    HandlerEnd,
+    LoopIterator,
+    NestedBodies,
+    Saved,
+    Temporaries,
+    Unsupported,
+    WithEnter,
+    WithExit,
+    WithTarget,
+)
 
 
 @dataclass
@@ -77,8 +76,9 @@ class _Condition:
 
 
 class Structurer:
-    def __init__(self, code: CodeType) -> None:
+    def __init__(self, code: CodeType, nested: NestedBodies) -> None:
         self.code = code
+        self.nested = nested  # how nested functions, classes, comprehensions and lambdas are built
         if code.co_flags & (_CO_COROUTINE | _CO_ITERABLE_COROUTINE | _CO_ASYNC_GENERATOR):
             raise Unsupported(None, "async functions are not decompiled yet")
         normalized = normalize(code)  # the graph made regular: normalize.PASSES, in order
@@ -678,7 +678,7 @@ class Structurer:
             block = self.graph.blocks[index]
             instructions = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
             if block.last.opname == "JUMP_IF_NOT_EXC_MATCH":  # 3.10: DUP_TOP, the type, the test
-                reader = BlockReader(self.code, base + list(HANDLER_ENTRY_310), self.temps)
+                reader = BlockReader(self.code, self.nested, base + list(HANDLER_ENTRY_310), self.temps)
                 reader.run(instructions[:-1])
                 kind = reader.stack[-1] if reader.stack else None
                 if (
@@ -699,7 +699,7 @@ class Structurer:
                 return clauses  # no clause matched: the exception goes on
             names = [i.opname for i in instructions]
             if "CHECK_EXC_MATCH" in names and block.last.opname in CONDITIONAL:
-                reader = BlockReader(self.code, base + entry, self.temps)
+                reader = BlockReader(self.code, self.nested, base + entry, self.temps)
                 reader.run(instructions[: names.index("CHECK_EXC_MATCH") + 1])
                 match = reader.stack[-1] if reader.stack else None
                 if reader.statements or not isinstance(match, ExceptionMatch) or names.index("CHECK_EXC_MATCH") != len(names) - 2:
@@ -720,7 +720,7 @@ class Structurer:
     def _reader(self, index: int, base: list[Any]) -> BlockReader:
         # (an empty display still being built is each block's own: it adds to it in place)
         entry = [copy.deepcopy(v) if empty_display(v) else v for v in self._entry.get(index, [])]
-        reader = BlockReader(self.code, base + entry, self.temps)
+        reader = BlockReader(self.code, self.nested, base + entry, self.temps)
         # 3.10 cuts the block after POP_EXCEPT: the `e = None; del e` after it starts the next
         predecessors = self.graph.blocks[index].predecessors
         if predecessors and all(self.graph.blocks[p].last.opname == "POP_EXCEPT" for p in predecessors):
@@ -1372,7 +1372,7 @@ class Structurer:
         if at.half:
             instructions = [_second_half(instructions[0]), *instructions[1:]]
         saved = dict(self._entry)
-        reader = BlockReader(self.code, list(base), self.temps)
+        reader = BlockReader(self.code, self.nested, list(base), self.temps)
         self._current = at.block
         try:
             reader.run(instructions)

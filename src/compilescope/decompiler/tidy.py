@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterator
 from types import CodeType
 from typing import cast
 
-from compilescope.decompiler.expressions import Temporaries
 from compilescope.decompiler.known_lists import written_out
+from compilescope.decompiler.values import Temporaries
 
 _DYNAMO_GLOBAL = re.compile(r"^__(compiled_fn|resume_at|import)_")
 
