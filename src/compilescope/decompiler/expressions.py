@@ -2,9 +2,13 @@
 
 A symbolic run of the value stack: each instruction pops and pushes `ast` expressions, and the
 instructions that end a statement (a store, a discarded value, a return) emit an `ast` statement.
-`ast.unparse` then writes valid Python with the right parentheses. One table for Python 3.10 to
-3.13; where the versions differ (how calls and NULLs sit on the stack, how operators are named),
-the differences are handled where the instruction is.
+`ast.unparse` then writes valid Python with the right parentheses.
+
+This module is the reader's machinery: the stack, values that wait on it (in temporaries where
+they must), stores and assignments, what a block leaves for the next. What each opcode does is in
+the table HANDLERS, filled by opcodes.py and opcodes_calls.py: one table for Python 3.10 to 3.13;
+where the versions differ (how calls and NULLs sit on the stack, how operators are named), the
+handler of the instruction says how.
 
 Anything not understood raises Unsupported with the instruction, so that the caller shows the
 bytecode there instead: never a guess.
@@ -15,26 +19,18 @@ from __future__ import annotations
 import ast
 import dis
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any, cast
 
 from compilescope.decompiler.values import (
     CAUGHT,
-    EXCEPTION_TYPE,
-    GENERATOR,
     NEXT_ITEM,
     NULL,
-    PREVIOUS,
-    TRACEBACK,
-    WITH_DONE,
     CaughtAs,
     ChainLeft,
     ExceptionMarker,
-    ExceptionMatch,
-    HandlerEnd,
-    LoopIterator,
-    LoopMarker,
     NestedBodies,
     Saved,
     Temporaries,
@@ -69,25 +65,11 @@ class _Delegated:
     value: ast.expr
 
 
-@dataclass
-class _Code:
-    """LOAD_CONST of a code object, until MAKE_FUNCTION makes it a function."""
-
-    code: CodeType
-
-
 class _BuildClass(ast.expr):
     """LOAD_BUILD_CLASS: the builtin a `class` statement calls with the body's function, the
     name and the bases, until the class is stored (`class C(B): ...`)."""
 
     _fields = ()
-
-
-class _Locals:
-    """LOAD_LOCALS (3.12+, in a class body): the namespace the next load looks in first."""
-
-
-LOCALS = _Locals()
 
 
 class _Function(ast.expr):
@@ -102,17 +84,6 @@ class _Function(ast.expr):
         self.defaults = defaults
         self.kwdefaults = kwdefaults
         self.annotations: dict[str, ast.expr] = {}  # parameter (or "return") -> its annotation
-
-
-@dataclass
-class _Comprehension:
-    """A comprehension's own function (3.10, 3.11; generator expressions on every version),
-    until it is called with its first iterable."""
-
-    code: CodeType
-
-
-_COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
 
 
 @dataclass
@@ -152,45 +123,35 @@ class _Slot:
     group: _Unpack
 
 
-_BINARY = {
-    "+": ast.Add,
-    "-": ast.Sub,
-    "*": ast.Mult,
-    "/": ast.Div,
-    "//": ast.FloorDiv,
-    "%": ast.Mod,
-    "**": ast.Pow,
-    "@": ast.MatMult,
-    "<<": ast.LShift,
-    ">>": ast.RShift,
-    "&": ast.BitAnd,
-    "|": ast.BitOr,
-    "^": ast.BitXor,
-}
-# Python 3.10 names each operator in the opcode.
-_BINARY_310 = {
-    "ADD": "+",
-    "SUBTRACT": "-",
-    "MULTIPLY": "*",
-    "TRUE_DIVIDE": "/",
-    "FLOOR_DIVIDE": "//",
-    "MODULO": "%",
-    "POWER": "**",
-    "MATRIX_MULTIPLY": "@",
-    "LSHIFT": "<<",
-    "RSHIFT": ">>",
-    "AND": "&",
-    "OR": "|",
-    "XOR": "^",
-}
-_COMPARE = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq}
-_UNARY = {"UNARY_NEGATIVE": ast.USub, "UNARY_NOT": ast.Not, "UNARY_INVERT": ast.Invert, "UNARY_POSITIVE": ast.UAdd}
 # Stores to a plain name.
 _NAME_STORES = ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")
 # Instructions with no effect on the values of straight-line code.
 _IGNORED = frozenset({"NOP", "RESUME", "CACHE", "PRECALL", "EXTENDED_ARG", "TO_BOOL", "COPY_FREE_VARS", "MAKE_CELL"})
 if sys.version_info < (3, 11):  # 3.10's block stack: the graph has what they mean (exception edges)
     _IGNORED = _IGNORED | {"SETUP_FINALLY", "POP_BLOCK"}
+
+
+# The table BlockReader.step looks each instruction up in: opcode name -> what it does to the
+# reader. The handlers are in opcodes.py and opcodes_calls.py, which fill this table as they are
+# imported (compilescope.decompiler's __init__ imports them, so it is full before any block is
+# read). The table is owned here and filled from there, not imported from there, because those
+# modules need the reader and the reader must not import them back: a cycle.
+Handler = Callable[["BlockReader", dis.Instruction], None]
+HANDLERS: dict[str, Handler] = {}
+NOT_YET = "not decompiled yet"  # why an opcode with no handler is refused
+
+
+def handles(*opnames: str) -> Callable[[Handler], Handler]:
+    """Registers the decorated function as the handler of these opcodes: one handler each."""
+
+    def register(handler: Handler) -> Handler:
+        for opname in opnames:
+            if opname in HANDLERS:
+                raise ValueError(f"{opname} has two handlers: {HANDLERS[opname].__name__} and {handler.__name__}")
+            HANDLERS[opname] = handler
+        return handler
+
+    return register
 
 
 def _names_stored_next(upcoming: list[dis.Instruction], names: list[str], count: int) -> tuple[list[str], int] | None:
@@ -219,21 +180,6 @@ def _position_after(instructions: list[dis.Instruction], index: int, count: int)
             count -= 1
         position += 1
     return position
-
-
-def _comparison(instruction: dis.Instruction) -> ast.cmpop:
-    """The operator of COMPARE_OP (3.13: `bool(<)` where the result is tested), IS_OP or
-    CONTAINS_OP (their argument: negated), or a chain's link standing for one of them."""
-    kind = instruction.opcode if instruction.opname == "CHAIN_COMPARE" else None
-    name = dis.opname[kind] if kind is not None else instruction.opname
-    if name == "IS_OP":
-        return ast.IsNot() if instruction.argval else ast.Is()
-    if name == "CONTAINS_OP":
-        return ast.NotIn() if instruction.argval else ast.In()
-    symbol = str(instruction.argval)
-    if symbol.startswith("bool(") and symbol.endswith(")"):
-        symbol = symbol[5:-1]
-    return _COMPARE[symbol]()
 
 
 def empty_display(value: Any) -> bool:
@@ -273,17 +219,6 @@ def _holds_function(value: Any) -> bool:
 
 def _made_class(value: Any) -> bool:
     return isinstance(value, ast.Call) and isinstance(value.func, _BuildClass)
-
-
-def _writable(value: Any) -> bool:
-    """A constant that `ast.unparse` writes as a literal giving the same value."""
-    if value is None or value is Ellipsis or isinstance(value, (bool, int, str, bytes)):
-        return True
-    if isinstance(value, (float, complex)):
-        return all(part == part for part in (value.real, value.imag))  # not NaN (inf unparses as 1e309)
-    if isinstance(value, (tuple, frozenset)):
-        return all(_writable(v) for v in value)
-    return False
 
 
 def _written(statement: ast.stmt) -> frozenset[str]:
@@ -713,514 +648,17 @@ class BlockReader:
                 self._previous = instructions[index + skip].opname
         self._upcoming = []
 
-    def step(self, ins: dis.Instruction) -> None:  # noqa: C901  (one table of opcodes)
+    def step(self, ins: dis.Instruction) -> None:
+        """One instruction: its handler in HANDLERS (opcodes.py), after the checks every one gets."""
         op = ins.opname
         if op in _IGNORED:
             return
         if self._parallel and op not in (*_NAME_STORES, "STORE_FAST_STORE_FAST"):
             raise Unsupported(ins, "a parallel assignment interrupted before all its names were stored")
-        if op == "LOAD_CONST":
-            if isinstance(ins.argval, CodeType):
-                self.stack.append(_Code(ins.argval))
-                return
-            if _writable(ins.argval):
-                self.stack.append(ast.Constant(value=ins.argval))
-            else:  # an object put in the code (Dynamo does: torch.device(...)): named, not guessed
-                self.stack.append(_load(self.temps.constant(cast(int, ins.arg), ins.argval)))  # (LOAD_CONST has an arg)
-        elif op in (
-            "LOAD_FAST",
-            "LOAD_FAST_CHECK",
-            "LOAD_DEREF",
-            "LOAD_NAME",
-            "LOAD_GLOBAL",
-            "LOAD_CLASSDEREF",
-            "LOAD_FROM_DICT_OR_GLOBALS",
-        ):
-            if op == "LOAD_GLOBAL" and sys.version_info >= (3, 11) and ins.arg is not None and ins.arg & 1:
-                if sys.version_info >= (3, 13):
-                    self.stack += [_load(ins.argval), NULL]
-                else:
-                    self.stack += [NULL, _load(ins.argval)]
-            else:
-                self.stack.append(_load(ins.argval))
-        elif op == "LOAD_BUILD_CLASS":
-            self.stack.append(_BuildClass())
-        elif op == "LOAD_LOCALS":
-            self.stack.append(LOCALS)
-        elif op == "LOAD_FROM_DICT_OR_DEREF":  # 3.12+: a class body reads a name of the function around it
-            if self.pop(ins) is not LOCALS:
-                raise Unsupported(ins, "LOAD_FROM_DICT_OR_DEREF without the class body's namespace")
-            self.stack.append(_load(ins.argval))
-        elif op == "SETUP_ANNOTATIONS":  # a class body's `__annotations__`: its `x: T` store into it
-            pass
-        elif op == "LOAD_FAST_LOAD_FAST":
-            self.stack += [_load(ins.argval[0]), _load(ins.argval[1])]
-        elif op == "PUSH_NULL":
-            self.stack.append(NULL)
-        elif op in _NAME_STORES and self._walrus:
-            self._walrus = False
-            self.stack.append(ast.NamedExpr(target=ast.Name(id=ins.argval, ctx=ast.Store()), value=self.pop_value(ins)))
-        elif op == "STORE_FAST_LOAD_FAST" and self._walrus:
-            self._walrus = False
-            stored, loaded = ins.argval
-            self.stack += [ast.NamedExpr(target=ast.Name(id=stored, ctx=ast.Store()), value=self.pop_value(ins)), _load(loaded)]
-        elif op in _NAME_STORES:
-            self._store_name(ins, ins.argval, self.pop(ins))
-        elif op == "STORE_FAST_STORE_FAST":
-            first, second = ins.argval
-            value, other = self.pop(ins), self.pop(ins)
-            if (
-                isinstance(value, ast.expr)
-                and isinstance(other, ast.expr)
-                and _plain(value)
-                and _plain(other)
-                and ast.dump(value) != ast.dump(other)
-            ):
-                # `a, b = x, y` on 3.13: one instruction stores both names, the last first
-                targets: list[ast.expr] = [ast.Name(id=second, ctx=ast.Store()), ast.Name(id=first, ctx=ast.Store())]
-                self.emit(
-                    ast.Assign(
-                        targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=ast.Tuple(elts=[other, value], ctx=ast.Load()), lineno=0
-                    ),
-                    ins,
-                )
-            else:
-                self.stack.append(other)
-                if not self._stored_in_turn(ins, [first, second], value):
-                    self._store_name(ins, first, value)
-                    self._store_name(ins, second, self.pop(ins))
-        elif op in ("SWAP", "ROT_TWO", "ROT_THREE") and self._tuple_assignment(ins):
-            pass
-        elif op in ("SWAP", "ROT_TWO"):
-            depth = 2 if op == "ROT_TWO" else ins.argval
-            if len(self.stack) < depth:
-                raise Unsupported(ins, "the value stack is shorter than the swap")
-            self._spill_for_swap(depth, ins)
-            self.stack[-1], self.stack[-depth] = self.stack[-depth], self.stack[-1]
-        elif op in ("ROT_THREE", "ROT_FOUR", "ROT_N"):  # 3.10: the top goes `depth` down
-            depth = {"ROT_THREE": 3, "ROT_FOUR": 4}.get(op) or ins.argval
-            if len(self.stack) < depth:
-                raise Unsupported(ins, "the value stack is shorter than the rotation")
-            if sum(not self._settled(v) for v in self.stack[-depth:]) > 1:
-                self.spill(len(self.stack), instruction=ins)
-            self.stack.insert(len(self.stack) - depth, self.stack.pop())
-        elif op in ("COPY", "DUP_TOP") and (ins.argval or 1) == 1 and self._named_expression_follows():
-            self._walrus = True  # the store that follows names the value where it stays: `(x := v)`
-        elif op == "COPY":
-            self._copy(ins.argval, ins)
-        elif op == "DUP_TOP":
-            self._copy(1, ins)
-        elif op == "DUP_TOP_TWO":
-            self._copy(2, ins)
-            self._copy(2, ins)
-        elif op == "STORE_FAST_LOAD_FAST":
-            stored, loaded = ins.argval
-            self.assign(ins, ast.Name(id=stored, ctx=ast.Store()), self.pop(ins))
-            self.stack.append(_load(loaded))
-        elif op == "LOAD_ATTR":
-            owner = self.pop_value(ins)
-            attribute = ast.Attribute(value=owner, attr=ins.argval, ctx=ast.Load())
-            if sys.version_info >= (3, 12) and ins.arg is not None and ins.arg & 1:
-                self.stack += [attribute, NULL] if sys.version_info >= (3, 13) else [NULL, attribute]
-            else:
-                self.stack.append(attribute)
-        elif op == "LOAD_SUPER_ATTR":  # 3.12+: [super, class, self] -> super().attr
-            owner_self = self.pop_value(ins)
-            owner_class = self.pop_value(ins)
-            function = self.pop_value(ins)
-            explicit = bool((ins.arg or 0) & 2)  # super(C, self) as written; else super()
-            call = ast.Call(func=function, args=[owner_class, owner_self] if explicit else [], keywords=[])
-            attribute = ast.Attribute(value=call, attr=ins.argval, ctx=ast.Load())
-            if (ins.arg or 0) & 1:
-                self.stack += [attribute, NULL] if sys.version_info >= (3, 13) else [NULL, attribute]
-            else:
-                self.stack.append(attribute)
-        elif op == "LOAD_METHOD":  # 3.10, 3.11
-            owner = self.pop_value(ins)
-            self.stack += [NULL, ast.Attribute(value=owner, attr=ins.argval, ctx=ast.Load())]
-        elif op == "STORE_ATTR":
-            owner = self.pop_value(ins)
-            self.assign(ins, ast.Attribute(value=owner, attr=ins.argval, ctx=ast.Store()), self.pop(ins))
-        elif op == "BINARY_SUBSCR":
-            key = self.pop_value(ins)
-            container = self.pop_value(ins)
-            self.stack.append(ast.Subscript(value=container, slice=key, ctx=ast.Load()))
-        elif op == "STORE_SUBSCR":
-            key = self.pop_value(ins)
-            container = self.pop_value(ins)
-            self.assign(ins, ast.Subscript(value=container, slice=key, ctx=ast.Store()), self.pop(ins))
-        elif op == "BUILD_SLICE":
-            parts = self.pop_values(ins, ins.argval)
-            self.stack.append(ast.Slice(*[None if isinstance(p, ast.Constant) and p.value is None else p for p in parts]))
-        elif op == "BINARY_SLICE":  # 3.12+
-            stop = self.pop_value(ins)
-            start = self.pop_value(ins)
-            container = self.pop_value(ins)
-            bounds = [None if isinstance(p, ast.Constant) and p.value is None else p for p in (start, stop)]
-            self.stack.append(ast.Subscript(value=container, slice=ast.Slice(*bounds), ctx=ast.Load()))
-        elif op == "STORE_SLICE":  # 3.12+
-            stop = self.pop_value(ins)
-            start = self.pop_value(ins)
-            container = self.pop_value(ins)
-            bounds = [None if isinstance(p, ast.Constant) and p.value is None else p for p in (start, stop)]
-            self.assign(ins, ast.Subscript(value=container, slice=ast.Slice(*bounds), ctx=ast.Store()), self.pop(ins))
-        elif op == "BINARY_OP" or op.startswith(("BINARY_", "INPLACE_")) and op.split("_", 1)[1] in _BINARY_310:
-            symbol = ins.argrepr if op == "BINARY_OP" else _BINARY_310[op.split("_", 1)[1]]
-            inplace = symbol.endswith("=") or op.startswith("INPLACE_")
-            operator = _BINARY.get(symbol.rstrip("="))
-            if operator is None:
-                raise Unsupported(ins, f"operator {symbol!r}")
-            right = self.pop_value(ins)
-            left = self.pop_value(ins)
-            self.stack.append(_InPlace(operator(), left, right) if inplace else ast.BinOp(left=left, op=operator(), right=right))
-        elif op in _UNARY:
-            self.stack.append(ast.UnaryOp(op=_UNARY[op](), operand=self.pop_value(ins)))
-        elif op == "CALL_INTRINSIC_1" and ins.argrepr == "INTRINSIC_UNARY_POSITIVE":
-            self.stack.append(ast.UnaryOp(op=ast.UAdd(), operand=self.pop_value(ins)))
-        elif op in ("COMPARE_OP", "IS_OP", "CONTAINS_OP", "CHAIN_COMPARE"):
-            right = self.pop_value(ins)
-            left = self.pop(ins)
-            if isinstance(left, ChainLeft):  # the next comparison of a chain: `a < b < c`
-                compare = ast.Compare(
-                    left=left.compare.left, ops=[*left.compare.ops, _comparison(ins)], comparators=[*left.compare.comparators, right]
-                )
-            elif isinstance(left, ast.expr):
-                compare = ast.Compare(left=left, ops=[_comparison(ins)], comparators=[right])
-            else:
-                raise Unsupported(ins, f"expected a value on the stack, found {type(left).__name__}")
-            self.stack.append(ChainLeft(compare) if op == "CHAIN_COMPARE" else compare)
-        elif op in ("BUILD_TUPLE", "BUILD_LIST", "BUILD_SET"):
-            values = self.pop_values(ins, ins.argval)
-            kind = {"BUILD_TUPLE": ast.Tuple, "BUILD_LIST": ast.List, "BUILD_SET": ast.Set}[op]
-            self.stack.append(kind(elts=values, ctx=ast.Load()) if kind is not ast.Set else ast.Set(elts=values))
-        elif op == "BUILD_MAP":
-            values = self.pop_values(ins, 2 * ins.argval)
-            self.stack.append(ast.Dict(keys=cast("list[ast.expr | None]", values[0::2]), values=values[1::2]))
-        elif op == "BUILD_CONST_KEY_MAP":
-            keys = self.pop_value(ins)
-            values = self.pop_values(ins, ins.argval)
-            if not isinstance(keys, ast.Constant) or not isinstance(keys.value, tuple):
-                raise Unsupported(ins, "keys that are not constants")
-            self.stack.append(ast.Dict(keys=[ast.Constant(value=k) for k in keys.value], values=values))
-        elif op == "KW_NAMES":  # 3.11, 3.12: the keyword names of the next call
-            self._kw_names = tuple(ins.argval) if isinstance(ins.argval, tuple) else tuple(self.code.co_consts[cast(int, ins.arg)])
-        elif op in ("CALL", "CALL_FUNCTION", "CALL_METHOD", "CALL_FUNCTION_KW", "CALL_KW"):
-            names: tuple[str, ...] = ()
-            if op in ("CALL_FUNCTION_KW", "CALL_KW"):
-                constant = self.pop_value(ins)
-                if not isinstance(constant, ast.Constant) or not isinstance(constant.value, tuple):
-                    raise Unsupported(ins, "keyword names that are not constants")
-                names = constant.value
-            elif self._kw_names:
-                names, self._kw_names = self._kw_names, ()
-            if ins.argval in (0, 1) and len(self.stack) >= 2 and isinstance(self.stack[-2], _Comprehension) and not names:
-                # a comprehension's function called with its first iterable: [f(x) for x in it]
-                iterator = self.stack.pop()
-                made = self.stack.pop()
-                iterable = iterator.iterable if isinstance(iterator, LoopIterator) else self._value(iterator, ins)
-                self.stack.append(self.nested.comprehension(made.code, iterable))
-                return
-            args = self.pop_values(ins, ins.argval)
-            if op in ("CALL", "CALL_KW") and sys.version_info >= (3, 13):
-                # [callable, self or NULL, args...]
-                bound = self.pop(ins)
-                callable_ = self.pop(ins)
-                if bound is not NULL:
-                    args = [self._value(bound, ins), *args]
-            elif op == "CALL":
-                # 3.11, 3.12: [NULL, callable, args...] or [callable, self, args...]
-                top = self.pop(ins)
-                below = self.pop(ins)
-                if below is NULL:
-                    callable_ = top
-                else:
-                    callable_, args = below, [self._value(top, ins), *args]
-            else:  # 3.10: [callable, args...]; CALL_METHOD: [NULL, method, args...] as we keep it
-                callable_ = self.pop(ins)
-                if self.stack and self.stack[-1] is NULL:
-                    self.stack.pop()
-            if isinstance(callable_, WithExit):  # the with's own __exit__(None, None, None)
-                if len(args) != 3 or not all(isinstance(a, ast.Constant) and a.value is None for a in args):
-                    raise Unsupported(ins, "a with's __exit__ called another way")
-                self.stack.append(WITH_DONE)
-                return
-            if not isinstance(callable_, ast.expr):
-                raise Unsupported(ins, "calling something that is not a value")
-            positional = args[: len(args) - len(names)]
-            keywords = [ast.keyword(arg=name, value=value) for name, value in zip(names, args[len(args) - len(names) :])]
-            self.stack.append(ast.Call(func=callable_, args=positional, keywords=keywords))
-        elif op in ("DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"):
-            self.emit(ast.Delete(targets=[ast.Name(id=ins.argval, ctx=ast.Del())]), ins)
-        elif op == "DELETE_ATTR":
-            owner = self.pop_value(ins)
-            self.emit(ast.Delete(targets=[ast.Attribute(value=owner, attr=ins.argval, ctx=ast.Del())]), ins)
-        elif op == "DELETE_SUBSCR":
-            key = self.pop_value(ins)
-            container = self.pop_value(ins)
-            self.emit(ast.Delete(targets=[ast.Subscript(value=container, slice=key, ctx=ast.Del())]), ins)
-        elif op == "CALL_FUNCTION_EX":
-            self._call_with_unpacking(ins)
-        elif op == "LIST_TO_TUPLE" or (op == "CALL_INTRINSIC_1" and ins.argrepr == "INTRINSIC_LIST_TO_TUPLE"):
-            value = self.pop_value(ins)
-            self.stack.append(
-                ast.Tuple(elts=value.elts if isinstance(value, ast.List) else [ast.Starred(value=value, ctx=ast.Load())], ctx=ast.Load())
-            )
-        elif op in ("LIST_APPEND", "SET_ADD", "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE", "DICT_MERGE", "MAP_ADD"):
-            self._add_to_container(ins)
-        elif op == "MAKE_FUNCTION":
-            self._make_function(ins)
-        elif op == "SET_FUNCTION_ATTRIBUTE":  # 3.13: [value, function]
-            function = self.pop(ins)
-            value = self.pop(ins)
-            self.stack.append(self._with_attribute(function, ins.arg or 0, value, ins))
-        elif op == "LOAD_FAST_AND_CLEAR":
-            self.stack.append(Saved(ins.argval))
-        elif op == "LOAD_CLOSURE":  # the cell of a variable a nested function reads
-            self.stack.append(_load(ins.argval))
-        elif op in ("BEFORE_WITH", "SETUP_WITH"):  # 3.11+ / 3.10 (its handler is in the graph)
-            manager = self.pop_value(ins)
-            self.stack += [WithExit(manager), WithEnter(manager)]
-        elif op == "PUSH_EXC_INFO":  # [exc] -> [previous exc, exc]
-            caught = self.pop(ins)
-            if caught is not CAUGHT:
-                raise Unsupported(ins, "PUSH_EXC_INFO outside an exception handler's start")
-            self.stack += [PREVIOUS, CAUGHT]
-        elif op == "CHECK_EXC_MATCH":  # [exc, type] -> [exc, matches]
-            matched = self.pop_value(ins)
-            if not self.stack or self.stack[-1] is not CAUGHT:
-                raise Unsupported(ins, "CHECK_EXC_MATCH without the exception below it")
-            self.stack.append(ExceptionMatch(matched))
-        elif op == "POP_EXCEPT":
-            for _ in range(3 if sys.version_info < (3, 11) else 1):
-                if not self.stack or self.stack[-1] is not PREVIOUS:
-                    raise Unsupported(ins, "POP_EXCEPT without the exception handled before")
-                self.stack.pop()
-            self._skip_name_cleanup = True
-            # values computed inside the clause (`return f(e)` computes f(e) before the clause
-            # ends) are evaluated there: into temporaries before the end is marked
-            self.spill(len(self.stack), instruction=ins)
-            self.statements.append(HandlerEnd())
-        elif op == "GEN_START":  # 3.10: a generator's start; nothing of the user's
-            pass
-        elif op == "RETURN_GENERATOR":
-            self.stack.append(GENERATOR)
-        elif op == "GET_YIELD_FROM_ITER":
-            self.stack.append(_Delegated(self.pop_value(ins)))
-        elif op == "YIELD_FROM":  # [delegated, None] -> its result (3.12+: above the receiver END_SEND drops)
-            sent = self.pop(ins)
-            delegated = self.pop(ins)
-            if not isinstance(delegated, _Delegated) or not (isinstance(sent, ast.Constant) and sent.value is None):
-                raise Unsupported(ins, "yield from of a shape not decompiled yet")
-            if sys.version_info >= (3, 12):
-                self.stack.append(delegated)
-            self.stack.append(ast.YieldFrom(value=delegated.value))
-        elif op == "END_SEND":
-            value = self.pop(ins)
-            if not isinstance(self.pop(ins), _Delegated):
-                raise Unsupported(ins, "END_SEND without its yield from")
-            self.stack.append(value)
-        elif op == "YIELD_VALUE":
-            self.stack.append(ast.Yield(value=self.pop_value(ins)))
-        elif op == "LOAD_ASSERTION_ERROR":
-            error = ast.Name(id="AssertionError", ctx=ast.Load())
-            error.compilescope_assert = True  # type: ignore[attr-defined]  # tidy writes `assert`
-            self.stack.append(error)
-        elif op == "IMPORT_NAME":
-            fromlist = self.pop_value(ins)
-            level = self.pop_value(ins)
-            if not isinstance(fromlist, ast.Constant) or not isinstance(level, ast.Constant):
-                raise Unsupported(ins, "an import whose level or names are not constants")
-            # (constants of IMPORT_NAME: a tuple of names or None, and an int)
-            imported = tuple(cast("tuple[str, ...]", fromlist.value)) if fromlist.value is not None else None
-            if imported == ("*",):
-                raise Unsupported(ins, "import *")
-            self.stack.append(_Import(str(ins.argval), int(cast(int, level.value)), imported))
-        elif op == "IMPORT_FROM":
-            source = self.stack[-1] if self.stack else None
-            if isinstance(source, _ImportedName) and source.source.fromlist is None:
-                # import a.b.c as d: b of a.b.c, then c of that (the module below is dropped)
-                self.stack.append(_ImportedName(source.source, f"{source.name}.{ins.argval}"))
-            elif not isinstance(source, _Import):
-                raise Unsupported(ins, "IMPORT_FROM without the module below it")
-            else:
-                self.stack.append(_ImportedName(source, str(ins.argval)))
-        elif op == "GET_ITER":
-            self.stack.append(LoopIterator(self.pop_value(ins)))
-        elif op == "END_FOR":  # 3.12 pops the iterator and what FOR_ITER left; 3.13 only the latter
-            for _ in range(2 if sys.version_info < (3, 13) else 1):
-                if not self.stack or not isinstance(self.stack[-1], (LoopIterator, LoopMarker)):
-                    raise Unsupported(ins, "END_FOR outside a loop's exit")
-                self.stack.pop()
-        elif op in ("UNPACK_SEQUENCE", "UNPACK_EX"):
-            value = self.pop(ins)
-            if value is not NEXT_ITEM and not isinstance(value, (ast.expr, _Slot)):
-                raise Unsupported(ins, "unpacking something that is not a value")
-            if op == "UNPACK_SEQUENCE":
-                group = _Unpack(value, ins.arg or 0)
-            else:  # the names before the starred one, and after it
-                before, after = (ins.arg or 0) & 0xFF, (ins.arg or 0) >> 8
-                group = _Unpack(value, before + 1 + after, star=before)
-            self.stack += [_Slot(group) for _ in range(group.count)]
-        elif op in ("FORMAT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE"):
-            self._format(ins)
-        elif op == "BUILD_STRING":
-            parts = self.pop_values(ins, ins.argval)
-            values = []
-            for part in parts:
-                if isinstance(part, ast.JoinedStr):
-                    values += part.values
-                elif isinstance(part, ast.FormattedValue) or (isinstance(part, ast.Constant) and isinstance(part.value, str)):
-                    values.append(part)
-                else:  # a str kept in a temporary: f"{s}" is s
-                    values.append(ast.FormattedValue(value=part, conversion=-1, format_spec=None))
-            self.stack.append(ast.JoinedStr(values=values))
-        elif op == "POP_TOP":
-            value = self.pop(ins)
-            if isinstance(value, _Slot):
-                self._fill(value, self._overwritten_name(ins), ins)
-            elif isinstance(value, ast.Constant) or (isinstance(value, ast.Name) and self.temps.owns(value.id)):
-                pass  # dropping a constant or a copy already stored has no effect
-            elif isinstance(value, ast.expr):
-                self.emit(ast.Expr(value=value), ins)
-            elif isinstance(value, LoopIterator):
-                pass  # leaving a for loop (break, return): its iterator goes
-            elif value is GENERATOR or isinstance(value, _Import) or value in (CAUGHT, WITH_DONE, TRACEBACK, EXCEPTION_TYPE):
-                pass  # a generator's start; a module whose names were imported; `except E:`; a with's end
-            elif isinstance(value, _ImportedName) and value.source.fromlist is None:
-                pass  # the module between, in `import a.b.c as d`
-            elif isinstance(value, WithEnter):  # `with m:` without `as`
-                self.statements.append(WithTarget(None))
-            elif value is not NULL:
-                raise Unsupported(ins, "discarded a value under construction")
-        elif op == "RAISE_VARARGS":
-            parts = self.pop_values(ins, ins.argval)
-            self.emit(ast.Raise(exc=parts[0] if parts else None, cause=parts[1] if len(parts) > 1 else None), ins)
-        elif op == "RETURN_VALUE":
-            self.emit(ast.Return(value=self.pop_value(ins)), ins)
-        elif op == "RETURN_CONST":
-            self.emit(ast.Return(value=ast.Constant(value=ins.argval)), ins)
-        else:
-            raise Unsupported(ins, "not decompiled yet")
-
-    def _add_to_container(self, ins: dis.Instruction) -> None:
-        """LIST_APPEND and friends: onto a literal still being built, a new element (`[*a, b]`,
-        `{**d}`); onto a container already in a variable, the method that does the same."""
-        op = ins.opname
-        if op == "MAP_ADD":
-            value = self.pop_value(ins)
-            key = self.pop_value(ins)
-        else:
-            value = self.pop_value(ins)
-        depth = ins.argval if op != "MAP_ADD" else ins.argval
-        if len(self.stack) < depth:
-            raise Unsupported(ins, "the value stack is shorter than the container's place")
-        target = self.stack[-depth]
-        literal = isinstance(target, (ast.List, ast.Set, ast.Dict)) and all(
-            self._settled(v) for v in self.stack[len(self.stack) - depth + 1 :]
-        )
-        if op == "DICT_MERGE" and not (literal and isinstance(target, ast.Dict)):
-            raise Unsupported(ins, "keyword arguments merged into something that is not a literal")
-        if not literal:
-            # Added to an object already made (or values computed after the literal wait above
-            # it): store it, then call the method that does what the instruction does.
-            self.spill(len(self.stack) - depth + 1, instruction=ins)
-            target = self.stack[-depth]
-        if literal and isinstance(target, (ast.List, ast.Set)) and op in ("LIST_APPEND", "SET_ADD", "LIST_EXTEND", "SET_UPDATE"):
-            if op in ("LIST_APPEND", "SET_ADD"):
-                target.elts.append(value)
-            elif isinstance(value, ast.Constant) and isinstance(value.value, (tuple, frozenset)):
-                target.elts += [ast.Constant(value=v) for v in value.value]
-            else:
-                target.elts.append(ast.Starred(value=value, ctx=ast.Load()))
-            return
-        if literal and isinstance(target, ast.Dict) and op in ("DICT_UPDATE", "DICT_MERGE", "MAP_ADD"):
-            if op == "MAP_ADD":
-                target.keys.append(key)
-                target.values.append(value)
-            else:
-                target.keys.append(None)
-                target.values.append(value)
-            return
-        if isinstance(target, ast.Name):
-            method = {
-                "LIST_APPEND": "append",
-                "SET_ADD": "add",
-                "LIST_EXTEND": "extend",
-                "SET_UPDATE": "update",
-                "DICT_UPDATE": "update",
-            }.get(op)
-            if op == "MAP_ADD":
-                self.emit(ast.Assign(targets=[ast.Subscript(value=target, slice=key, ctx=ast.Store())], value=value, lineno=0), ins)
-                return
-            if method is not None:
-                self.emit(
-                    ast.Expr(value=ast.Call(func=ast.Attribute(value=target, attr=method, ctx=ast.Load()), args=[value], keywords=[])), ins
-                )
-                return
-        raise Unsupported(ins, f"{op} onto something that is not a container being built")
-
-    def _make_function(self, ins: dis.Instruction) -> None:
-        if sys.version_info < (3, 11):
-            self.pop(ins)  # the qualified name
-        code = self.pop(ins)
-        if not isinstance(code, _Code):
-            raise Unsupported(ins, "MAKE_FUNCTION of something that is not a code object")
-        function: Any = self._function(code.code, ins)
-        flags = (ins.arg or 0) if sys.version_info < (3, 13) else 0
-        for flag in (0x08, 0x04, 0x02, 0x01):  # pushed in the reverse order
-            if flags & flag:
-                function = self._with_attribute(function, flag, self.pop(ins), ins)
-        self.stack.append(function)
-
-    def _function(self, code: CodeType, ins: dis.Instruction) -> Any:
-        if code.co_flags & 0x80 or code.co_flags & 0x200 or code.co_flags & 0x100:
-            raise Unsupported(ins, "async functions are not decompiled yet")
-        if code.co_name in _COMPREHENSIONS:
-            return _Comprehension(code)
-        if code.co_name == "<lambda>":  # an expression: it can go anywhere a value goes
-            return self.nested.lambda_of(code)
-        return _Function(code, [], {})
-
-    @staticmethod
-    def _with_attribute(function: Any, flag: int, value: Any, ins: dis.Instruction) -> Any:
-        if flag == 0x08:  # the closure: the cells are the enclosing function's own names
-            return function
-        if flag == 0x04:  # annotations: (name, value, name, value, ...)
-            if isinstance(value, ast.Constant) and isinstance(value.value, tuple):
-                items: list[Any] = [ast.Constant(value=v) for v in value.value]
-            elif isinstance(value, ast.Tuple):
-                items = list(value.elts)
-            else:
-                raise Unsupported(ins, "annotations that are not a tuple of names and values")
-            names = items[0::2]
-            if not isinstance(function, _Function) or not all(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in names):
-                raise Unsupported(ins, "annotations of something that is not a nested function")
-            function.annotations = {n.value: v for n, v in zip(names, items[1::2])}
-            return function
-        if not isinstance(function, (_Function, ast.Lambda)):
-            raise Unsupported(ins, "defaults for something that is not a nested function")
-        if flag == 0x01:
-            if isinstance(value, ast.Tuple):
-                defaults = list(value.elts)
-            elif isinstance(value, ast.Constant) and isinstance(value.value, tuple):
-                defaults = [ast.Constant(value=v) for v in value.value]
-            else:
-                raise Unsupported(ins, "defaults that are not a tuple")
-            if isinstance(function, ast.Lambda):
-                function.args.defaults = defaults
-            else:
-                function.defaults = defaults
-            return function
-        if flag == 0x02:
-            if not isinstance(value, ast.Dict) or not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
-                raise Unsupported(ins, "keyword defaults that are not a dict of names")
-            kwdefaults = {k.value: v for k, v in zip(value.keys, value.values)}  # type: ignore[union-attr]
-            if isinstance(function, ast.Lambda):
-                function.args.kw_defaults = [kwdefaults.get(a.arg) for a in function.args.kwonlyargs]
-            else:
-                function.kwdefaults = kwdefaults
-            return function
-        raise Unsupported(ins, f"function attribute {flag}")
+        handler = HANDLERS.get(op)
+        if handler is None:
+            raise Unsupported(ins, NOT_YET)
+        handler(self, ins)
 
     def _definition(self, function: _Function, decorators: list[ast.expr], name: str, ins: dis.Instruction) -> ast.stmt:
         if function.code.co_name != name:
@@ -1251,65 +689,6 @@ class BlockReader:
         if sys.version_info >= (3, 12):
             definition.type_params = []
         return definition
-
-    def _call_with_unpacking(self, ins: dis.Instruction) -> None:
-        """`f(*args, **kwargs)`: CALL_FUNCTION_EX with the positional arguments as one sequence
-        and, when its flag is set, the keywords as one mapping."""
-        kwargs = self.pop_value(ins) if (ins.arg or 0) & 1 else None
-        args = self.pop_value(ins)
-        callable_ = self.pop(ins)
-        if callable_ is NULL:  # 3.13: NULL above the callable
-            callable_ = self.pop(ins)
-        elif self.stack and self.stack[-1] is NULL:  # 3.11, 3.12: NULL below it
-            self.stack.pop()
-        if not isinstance(callable_, ast.expr):
-            raise Unsupported(ins, "calling something that is not a value")
-        if isinstance(args, (ast.Tuple, ast.List)):
-            positional = list(args.elts)
-        elif isinstance(args, ast.Constant) and isinstance(args.value, tuple):  # `()`, `(1, 2)`
-            positional = [ast.Constant(value=v) for v in args.value]
-        else:
-            positional = [ast.Starred(value=args, ctx=ast.Load())]
-        keywords: list[ast.keyword] = []
-        if isinstance(kwargs, ast.Dict) and all(
-            k is None or (isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.isidentifier()) for k in kwargs.keys
-        ):
-            # (each key a str constant or None: checked just above)
-            keywords = [
-                ast.keyword(arg=None if k is None else cast(str, cast(ast.Constant, k).value), value=v)
-                for k, v in zip(kwargs.keys, kwargs.values)
-            ]
-        elif kwargs is not None:
-            keywords = [ast.keyword(arg=None, value=kwargs)]
-        self.stack.append(ast.Call(func=callable_, args=positional, keywords=keywords))
-
-    def _format(self, ins: dis.Instruction) -> None:
-        op = ins.opname
-        spec = None
-        if op == "FORMAT_VALUE":  # 3.10-3.12: flags = conversion | 4 when a spec is on the stack
-            flags = ins.arg or 0
-            if flags & 4:
-                spec = self.pop_value(ins)
-            conversion = {0: -1, 1: ord("s"), 2: ord("r"), 3: ord("a")}[flags & 3]
-            value = self.pop_value(ins)
-        elif op == "CONVERT_VALUE":  # 3.13: marks the value; FORMAT_* follows
-            value = self.pop_value(ins)
-            self.stack.append(
-                ast.FormattedValue(value=value, conversion={1: ord("s"), 2: ord("r"), 3: ord("a")}[ins.arg or 1], format_spec=None)
-            )
-            return
-        else:
-            if op == "FORMAT_WITH_SPEC":
-                spec = self.pop_value(ins)
-            value = self.pop_value(ins)
-            conversion = -1
-            if isinstance(value, ast.FormattedValue):
-                formatted = value  # (mypy checks a tuple assignment item by item: `value.conversion` would be read as rebound)
-                value, conversion = formatted.value, formatted.conversion
-        if spec is not None and not isinstance(spec, ast.JoinedStr):
-            spec = ast.JoinedStr(values=[spec])
-        # an f-string of its own (f"{x}", a str); BUILD_STRING joins the parts of a longer one
-        self.stack.append(ast.JoinedStr(values=[ast.FormattedValue(value=value, conversion=conversion, format_spec=spec)]))
 
 
 def _plain(value: ast.expr) -> bool:
