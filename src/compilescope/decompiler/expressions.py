@@ -42,7 +42,7 @@ from compilescope.decompiler.values import (
 
 
 @dataclass
-class _Import:
+class ImportedModule:
     """IMPORT_NAME's module, until it is stored (`import a`) or names are taken from it."""
 
     module: str
@@ -51,28 +51,28 @@ class _Import:
 
 
 @dataclass
-class _ImportedName:
+class ImportedName:
     """IMPORT_FROM: one name of a module, until it is stored (`from m import a as b`)."""
 
-    source: _Import
+    source: ImportedModule
     name: str
 
 
 @dataclass
-class _Delegated:
+class Delegated:
     """GET_YIELD_FROM_ITER: what `yield from` delegates to."""
 
     value: ast.expr
 
 
-class _BuildClass(ast.expr):
+class BuildClass(ast.expr):
     """LOAD_BUILD_CLASS: the builtin a `class` statement calls with the body's function, the
     name and the bases, until the class is stored (`class C(B): ...`)."""
 
     _fields = ()
 
 
-class _Function(ast.expr):
+class Function(ast.expr):
     """A function made by MAKE_FUNCTION from a nested `def`, until it is stored (`def f`),
     decorated and stored, or used some other way (refused: a def is a statement)."""
 
@@ -87,7 +87,7 @@ class _Function(ast.expr):
 
 
 @dataclass
-class _InPlace:
+class InPlace:
     """`x += y` before its store: the store decides whether it is an augmented assignment."""
 
     op: ast.operator
@@ -109,7 +109,7 @@ def _display_parts(value: Any) -> Any:
 
 
 @dataclass
-class _Unpack:
+class Unpack:
     """`a, b = value`: UNPACK_SEQUENCE's slots, filled by the stores that follow."""
 
     value: Any  # what is unpacked: a value, the loop's item, or (nested) a slot of another
@@ -119,16 +119,16 @@ class _Unpack:
 
 
 @dataclass
-class _Slot:
-    group: _Unpack
+class Slot:
+    group: Unpack
 
 
 # Stores to a plain name.
-_NAME_STORES = ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")
+NAME_STORES = ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")
 # Instructions with no effect on the values of straight-line code.
-_IGNORED = frozenset({"NOP", "RESUME", "CACHE", "PRECALL", "EXTENDED_ARG", "TO_BOOL", "COPY_FREE_VARS", "MAKE_CELL"})
+IGNORED = frozenset({"NOP", "RESUME", "CACHE", "PRECALL", "EXTENDED_ARG", "TO_BOOL", "COPY_FREE_VARS", "MAKE_CELL"})
 if sys.version_info < (3, 11):  # 3.10's block stack: the graph has what they mean (exception edges)
-    _IGNORED = _IGNORED | {"SETUP_FINALLY", "POP_BLOCK"}
+    IGNORED = IGNORED | {"SETUP_FINALLY", "POP_BLOCK"}
 
 
 # The table BlockReader.step looks each instruction up in: opcode name -> what it does to the
@@ -162,7 +162,7 @@ def _names_stored_next(upcoming: list[dis.Instruction], names: list[str], count:
     for following in upcoming:
         if len(names) >= count:
             break
-        if following.opname in _NAME_STORES:
+        if following.opname in NAME_STORES:
             names.append(following.argval)
         elif following.opname == "STORE_FAST_STORE_FAST":
             names += list(following.argval)
@@ -176,7 +176,7 @@ def _position_after(instructions: list[dis.Instruction], index: int, count: int)
     """The index just past the `count` instructions after `index` that are not ignored."""
     position = index + 1
     while count and position < len(instructions):
-        if instructions[position].opname not in _IGNORED:
+        if instructions[position].opname not in IGNORED:
             count -= 1
         position += 1
     return position
@@ -214,11 +214,11 @@ def _stored(value: ast.expr, instruction: dis.Instruction | None) -> ast.expr:
 def _holds_function(value: Any) -> bool:
     while isinstance(value, ast.Call) and len(value.args) == 1 and not _made_class(value):
         value = value.args[0]
-    return isinstance(value, _Function) or _made_class(value)
+    return isinstance(value, Function) or _made_class(value)
 
 
 def _made_class(value: Any) -> bool:
-    return isinstance(value, ast.Call) and isinstance(value.func, _BuildClass)
+    return isinstance(value, ast.Call) and isinstance(value.func, BuildClass)
 
 
 def _written(statement: ast.stmt) -> frozenset[str]:
@@ -228,7 +228,7 @@ def _written(statement: ast.stmt) -> frozenset[str]:
     return frozenset(names)
 
 
-def _load(name: str) -> ast.expr:
+def load_name(name: str) -> ast.expr:
     return ast.Name(id=name, ctx=ast.Load())
 
 
@@ -320,10 +320,10 @@ class BlockReader:
         below = 0
         while below < len(self.stack) and isinstance(self.stack[-1 - below], ast.expr):
             below += 1
-        if not below or not isinstance(value, ast.expr) or all(_plain(v) for v in [value, *self.stack[len(self.stack) - below :]]):
+        if not below or not isinstance(value, ast.expr) or all(plain_value(v) for v in [value, *self.stack[len(self.stack) - below :]]):
             return False
         # (this instruction's own names first: 3.13 stores two in one)
-        found = _names_stored_next([i for i in self._upcoming if i.opname not in _IGNORED], names, below + 1)
+        found = _names_stored_next([i for i in self._upcoming if i.opname not in IGNORED], names, below + 1)
         if found is None:
             return False
         names, stores = found
@@ -333,13 +333,13 @@ class BlockReader:
         return True
 
     def _parallel_follows(self, value: Any, waiting: list[ast.expr]) -> bool:
-        if not isinstance(value, ast.expr) or not all(_plain(v) for v in [*waiting, value]) or len(waiting) != len(self.stack):
+        if not isinstance(value, ast.expr) or not all(plain_value(v) for v in [*waiting, value]) or len(waiting) != len(self.stack):
             return False
-        following = [i for i in self._upcoming[: len(waiting) * 2] if i.opname not in _IGNORED][: len(waiting)]
-        return len(following) == len(waiting) and all(i.opname in _NAME_STORES for i in following)
+        following = [i for i in self._upcoming[: len(waiting) * 2] if i.opname not in IGNORED][: len(waiting)]
+        return len(following) == len(waiting) and all(i.opname in NAME_STORES for i in following)
 
     def emit(self, statement: ast.stmt, instruction: dis.Instruction | None = None) -> None:
-        if not isinstance(statement, ast.FunctionDef) and any(isinstance(n, _Function) for n in ast.walk(statement)):
+        if not isinstance(statement, ast.FunctionDef) and any(isinstance(n, Function) for n in ast.walk(statement)):
             raise Unsupported(instruction, "a nested function used without a name (a def is a statement)")
         # A value still on the stack was computed before this statement, but as source it would
         # be evaluated after it, unless it is first stored in a temporary.
@@ -362,7 +362,7 @@ class BlockReader:
             return all(self._settled(v, written) for v in value.elts)
         if isinstance(value, ast.Slice):
             return all(part is None or self._settled(part, written) for part in (value.lower, value.upper, value.step))
-        return not isinstance(value, (ast.AST, _InPlace, ChainLeft))
+        return not isinstance(value, (ast.AST, InPlace, ChainLeft))
 
     def _comprehension_start(self) -> int:
         """Where a 3.12+ inlined comprehension's entries start on the stack (its saved names),
@@ -385,7 +385,7 @@ class BlockReader:
         for part, at in parts:
             if not self._settled(part[at], written):
                 held.append((ast.Name(id=self.temps.new(), ctx=ast.Store()), _stored(part[at], instruction)))
-                part[at] = _load(held[-1][0].id)
+                part[at] = load_name(held[-1][0].id)
         self.stack[index] = copy
         return held
 
@@ -406,7 +406,7 @@ class BlockReader:
                 raise Unsupported(instruction, "a value under construction is still waiting on the stack across this statement")
             name = self.temps.new()
             self.statements.append(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=_stored(value, instruction), lineno=0))
-            self.stack[index] = _load(name)
+            self.stack[index] = load_name(name)
 
     def _spill_for_swap(self, depth: int, instruction: dis.Instruction) -> None:
         """Before swapping the top with the entry `depth` down: spill if two unsettled values
@@ -421,7 +421,7 @@ class BlockReader:
         ROT_THREE, ROT_TWO) and a store to each name, first to last. Written as it was; False
         (nothing done) for any other swap."""
         count = {"ROT_TWO": 2, "ROT_THREE": 3}.get(instruction.opname) or instruction.argval
-        upcoming = [i for i in self._upcoming if i.opname not in _IGNORED]
+        upcoming = [i for i in self._upcoming if i.opname not in IGNORED]
         swaps = 1
         if instruction.opname == "ROT_THREE":
             if not upcoming or upcoming[0].opname != "ROT_TWO":
@@ -452,8 +452,8 @@ class BlockReader:
         """Whether the copy of the top about to be made is an assignment expression's: the next
         instruction stores it in a name and what follows uses the value kept, neither storing it
         again (`a = b = v`) nor dropping it (a statement of its own)."""
-        following = [i for i in self._upcoming[:4] if i.opname not in _IGNORED][:2]
-        if not following or following[0].opname not in (*_NAME_STORES, "STORE_FAST_LOAD_FAST"):
+        following = [i for i in self._upcoming[:4] if i.opname not in IGNORED][:2]
+        if not following or following[0].opname not in (*NAME_STORES, "STORE_FAST_LOAD_FAST"):
             return False
         if following[0].opname == "STORE_FAST_LOAD_FAST":
             return True
@@ -483,7 +483,7 @@ class BlockReader:
         for index in range(height, len(self.stack)):
             value = self.stack[index]
             if value is NULL or isinstance(
-                value, (Saved, ExceptionMarker, WithExit, WithEnter, _Delegated)
+                value, (Saved, ExceptionMarker, WithExit, WithEnter, Delegated)
             ):  # markers, not values: they go on
                 continue
             if isinstance(value, ast.Constant) and index < inlined:
@@ -505,7 +505,7 @@ class BlockReader:
                 name = chosen.pop(0)
             else:
                 name = self.temps.joined()
-            self.stack[index] = _load(name)
+            self.stack[index] = load_name(name)
             if isinstance(value, ast.Name) and value.id == name:
                 continue
             targets.append(ast.Name(id=name, ctx=ast.Store()))
@@ -523,12 +523,12 @@ class BlockReader:
 
     def _import(self, instruction: dis.Instruction, target: ast.expr, value: Any) -> bool:
         """A store of an imported module or name: the import statement. False if not one."""
-        if not isinstance(value, (_Import, _ImportedName)):
+        if not isinstance(value, (ImportedModule, ImportedName)):
             return False
         if not isinstance(target, ast.Name):
             raise Unsupported(instruction, "an import stored in something that is not a name")
         stored = target.id
-        if isinstance(value, _Import):
+        if isinstance(value, ImportedModule):
             if value.fromlist is not None or value.level:
                 raise Unsupported(instruction, "a module imported with names, stored whole")
             if "." in value.module and stored == value.module.split(".")[0]:
@@ -569,7 +569,7 @@ class BlockReader:
         while isinstance(inner, ast.Call) and len(inner.args) == 1 and not inner.keywords and _holds_function(inner.args[0]):
             decorators.append(inner.func)
             inner = inner.args[0]
-        if isinstance(inner, _Function):
+        if isinstance(inner, Function):
             if not isinstance(target, ast.Name):
                 raise Unsupported(instruction, "a nested function stored in something that is not a name")
             self.emit(self._definition(inner, decorators, target.id, instruction), instruction)
@@ -582,10 +582,10 @@ class BlockReader:
         if value is NEXT_ITEM:
             self.loop_target = target
             return
-        if isinstance(value, _Slot):
+        if isinstance(value, Slot):
             self._fill(value, target, instruction)
             return
-        if isinstance(value, _InPlace):
+        if isinstance(value, InPlace):
             if ast.dump(value.target) == ast.dump(_as_read(target)):
                 # (a target of a store: a name, attribute or subscript)
                 self.emit(
@@ -601,13 +601,13 @@ class BlockReader:
     def _overwritten_name(self, instruction: dis.Instruction) -> ast.Name:
         """The name an unpacking's POP_TOP stands for: 3.13 drops a store that the next one
         overwrites (`for tag, _, _ in rows`: POP_TOP, then `_ = ...`), so it is that name."""
-        following = next((i for i in self._upcoming if i.opname not in _IGNORED and i.opname != "POP_TOP"), None)
+        following = next((i for i in self._upcoming if i.opname not in IGNORED and i.opname != "POP_TOP"), None)
         if following is None or following.opname not in ("STORE_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"):
             raise Unsupported(instruction, "discarded a value under construction")
         name = following.argval[0] if isinstance(following.argval, tuple) else following.argval
         return ast.Name(id=name, ctx=ast.Store())
 
-    def _fill(self, slot: _Slot, target: ast.expr, instruction: dis.Instruction) -> None:
+    def _fill(self, slot: Slot, target: ast.expr, instruction: dis.Instruction) -> None:
         """A store into one of UNPACK_SEQUENCE's slots; the last one makes the assignment (or
         the loop's target, or, nested as in `for i, (x, y) in ...`, the slot it unpacked)."""
         group = slot.group
@@ -617,7 +617,7 @@ class BlockReader:
         if group.star is not None:
             group.targets[group.star] = ast.Starred(value=group.targets[group.star], ctx=ast.Store())
         whole = ast.Tuple(elts=group.targets, ctx=ast.Store())
-        if isinstance(group.value, _Slot):
+        if isinstance(group.value, Slot):
             self._fill(group.value, whole, instruction)
         elif group.value is NEXT_ITEM:
             self.loop_target = whole
@@ -638,7 +638,7 @@ class BlockReader:
                 continue
             self._upcoming = instructions[index + 1 :]
             self.step(instruction)
-            if instruction.opname not in _IGNORED:
+            if instruction.opname not in IGNORED:
                 self._previous = instruction.opname
                 if instruction.opname != "POP_EXCEPT":
                     self._skip_name_cleanup = False
@@ -651,16 +651,16 @@ class BlockReader:
     def step(self, ins: dis.Instruction) -> None:
         """One instruction: its handler in HANDLERS (opcodes.py), after the checks every one gets."""
         op = ins.opname
-        if op in _IGNORED:
+        if op in IGNORED:
             return
-        if self._parallel and op not in (*_NAME_STORES, "STORE_FAST_STORE_FAST"):
+        if self._parallel and op not in (*NAME_STORES, "STORE_FAST_STORE_FAST"):
             raise Unsupported(ins, "a parallel assignment interrupted before all its names were stored")
         handler = HANDLERS.get(op)
         if handler is None:
             raise Unsupported(ins, NOT_YET)
         handler(self, ins)
 
-    def _definition(self, function: _Function, decorators: list[ast.expr], name: str, ins: dis.Instruction) -> ast.stmt:
+    def _definition(self, function: Function, decorators: list[ast.expr], name: str, ins: dis.Instruction) -> ast.stmt:
         if function.code.co_name != name:
             raise Unsupported(ins, f"a nested function {function.code.co_name} stored as {name}")
         definition = self.nested.function(function.code)
@@ -680,7 +680,7 @@ class BlockReader:
     def _class_definition(self, made: ast.Call, decorators: list[ast.expr], name: str, ins: dis.Instruction) -> ast.stmt:
         """`class name(bases, keywords): body` from the call of __build_class__ that made it."""
         body, written = (made.args + [None])[:2]
-        if not isinstance(body, _Function) or not (isinstance(written, ast.Constant) and written.value == name == body.code.co_name):
+        if not isinstance(body, Function) or not (isinstance(written, ast.Constant) and written.value == name == body.code.co_name):
             raise Unsupported(ins, f"a class made another way than `class {name}:`")
         # (no type_params here, which typeshed requires: 3.10 and 3.11 have none; set below on 3.12+)
         definition = ast.ClassDef(
@@ -691,10 +691,10 @@ class BlockReader:
         return definition
 
 
-def _plain(value: ast.expr) -> bool:
+def plain_value(value: ast.expr) -> bool:
     """A name or a constant (or a tuple of them): evaluating it later reads only names."""
     if isinstance(value, ast.Tuple):
-        return all(_plain(v) for v in value.elts)
+        return all(plain_value(v) for v in value.elts)
     return isinstance(value, (ast.Name, ast.Constant))
 
 

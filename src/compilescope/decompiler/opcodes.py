@@ -22,19 +22,19 @@ from types import CodeType
 from typing import Any, cast
 
 from compilescope.decompiler.expressions import (
-    _IGNORED,
-    _NAME_STORES,
     HANDLERS,
+    IGNORED,
+    NAME_STORES,
     NOT_YET,
     BlockReader,
-    _Import,
-    _ImportedName,
-    _InPlace,
-    _load,
-    _plain,
-    _Slot,
-    _Unpack,
+    ImportedModule,
+    ImportedName,
+    InPlace,
+    Slot,
+    Unpack,
     handles,
+    load_name,
+    plain_value,
 )
 from compilescope.decompiler.opcodes_calls import NULL_ABOVE, Code
 from compilescope.decompiler.values import (
@@ -101,7 +101,7 @@ def handled_opcodes() -> frozenset[str]:
 
 def ignored_opcodes() -> frozenset[str]:
     """The opcodes BlockReader.step passes over: no effect on the values of straight-line code."""
-    return _IGNORED
+    return IGNORED
 
 
 def _writable(value: Any) -> bool:
@@ -129,25 +129,25 @@ def _load_const(reader: BlockReader, ins: dis.Instruction) -> None:
     if _writable(ins.argval):
         reader.stack.append(ast.Constant(value=ins.argval))
     else:  # an object put in the code (Dynamo does: torch.device(...)): named, not guessed
-        reader.stack.append(_load(reader.temps.constant(cast(int, ins.arg), ins.argval)))  # (LOAD_CONST has an arg)
+        reader.stack.append(load_name(reader.temps.constant(cast(int, ins.arg), ins.argval)))  # (LOAD_CONST has an arg)
 
 
 @handles("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_GLOBALS")
 def _load_name(reader: BlockReader, ins: dis.Instruction) -> None:
     if ins.opname == "LOAD_GLOBAL" and _GLOBAL_PUSHES_NULL and ins.arg is not None and ins.arg & 1:
-        _push_with_null(reader, _load(ins.argval))
+        _push_with_null(reader, load_name(ins.argval))
     else:
-        reader.stack.append(_load(ins.argval))
+        reader.stack.append(load_name(ins.argval))
 
 
 @handles("LOAD_FAST_LOAD_FAST")
 def _load_fast_load_fast(reader: BlockReader, ins: dis.Instruction) -> None:
-    reader.stack += [_load(ins.argval[0]), _load(ins.argval[1])]
+    reader.stack += [load_name(ins.argval[0]), load_name(ins.argval[1])]
 
 
 @handles("LOAD_CLOSURE")  # the cell of a variable a nested function reads
 def _load_closure(reader: BlockReader, ins: dis.Instruction) -> None:
-    reader.stack.append(_load(ins.argval))
+    reader.stack.append(load_name(ins.argval))
 
 
 @handles("LOAD_FAST_AND_CLEAR")
@@ -160,7 +160,7 @@ def _push_null(reader: BlockReader, ins: dis.Instruction) -> None:
     reader.stack.append(NULL)
 
 
-@handles(*_NAME_STORES)
+@handles(*NAME_STORES)
 def _store_name(reader: BlockReader, ins: dis.Instruction) -> None:
     if reader._walrus:
         reader._walrus = False
@@ -174,11 +174,11 @@ def _store_fast_load_fast(reader: BlockReader, ins: dis.Instruction) -> None:
     if reader._walrus:
         reader._walrus = False
         stored, loaded = ins.argval
-        reader.stack += [ast.NamedExpr(target=ast.Name(id=stored, ctx=ast.Store()), value=reader.pop_value(ins)), _load(loaded)]
+        reader.stack += [ast.NamedExpr(target=ast.Name(id=stored, ctx=ast.Store()), value=reader.pop_value(ins)), load_name(loaded)]
     else:
         stored, loaded = ins.argval
         reader.assign(ins, ast.Name(id=stored, ctx=ast.Store()), reader.pop(ins))
-        reader.stack.append(_load(loaded))
+        reader.stack.append(load_name(loaded))
 
 
 @handles("STORE_FAST_STORE_FAST")
@@ -188,8 +188,8 @@ def _store_fast_store_fast(reader: BlockReader, ins: dis.Instruction) -> None:
     if (
         isinstance(value, ast.expr)
         and isinstance(other, ast.expr)
-        and _plain(value)
-        and _plain(other)
+        and plain_value(value)
+        and plain_value(other)
         and ast.dump(value) != ast.dump(other)
     ):
         # `a, b = x, y` on 3.13: one instruction stores both names, the last first
@@ -349,7 +349,7 @@ def _binary_op(reader: BlockReader, ins: dis.Instruction) -> None:
         raise Unsupported(ins, f"operator {symbol!r}")
     right = reader.pop_value(ins)
     left = reader.pop_value(ins)
-    reader.stack.append(_InPlace(operator(), left, right) if inplace else ast.BinOp(left=left, op=operator(), right=right))
+    reader.stack.append(InPlace(operator(), left, right) if inplace else ast.BinOp(left=left, op=operator(), right=right))
 
 
 @handles(*_UNARY)
@@ -490,14 +490,14 @@ def _add_to_container(reader: BlockReader, ins: dis.Instruction) -> None:
 @handles("UNPACK_SEQUENCE", "UNPACK_EX")
 def _unpack(reader: BlockReader, ins: dis.Instruction) -> None:
     value = reader.pop(ins)
-    if value is not NEXT_ITEM and not isinstance(value, (ast.expr, _Slot)):
+    if value is not NEXT_ITEM and not isinstance(value, (ast.expr, Slot)):
         raise Unsupported(ins, "unpacking something that is not a value")
     if ins.opname == "UNPACK_SEQUENCE":
-        group = _Unpack(value, ins.arg or 0)
+        group = Unpack(value, ins.arg or 0)
     else:  # the names before the starred one, and after it
         before, after = (ins.arg or 0) & 0xFF, (ins.arg or 0) >> 8
-        group = _Unpack(value, before + 1 + after, star=before)
-    reader.stack += [_Slot(group) for _ in range(group.count)]
+        group = Unpack(value, before + 1 + after, star=before)
+    reader.stack += [Slot(group) for _ in range(group.count)]
 
 
 # ---- f-strings -----------------------------------------------------------------------------------
@@ -549,7 +549,7 @@ def _build_string(reader: BlockReader, ins: dis.Instruction) -> None:
 @handles("POP_TOP")
 def _pop_top(reader: BlockReader, ins: dis.Instruction) -> None:
     value = reader.pop(ins)
-    if isinstance(value, _Slot):
+    if isinstance(value, Slot):
         reader._fill(value, reader._overwritten_name(ins), ins)
     elif isinstance(value, ast.Constant) or (isinstance(value, ast.Name) and reader.temps.owns(value.id)):
         pass  # dropping a constant or a copy already stored has no effect
@@ -557,9 +557,9 @@ def _pop_top(reader: BlockReader, ins: dis.Instruction) -> None:
         reader.emit(ast.Expr(value=value), ins)
     elif isinstance(value, LoopIterator):
         pass  # leaving a for loop (break, return): its iterator goes
-    elif value is GENERATOR or isinstance(value, _Import) or value in (CAUGHT, WITH_DONE, TRACEBACK, EXCEPTION_TYPE):
+    elif value is GENERATOR or isinstance(value, ImportedModule) or value in (CAUGHT, WITH_DONE, TRACEBACK, EXCEPTION_TYPE):
         pass  # a generator's start; a module whose names were imported; `except E:`; a with's end
-    elif isinstance(value, _ImportedName) and value.source.fromlist is None:
+    elif isinstance(value, ImportedName) and value.source.fromlist is None:
         pass  # the module between, in `import a.b.c as d`
     elif isinstance(value, WithEnter):  # `with m:` without `as`
         reader.statements.append(WithTarget(None))

@@ -15,13 +15,13 @@ from typing import Any, cast
 
 from compilescope.decompiler.expressions import (
     BlockReader,
-    _BuildClass,
-    _Delegated,
-    _Function,
-    _Import,
-    _ImportedName,
-    _load,
+    BuildClass,
+    Delegated,
+    Function,
+    ImportedModule,
+    ImportedName,
     handles,
+    load_name,
 )
 from compilescope.decompiler.values import (
     CAUGHT,
@@ -198,7 +198,7 @@ def _function(reader: BlockReader, code: CodeType, ins: dis.Instruction) -> Any:
         return _Comprehension(code)
     if code.co_name == "<lambda>":  # an expression: it can go anywhere a value goes
         return reader.nested.lambda_of(code)
-    return _Function(code, [], {})
+    return Function(code, [], {})
 
 
 def _with_attribute(function: Any, flag: int, value: Any, ins: dis.Instruction) -> Any:
@@ -212,11 +212,11 @@ def _with_attribute(function: Any, flag: int, value: Any, ins: dis.Instruction) 
         else:
             raise Unsupported(ins, "annotations that are not a tuple of names and values")
         names = items[0::2]
-        if not isinstance(function, _Function) or not all(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in names):
+        if not isinstance(function, Function) or not all(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in names):
             raise Unsupported(ins, "annotations of something that is not a nested function")
         function.annotations = {n.value: v for n, v in zip(names, items[1::2])}
         return function
-    if not isinstance(function, (_Function, ast.Lambda)):
+    if not isinstance(function, (Function, ast.Lambda)):
         raise Unsupported(ins, "defaults for something that is not a nested function")
     if flag == 0x01:
         if isinstance(value, ast.Tuple):
@@ -244,7 +244,7 @@ def _with_attribute(function: Any, flag: int, value: Any, ins: dis.Instruction) 
 
 @handles("LOAD_BUILD_CLASS")
 def _load_build_class(reader: BlockReader, ins: dis.Instruction) -> None:
-    reader.stack.append(_BuildClass())
+    reader.stack.append(BuildClass())
 
 
 @handles("LOAD_LOCALS")
@@ -256,7 +256,7 @@ def _load_locals(reader: BlockReader, ins: dis.Instruction) -> None:
 def _load_from_dict_or_deref(reader: BlockReader, ins: dis.Instruction) -> None:
     if reader.pop(ins) is not LOCALS:
         raise Unsupported(ins, "LOAD_FROM_DICT_OR_DEREF without the class body's namespace")
-    reader.stack.append(_load(ins.argval))
+    reader.stack.append(load_name(ins.argval))
 
 
 @handles("SETUP_ANNOTATIONS")  # a class body's `__annotations__`: its `x: T` store into it
@@ -275,19 +275,19 @@ def _import_name(reader: BlockReader, ins: dis.Instruction) -> None:
     imported = tuple(cast("tuple[str, ...]", fromlist.value)) if fromlist.value is not None else None
     if imported == ("*",):
         raise Unsupported(ins, "import *")
-    reader.stack.append(_Import(str(ins.argval), int(cast(int, level.value)), imported))
+    reader.stack.append(ImportedModule(str(ins.argval), int(cast(int, level.value)), imported))
 
 
 @handles("IMPORT_FROM")
 def _import_from(reader: BlockReader, ins: dis.Instruction) -> None:
     source = reader.stack[-1] if reader.stack else None
-    if isinstance(source, _ImportedName) and source.source.fromlist is None:
+    if isinstance(source, ImportedName) and source.source.fromlist is None:
         # import a.b.c as d: b of a.b.c, then c of that (the module below is dropped)
-        reader.stack.append(_ImportedName(source.source, f"{source.name}.{ins.argval}"))
-    elif not isinstance(source, _Import):
+        reader.stack.append(ImportedName(source.source, f"{source.name}.{ins.argval}"))
+    elif not isinstance(source, ImportedModule):
         raise Unsupported(ins, "IMPORT_FROM without the module below it")
     else:
-        reader.stack.append(_ImportedName(source, str(ins.argval)))
+        reader.stack.append(ImportedName(source, str(ins.argval)))
 
 
 # ---- with and exceptions -------------------------------------------------------------------------
@@ -346,7 +346,7 @@ def _return_generator(reader: BlockReader, ins: dis.Instruction) -> None:
 
 @handles("GET_YIELD_FROM_ITER")
 def _get_yield_from_iter(reader: BlockReader, ins: dis.Instruction) -> None:
-    reader.stack.append(_Delegated(reader.pop_value(ins)))
+    reader.stack.append(Delegated(reader.pop_value(ins)))
 
 
 @handles("YIELD_FROM")  # [delegated, None] -> its result (3.12+: above the receiver END_SEND drops)
@@ -354,7 +354,7 @@ def _yield_from(reader: BlockReader, ins: dis.Instruction) -> None:
     # (3.11+ has no YIELD_FROM: normalize.py writes one for the SEND loop that does it)
     sent = reader.pop(ins)
     delegated = reader.pop(ins)
-    if not isinstance(delegated, _Delegated) or not (isinstance(sent, ast.Constant) and sent.value is None):
+    if not isinstance(delegated, Delegated) or not (isinstance(sent, ast.Constant) and sent.value is None):
         raise Unsupported(ins, "yield from of a shape not decompiled yet")
     if _RECEIVER_KEPT:
         reader.stack.append(delegated)
@@ -364,7 +364,7 @@ def _yield_from(reader: BlockReader, ins: dis.Instruction) -> None:
 @handles("END_SEND")
 def _end_send(reader: BlockReader, ins: dis.Instruction) -> None:
     value = reader.pop(ins)
-    if not isinstance(reader.pop(ins), _Delegated):
+    if not isinstance(reader.pop(ins), Delegated):
         raise Unsupported(ins, "END_SEND without its yield from")
     reader.stack.append(value)
 
