@@ -122,3 +122,17 @@ def test_no_import_cycle_inside_a_part(part: str) -> None:
     }
     # THEN no module reaches itself again: each can be read (and tested) on what is below it
     assert _cycle(edges) is None, " -> ".join(_cycle(edges) or [])
+
+
+def test_the_decompiler_reads_python_versions_only_through_versions_py() -> None:
+    # GIVEN every module of the decompiler but versions.py, which names each difference between
+    # the Pythons it reads once, with what it changes
+    testing = []
+    for path in sorted((PACKAGE / "decompiler").glob("*.py")):
+        if path.name == "versions.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Attribute) and node.attr == "version_info":
+                testing.append(f"decompiler/{path.name}:{node.lineno}")
+    # THEN none tests sys.version_info itself: a new Python means reading one list
+    assert not testing, "name the difference in decompiler/versions.py: " + ", ".join(testing)

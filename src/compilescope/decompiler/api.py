@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import dis
 import inspect
-import sys
 import time
 from dataclasses import dataclass
 from types import CodeType
@@ -20,6 +19,7 @@ from typing import Any
 from compilescope.decompiler.building import function_name, function_source
 from compilescope.decompiler.unparse import unparse
 from compilescope.decompiler.values import Unsupported, arguments
+from compilescope.decompiler.versions import PYTHON, TYPE_PARAMS
 
 
 @dataclass
@@ -87,7 +87,7 @@ def decompile(target: Any) -> str:
 
 def _annotated(code: CodeType, error: Unsupported) -> str:
     stop = error.instruction.offset if error.instruction is not None else None
-    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    version = PYTHON
     lines = [
         f"compilescope could not decompile {code.co_name}: {error}",
         f"Its bytecode (Python {version}); the instruction it stopped at is marked >>:",
@@ -116,7 +116,7 @@ def _annotated(code: CodeType, error: Unsupported) -> str:
         type_comment=None,
         lineno=1,
     )
-    if sys.version_info >= (3, 12):
+    if TYPE_PARAMS:
         function.type_params = []
     text = unparse(ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[])))
     header, body = text.split("\n", 1)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import builtins
 import dis
-import sys
 from collections.abc import Iterator
 from types import CodeType
 from typing import Any, cast
@@ -20,6 +19,7 @@ from compilescope.decompiler.structure import Structurer
 from compilescope.decompiler.tidy import tidy
 from compilescope.decompiler.unparse import unparse
 from compilescope.decompiler.values import NestedBodies, Temporaries, Unsupported, arguments
+from compilescope.decompiler.versions import TYPE_PARAMS
 
 _CO_GENERATOR = 0x20  # code.co_flags: a generator function
 
@@ -60,7 +60,7 @@ def function_def(code: CodeType) -> tuple[ast.FunctionDef, Temporaries]:
     function = ast.FunctionDef(
         name=function_name(code), args=arguments(code), body=body, decorator_list=[], returns=None, type_comment=None, lineno=1
     )  # type: ignore[call-overload]
-    if sys.version_info >= (3, 12):
+    if TYPE_PARAMS:
         function.type_params = []
     return function, structurer.temps
 

@@ -15,10 +15,11 @@ to 3.13, the version differences kept to the few tables below.
 from __future__ import annotations
 
 import dis
-import sys
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any, cast
+
+from compilescope.decompiler.versions import EXCEPTION_TABLE
 
 # Jumps that always jump (no fall-through edge).
 UNCONDITIONAL = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_ABSOLUTE", "JUMP", "JUMP_NO_INTERRUPT", "JUMP_BACKWARD_NO_INTERRUPT"})
@@ -77,7 +78,7 @@ class Graph:
 
 def exception_ranges(code: CodeType) -> list[tuple[int, int, int]]:
     """(start, end, handler) offsets of the code's exception ranges."""
-    if sys.version_info >= (3, 11):
+    if EXCEPTION_TABLE:
         # (typeshed has no `exception_entries`: it is there from 3.11, undocumented)
         return [(e.start, e.end, e.target) for e in cast(Any, dis.Bytecode(code)).exception_entries]
     # 3.10: a SETUP_* protects what follows it until its POP_BLOCK; for the leaders, the range
@@ -106,7 +107,7 @@ def build(code: CodeType) -> Graph:
                 leaders.add(instruction.argval)
     for start, end, target in handlers:
         leaders.update((start, end, target))
-    if sys.version_info < (3, 11):  # 3.10: the block stack changes at POP_BLOCK / POP_EXCEPT too
+    if not EXCEPTION_TABLE:  # 3.10: the block stack changes at POP_BLOCK / POP_EXCEPT too
         for index, instruction in enumerate(instructions[:-1]):
             if instruction.opname in ("POP_BLOCK", "POP_EXCEPT"):
                 leaders.add(instructions[index + 1].offset)
@@ -137,11 +138,11 @@ def build(code: CodeType) -> Graph:
             add_edge(block, last.argval, "jump")
         elif last.opname not in TERMINATORS and following is not None:
             add_edge(block, following, "fall")
-        if sys.version_info >= (3, 11):
+        if EXCEPTION_TABLE:
             for start, end, target in handlers:
                 if start < block.end and block.start < end:
                     add_edge(block, target, "exception")
-    if sys.version_info < (3, 11):
+    if not EXCEPTION_TABLE:
         for index, handler in _block_stack_handlers(blocks, by_start).items():
             add_edge(blocks[index], blocks[handler].start, "exception")
     return _analysed(code, blocks)
@@ -249,7 +250,7 @@ def stack_depths(code: CodeType) -> dict[int, int]:
     following = {a.offset: b.offset for a, b in zip(instructions, instructions[1:])}
     by_offset = {i.offset: i for i in instructions}
     handlers: list[tuple[int, int, int, int]] = []  # (start, end, target, depth there)
-    if sys.version_info >= (3, 11):
+    if EXCEPTION_TABLE:
         handlers = [
             (e.start, e.end, e.target, e.depth + int(e.lasti) + 1) for e in cast(Any, dis.Bytecode(code)).exception_entries
         ]  # (see exception_ranges)
@@ -472,7 +473,7 @@ def split(graph: Graph, block: Block, cut: int) -> int:
     block.end = rest.start
     block.successors = [(rest.index, "fall"), *[(s, k) for s, k in rest.successors if k == "exception"]]
     graph.blocks.append(rest)
-    if sys.version_info >= (3, 11):  # each part keeps the block's handlers whose ranges hold it
+    if EXCEPTION_TABLE:  # each part keeps the block's handlers whose ranges hold it
         handlers = {s for s, k in rest.successors if k == "exception"}
         starts = {graph.blocks[h].start: h for h in handlers}
         for part in (block, rest):

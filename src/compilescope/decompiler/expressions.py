@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ast
 import dis
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import CodeType
@@ -39,6 +38,7 @@ from compilescope.decompiler.values import (
     WithExit,
     WithTarget,
 )
+from compilescope.decompiler.versions import EXCEPTION_TABLE, TYPE_PARAMS
 
 
 @dataclass
@@ -127,7 +127,7 @@ class Slot:
 NAME_STORES = ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF")
 # Instructions with no effect on the values of straight-line code.
 IGNORED = frozenset({"NOP", "RESUME", "CACHE", "PRECALL", "EXTENDED_ARG", "TO_BOOL", "COPY_FREE_VARS", "MAKE_CELL"})
-if sys.version_info < (3, 11):  # 3.10's block stack: the graph has what they mean (exception edges)
+if not EXCEPTION_TABLE:  # 3.10's block stack: the graph has what they mean (exception edges)
     IGNORED = IGNORED | {"SETUP_FINALLY", "POP_BLOCK"}
 
 
@@ -686,7 +686,7 @@ class BlockReader:
         definition = ast.ClassDef(
             name=name, bases=made.args[2:], keywords=made.keywords, body=self.nested.class_body(body.code), decorator_list=decorators
         )  # type: ignore[call-arg]
-        if sys.version_info >= (3, 12):
+        if TYPE_PARAMS:
             definition.type_params = []
         return definition
 

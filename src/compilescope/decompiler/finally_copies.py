@@ -13,11 +13,11 @@ are not all matched is left untouched, and the structurer refuses it.
 from __future__ import annotations
 
 import dis
-import sys
 from dataclasses import dataclass
 from typing import Any, cast
 
 from compilescope.decompiler import cfg
+from compilescope.decompiler.versions import EXCEPTION_TABLE
 
 _IGNORED = cfg.NO_EFFECT
 # The same code, compiled where a name is known to be bound (the copies) or not (the handler).
@@ -76,7 +76,7 @@ def is_finally(graph: cfg.Graph, index: int) -> bool:
     if real == ["PUSH_EXC_INFO"]:  # a try inside the finally starts at once: its first code
         instruction, _ = _next_real(graph, index, len(graph.blocks[index].instructions))
         real += [instruction.opname] if instruction is not None else []
-    if sys.version_info >= (3, 11):
+    if EXCEPTION_TABLE:
         if real[:1] != ["PUSH_EXC_INFO"] or len(real) < 2 or real[1] in ("POP_TOP", "WITH_EXCEPT_START") or "CHECK_EXC_MATCH" in real:
             return False
     elif not real or real[0] in ("DUP_TOP", "WITH_EXCEPT_START") or real[:2] == ["POP_TOP", "POP_TOP"] or "POP_EXCEPT" in real:
@@ -105,7 +105,7 @@ def _protected(graph: cfg.Graph, handler: int) -> set[int]:
 
 def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
     block = graph.blocks[handler]
-    skip = 1 if sys.version_info >= (3, 11) else 0
+    skip = 1 if EXCEPTION_TABLE else 0
     real = [n for n, i in enumerate(block.instructions) if i.opname not in _IGNORED]
     protected = _protected(graph, handler)
     handler_code = {b for b in graph.reachable if graph.dominates(handler, b)}
@@ -212,7 +212,7 @@ def _match(
         # 3.10 has none: there a re-raise inside a nested handler's code is the finally's end
         # only once the clause has ended, with POP_EXCEPT)
         ends_here = h_ins.opname == "RERAISE" and not h_inner and not cfg.is_cleanup(graph.blocks[h_next[0]])
-        if ends_here and sys.version_info < (3, 11):
+        if ends_here and not EXCEPTION_TABLE:
             ends_here = _clause_ended(graph, h_next, nested.inner_handlers)
         if not ends_here:
             c_inner = (
@@ -297,7 +297,7 @@ _DROPS = {
 def _drops_exception(graph: cfg.Graph, place: tuple[int, int], under_value: bool = False) -> tuple[int, int] | None:
     """Where the handler's code at `place` drops the exception and then its state (see _DROPS),
     the place just past that; None where it does not."""
-    for name in _DROPS[(sys.version_info >= (3, 11), under_value)]:
+    for name in _DROPS[(EXCEPTION_TABLE, under_value)]:
         instruction, at = _next_real(graph, *place)
         if instruction is None or instruction.opname != name or name == "SWAP" and instruction.arg != 2:
             return None

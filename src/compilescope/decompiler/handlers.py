@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import dis
-import sys
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -37,6 +36,7 @@ from compilescope.decompiler.values import (
     WithExit,
     WithTarget,
 )
+from compilescope.decompiler.versions import EXCEPTION_TABLE
 
 
 class Handlers(StructurerParts):
@@ -54,7 +54,7 @@ class Handlers(StructurerParts):
             real = [i.opname for i in block.instructions if i.opname not in cfg.NO_EFFECT]
             if real[:1] == ["PUSH_EXC_INFO"]:
                 handlers.add(index)
-            elif sys.version_info < (3, 11) and (
+            elif not EXCEPTION_TABLE and (
                 real[:1] == ["DUP_TOP"]
                 and real[-1:] == ["JUMP_IF_NOT_EXC_MATCH"]
                 or real[:3] == ["POP_TOP"] * 3
@@ -65,7 +65,7 @@ class Handlers(StructurerParts):
 
     @staticmethod
     def _handler_entry() -> list[Any]:
-        return list(HANDLER_ENTRY_310) if sys.version_info < (3, 11) else [CAUGHT]
+        return list(HANDLER_ENTRY_310) if not EXCEPTION_TABLE else [CAUGHT]
 
     def _except_chain_blocks(self) -> set[int]:
         """The blocks of the handlers' `except` tests and their final re-raise: no user code,
@@ -155,7 +155,7 @@ class Handlers(StructurerParts):
         finally:
             self._open_trys.discard(handler)
             self._finally_bodies.pop()
-        entry = [PREVIOUS, CAUGHT] if sys.version_info >= (3, 11) else list(HANDLER_ENTRY_310)
+        entry = [PREVIOUS, CAUGHT] if EXCEPTION_TABLE else list(HANDLER_ENTRY_310)
         self._skip[handler] = read.skip
         # a break or continue inside the finally is its loop's (else the code it writes is the
         # finally's own, not the loop's body: the handler's blocks never go round)
@@ -419,7 +419,7 @@ class Handlers(StructurerParts):
         tails: list[list[ast.stmt]] = []
         open_ended: list[int] = []
         for kind, first in clauses:
-            entry = self._handler_entry() if sys.version_info < (3, 11) else (list(PREVIOUS_AND_CAUGHT) if kind is not None else [CAUGHT])
+            entry = self._handler_entry() if not EXCEPTION_TABLE else (list(PREVIOUS_AND_CAUGHT) if kind is not None else [CAUGHT])
             statements = self.region(first, following, loop, base, first=[*outside, *entry])
             name = None
             if statements and isinstance(statements[0], CaughtAs):

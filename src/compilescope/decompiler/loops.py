@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import dis
-import sys
 from typing import Any, cast
 
 from compilescope.decompiler import cfg
@@ -24,6 +23,7 @@ from compilescope.decompiler.values import (
     LoopIterator,
     Unsupported,
 )
+from compilescope.decompiler.versions import HANDLER_ENTRY_DEPTH, ITERATOR_KEPT_AFTER_LOOP
 
 
 class Loops(StructurerParts):
@@ -126,7 +126,7 @@ class Loops(StructurerParts):
             statements.pop()
         # What FOR_ITER leaves for the code after the loop: 3.12+ keeps the iterator (and a
         # value) for END_FOR to pop; 3.10/3.11 pop it themselves.
-        leftover = [LoopIterator(iterable), LOOP_DONE] if sys.version_info >= (3, 12) else []
+        leftover = [LoopIterator(iterable), LOOP_DONE] if ITERATOR_KEPT_AFTER_LOOP else []
         orelse: list[ast.stmt] = []
         following, extra = exhausted, leftover
         if after is not None:  # a `break` goes past the code that runs when the loop ends: `else:`
@@ -198,7 +198,7 @@ class Loops(StructurerParts):
         loop, which only reaches them through exceptions). A clause ends where the stack is
         back at the depth of its try (POP_EXCEPT dropped the exception state): what it reaches
         there, past a jump or the unbinding of `except E as e`'s name, is a way out."""
-        entry = 6 if sys.version_info < (3, 11) else 1  # what a handler's start finds above its try's stack
+        entry = HANDLER_ENTRY_DEPTH  # what a handler's start finds above its try's stack
 
         def ways(i):
             return [s for s, k in self.graph.blocks[i].successors if k != "exception"]

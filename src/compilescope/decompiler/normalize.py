@@ -16,7 +16,6 @@ with's exit may jump to when it suppresses an exception.
 from __future__ import annotations
 
 import dis
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import CodeType
@@ -24,6 +23,7 @@ from typing import Any, NamedTuple
 
 from compilescope.decompiler import cfg, finally_copies
 from compilescope.decompiler.expressions import name_cleanup
+from compilescope.decompiler.versions import JUMPS_TEST_ONLY_BOOLS, SWAP_AND_COPY
 
 EXIT = -1  # the virtual block every return and raise leads to (as structure.py has it)
 
@@ -69,7 +69,7 @@ def _without_implicit_handlers(graph: cfg.Graph) -> cfg.Graph:
     # it belongs to the try or with around the code it jumps within.
     for block in graph.blocks:
         only_jumps = all(
-            i.opname in cfg.NO_EFFECT or i.opname in cfg.UNCONDITIONAL or sys.version_info >= (3, 12) and i.opname in CONDITIONAL
+            i.opname in cfg.NO_EFFECT or i.opname in cfg.UNCONDITIONAL or JUMPS_TEST_ONLY_BOOLS and i.opname in CONDITIONAL
             for i in block.instructions
         )
         if not only_jumps or any(k == "exception" for _, k in block.successors) or not block.predecessors:
@@ -189,7 +189,7 @@ def _chain_link(graph: cfg.Graph, block: cfg.Block) -> tuple[cfg.Block, int, int
     cleanup_real = [i for i in cleanup.instructions if i.opname not in cfg.NO_EFFECT]
     drops = (
         [("SWAP", 2), ("POP_TOP", None)]
-        if sys.version_info >= (3, 11) and kept
+        if SWAP_AND_COPY and kept
         else [("ROT_TWO", None), ("POP_TOP", None)]
         if kept
         else [("POP_TOP", None)]

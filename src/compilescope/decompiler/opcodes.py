@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ast
 import dis
-import sys
 from types import CodeType
 from typing import Any, cast
 
@@ -36,7 +35,7 @@ from compilescope.decompiler.expressions import (
     load_name,
     plain_value,
 )
-from compilescope.decompiler.opcodes_calls import NULL_ABOVE, Code
+from compilescope.decompiler.opcodes_calls import Code
 from compilescope.decompiler.values import (
     CAUGHT,
     EXCEPTION_TYPE,
@@ -52,11 +51,7 @@ from compilescope.decompiler.values import (
     WithEnter,
     WithTarget,
 )
-
-# LOAD_GLOBAL's low bit (3.11+) also pushes the NULL of the call that follows.
-_GLOBAL_PUSHES_NULL = sys.version_info >= (3, 11)
-# LOAD_ATTR's low bit (3.12+) loads a method, with its NULL (3.10 and 3.11: LOAD_METHOD).
-_ATTR_LOADS_METHOD = sys.version_info >= (3, 12)
+from compilescope.decompiler.versions import ATTR_LOADS_METHOD, GLOBAL_PUSHES_NULL, NULL_ABOVE
 
 _BINARY = {
     "+": ast.Add,
@@ -134,7 +129,7 @@ def _load_const(reader: BlockReader, ins: dis.Instruction) -> None:
 
 @handles("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_GLOBALS")
 def _load_name(reader: BlockReader, ins: dis.Instruction) -> None:
-    if ins.opname == "LOAD_GLOBAL" and _GLOBAL_PUSHES_NULL and ins.arg is not None and ins.arg & 1:
+    if ins.opname == "LOAD_GLOBAL" and GLOBAL_PUSHES_NULL and ins.arg is not None and ins.arg & 1:
         _push_with_null(reader, load_name(ins.argval))
     else:
         reader.stack.append(load_name(ins.argval))
@@ -255,7 +250,7 @@ def _dup_top_two(reader: BlockReader, ins: dis.Instruction) -> None:
 def _load_attr(reader: BlockReader, ins: dis.Instruction) -> None:
     owner = reader.pop_value(ins)
     attribute = ast.Attribute(value=owner, attr=ins.argval, ctx=ast.Load())
-    if _ATTR_LOADS_METHOD and ins.arg is not None and ins.arg & 1:
+    if ATTR_LOADS_METHOD and ins.arg is not None and ins.arg & 1:
         _push_with_null(reader, attribute)
     else:
         reader.stack.append(attribute)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import dis
-import sys
 from dataclasses import dataclass
 from types import CodeType
 from typing import Any, cast
@@ -37,22 +36,14 @@ from compilescope.decompiler.values import (
     WithEnter,
     WithExit,
 )
-
-# Where a call's NULL sits (pushed by PUSH_NULL, or by LOAD_GLOBAL, LOAD_ATTR and LOAD_SUPER_ATTR
-# with their low bit set): 3.11 and 3.12 put it below the callable ([NULL, callable, args...], or
-# [callable, self, args...] for a method), 3.13 above it, in self's place ([callable, NULL, args...]).
-NULL_ABOVE = sys.version_info >= (3, 13)
-# MAKE_FUNCTION: 3.10 pushes the function's qualified name above its code; 3.11+ reads it from the code.
-_QUALNAME_PUSHED = sys.version_info < (3, 11)
-# MAKE_FUNCTION's flags say which of closure, annotations, keyword defaults and defaults are on the
-# stack below the code (up to 3.12); 3.13 adds each one after it with SET_FUNCTION_ATTRIBUTE.
-_MAKE_FUNCTION_FLAGS = sys.version_info < (3, 13)
-# POP_EXCEPT: 3.10 keeps the exception handled before as three entries (type, value, traceback), 3.11+ as one.
-_PREVIOUS_ENTRIES = 3 if sys.version_info < (3, 11) else 1
-# YIELD_FROM: 3.12+ leaves the delegated iterator (the receiver) below the result, for END_SEND to drop.
-_RECEIVER_KEPT = sys.version_info >= (3, 12)
-# END_FOR: 3.12 pops the iterator and what FOR_ITER left; 3.13 only the latter.
-_END_FOR_POPS = 2 if sys.version_info < (3, 13) else 1
+from compilescope.decompiler.versions import (
+    END_FOR_POPS,
+    MAKE_FUNCTION_FLAGS,
+    NULL_ABOVE,
+    PREVIOUS_EXCEPTION_ENTRIES,
+    QUALNAME_PUSHED,
+    RECEIVER_KEPT,
+)
 
 
 @dataclass
@@ -171,13 +162,13 @@ def _call_with_unpacking(reader: BlockReader, ins: dis.Instruction) -> None:
 # ---- functions and classes -----------------------------------------------------------------------
 @handles("MAKE_FUNCTION")
 def _make_function(reader: BlockReader, ins: dis.Instruction) -> None:
-    if _QUALNAME_PUSHED:
+    if QUALNAME_PUSHED:
         reader.pop(ins)  # the qualified name
     code = reader.pop(ins)
     if not isinstance(code, Code):
         raise Unsupported(ins, "MAKE_FUNCTION of something that is not a code object")
     function: Any = _function(reader, code.code, ins)
-    flags = (ins.arg or 0) if _MAKE_FUNCTION_FLAGS else 0
+    flags = (ins.arg or 0) if MAKE_FUNCTION_FLAGS else 0
     for flag in (0x08, 0x04, 0x02, 0x01):  # pushed in the reverse order
         if flags & flag:
             function = _with_attribute(function, flag, reader.pop(ins), ins)
@@ -315,7 +306,7 @@ def _check_exc_match(reader: BlockReader, ins: dis.Instruction) -> None:
 
 @handles("POP_EXCEPT")
 def _pop_except(reader: BlockReader, ins: dis.Instruction) -> None:
-    for _ in range(_PREVIOUS_ENTRIES):
+    for _ in range(PREVIOUS_EXCEPTION_ENTRIES):
         if not reader.stack or reader.stack[-1] is not PREVIOUS:
             raise Unsupported(ins, "POP_EXCEPT without the exception handled before")
         reader.stack.pop()
@@ -356,7 +347,7 @@ def _yield_from(reader: BlockReader, ins: dis.Instruction) -> None:
     delegated = reader.pop(ins)
     if not isinstance(delegated, Delegated) or not (isinstance(sent, ast.Constant) and sent.value is None):
         raise Unsupported(ins, "yield from of a shape not decompiled yet")
-    if _RECEIVER_KEPT:
+    if RECEIVER_KEPT:
         reader.stack.append(delegated)
     reader.stack.append(ast.YieldFrom(value=delegated.value))
 
@@ -381,7 +372,7 @@ def _get_iter(reader: BlockReader, ins: dis.Instruction) -> None:
 
 @handles("END_FOR")  # 3.12 pops the iterator and what FOR_ITER left; 3.13 only the latter
 def _end_for(reader: BlockReader, ins: dis.Instruction) -> None:
-    for _ in range(_END_FOR_POPS):
+    for _ in range(END_FOR_POPS):
         if not reader.stack or not isinstance(reader.stack[-1], (LoopIterator, LoopMarker)):
             raise Unsupported(ins, "END_FOR outside a loop's exit")
         reader.stack.pop()

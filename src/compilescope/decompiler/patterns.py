@@ -26,12 +26,12 @@ from __future__ import annotations
 import ast
 import copy
 import dis
-import sys
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 from compilescope.decompiler import cfg
 from compilescope.decompiler.values import Unsupported
+from compilescope.decompiler.versions import ATTR_LOADS_METHOD, GLOBAL_PUSHES_NULL, MATCH_PUSHES_TEST
 
 # opcodes that only a pattern uses: a function without them has no match worth reading as one
 MATCH_OPCODES = frozenset({"MATCH_CLASS", "MATCH_SEQUENCE", "MATCH_MAPPING", "MATCH_KEYS"})
@@ -391,13 +391,13 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
     elif op == "LOAD_CONST":
         stack.append(_Expr(_constant(ins.argval)))
     elif op in _NAME_LOADS:
-        if op == "LOAD_GLOBAL" and sys.version_info >= (3, 11) and cast(int, ins.arg) & 1:  # (LOAD_GLOBAL has an arg)
+        if op == "LOAD_GLOBAL" and GLOBAL_PUSHES_NULL and cast(int, ins.arg) & 1:  # (LOAD_GLOBAL has an arg)
             raise Unsupported(ins, "a call in a pattern")
         stack.append(_Expr(ast.Name(id=ins.argval, ctx=ast.Load())))
     elif op == "LOAD_FAST_LOAD_FAST":
         stack.extend(_Expr(ast.Name(id=name, ctx=ast.Load())) for name in ins.argval)
     elif op == "LOAD_ATTR":
-        if sys.version_info >= (3, 12) and cast(int, ins.arg) & 1:  # (LOAD_ATTR has an arg)
+        if ATTR_LOADS_METHOD and cast(int, ins.arg) & 1:  # (LOAD_ATTR has an arg)
             raise Unsupported(ins, "a method loaded in a pattern")
         owner = stack.pop()
         if not isinstance(owner, _Expr):
@@ -460,7 +460,7 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
         assert ins.arg is not None
         parts = tuple(value.key + (("arg", j),) for j in range(ins.arg)) + tuple(value.key + (("attr", k),) for k in keywords)
         stack.append(_Found(value.key, "class", data, parts))
-        if sys.version_info < (3, 11):  # 3.10: and True or False
+        if MATCH_PUSHES_TEST:  # 3.10: and True or False
             stack.append(stack[-1].test())
     elif op == "MATCH_KEYS":
         keys = stack[-1]
@@ -470,7 +470,7 @@ def _step(path: _Path, ins: dis.Instruction) -> None:  # noqa: C901  (one table 
         elements = _elements(keys.node)
         parts = tuple(value.key + (("key", j),) for j in range(len(elements)))
         stack.append(_Found(value.key, "keys", elements, parts))
-        if sys.version_info < (3, 11):
+        if MATCH_PUSHES_TEST:
             stack.append(stack[-1].test())
     elif op == "UNPACK_SEQUENCE":
         value = stack.pop()

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import ast
 import dis
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType
 from typing import Any
+
+from compilescope.decompiler.versions import PYTHON
 
 
 class Unsupported(Exception):
@@ -23,7 +24,7 @@ class Unsupported(Exception):
 
     def __init__(self, instruction: dis.Instruction | None, why: str) -> None:
         where = f"{instruction.opname} at offset {instruction.offset}" if instruction else "this code"
-        super().__init__(f"{where}: {why} (Python {sys.version_info.major}.{sys.version_info.minor})")
+        super().__init__(f"{where}: {why} (Python {PYTHON})")
         self.instruction = instruction
 
 
