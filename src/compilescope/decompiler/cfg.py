@@ -511,3 +511,45 @@ def through_jumps(graph: Graph, index: int, nops: bool = False) -> int:
             return index
         index = next(s for s, k in block.successors if k == "jump")
     return index
+
+
+def join_blocks(graph: Graph, block: Block, following: Block) -> None:
+    """Block `following` (reached only from `block`, which falls into it) becomes the end of
+    `block`; what protects either protects the whole."""
+    block.instructions = block.instructions + following.instructions
+    block.end = following.end
+    block.successors = [
+        *following.successors,
+        *[(s, k) for s, k in block.successors if k == "exception" and (s, k) not in following.successors],
+    ]
+    for successor, _ in block.successors:  # they are now reached from this block
+        after = graph.blocks[successor].predecessors
+        after[:] = list(dict.fromkeys(block.index if p == following.index else p for p in after))
+    following.successors = []
+    following.predecessors = []
+
+
+# Conditional jumps: (the value that makes the jump, what it is tested as).
+CONDITIONAL = {
+    "POP_JUMP_IF_TRUE": (True, "truth"),
+    "POP_JUMP_IF_FALSE": (False, "truth"),
+    "POP_JUMP_FORWARD_IF_TRUE": (True, "truth"),
+    "POP_JUMP_FORWARD_IF_FALSE": (False, "truth"),
+    "POP_JUMP_BACKWARD_IF_TRUE": (True, "truth"),
+    "POP_JUMP_BACKWARD_IF_FALSE": (False, "truth"),
+    "POP_JUMP_IF_NONE": (True, "none"),
+    "POP_JUMP_IF_NOT_NONE": (False, "none"),
+    "POP_JUMP_FORWARD_IF_NONE": (True, "none"),
+    "POP_JUMP_FORWARD_IF_NOT_NONE": (False, "none"),
+    "POP_JUMP_BACKWARD_IF_NONE": (True, "none"),
+    "POP_JUMP_BACKWARD_IF_NOT_NONE": (False, "none"),
+    # 3.10, 3.11 `a or b` / `a and b` as values: the value stays on the stack when it jumps.
+    "JUMP_IF_TRUE_OR_POP": (True, "kept"),
+    "JUMP_IF_FALSE_OR_POP": (False, "kept"),
+}
+
+
+def code_shape(instructions: list[dis.Instruction]) -> tuple[tuple[str, str], ...]:
+    """What instructions do, wherever they are: names and arguments, without those that do
+    nothing."""
+    return tuple((i.opname, repr(i.argval)) for i in instructions if i.opname not in NO_EFFECT)

@@ -14,12 +14,11 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from compilescope.decompiler import cfg, finally_copies
+from compilescope.decompiler.cfg import CONDITIONAL, code_shape
 from compilescope.decompiler.expressions import BlockReader
 from compilescope.decompiler.normalize import (
     CANNOT_RAISE,
-    CONDITIONAL,
     EXIT,
-    code_shape,
     exit_call_block,
     without_name_cleanup,
 )

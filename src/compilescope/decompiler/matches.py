@@ -12,9 +12,9 @@ import dis
 from typing import Any, cast
 
 from compilescope.decompiler import cfg, patterns
+from compilescope.decompiler.cfg import CONDITIONAL
 from compilescope.decompiler.expressions import BlockReader
 from compilescope.decompiler.normalize import (
-    CONDITIONAL,
     EXIT,
 )
 from compilescope.decompiler.structuring import NOWHERE, Loop, StructurerParts, dump, leaves

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import sys
 from collections.abc import Iterator
 from types import CodeType
@@ -102,5 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, SyntaxError, LookupError) as error:
         print(f"python -m compilescope.decompiler: {error}", file=sys.stderr)
         return 2
-    print(show(code, stages))
+    try:
+        print(show(code, stages))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0

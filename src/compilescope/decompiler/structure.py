@@ -35,13 +35,13 @@ from types import CodeType
 from typing import Any
 
 from compilescope.decompiler import cfg, patterns
+from compilescope.decompiler.cfg import CONDITIONAL
 from compilescope.decompiler.comprehensions import inlined_comprehension
 from compilescope.decompiler.expressions import BlockReader, empty_display
 from compilescope.decompiler.handlers import Handlers
 from compilescope.decompiler.loops import Loops
 from compilescope.decompiler.matches import COPY_OPCODES, MATCH_OPCODES, Matches, value_case_at
 from compilescope.decompiler.normalize import (
-    CONDITIONAL,
     EXIT,
     normalize,
     same_ending,
