@@ -75,6 +75,10 @@ def test_fusion_pays_off_one_matmul_does_not(models: Path) -> None:
         assert result["accuracy"] == "pass"
         assert result["eager_iqr_ms"][0] <= result["eager_ms"] <= result["eager_iqr_ms"][1]
         assert result["speedup"] == pytest.approx(result["eager_ms"] / result["compiled_ms"])
+    print(
+        f"small_steps: {small['speedup']:.2f}x (eager {small['eager_ms']:.3f} ms, IQR {small['eager_iqr_ms']}), "
+        f"first call cold {small['first_call_cold_s']:.2f} s, warm {small['first_call_warm_s']:.2f} s; big_matmul: {big['speedup']:.2f}x"
+    )
     assert small["speedup"] > 1.5  # the fused kernel wins clearly
     assert 0.6 < big["speedup"] < 1.4  # a library matmul either way: about even
     # the cold first call pays for compiling from scratch; the warm one reuses the cache
@@ -122,6 +126,7 @@ def test_modes_side_by_side(models: Path) -> None:
     assert result.returncode == 0, result.stderr
     benchmarks = json.loads((models / "modes.json").read_text())["benchmarks"]
     assert [b["mode"] for b in benchmarks] == modes
+    print("modes: " + ", ".join(f"{b['mode']} {b['speedup']:.2f}x" for b in benchmarks))
     for b in benchmarks:
         assert b["skipped"] is None and b["accuracy"] == "pass" and b["speedup"] > 1, b
     # the saved results read back without torch's help: the table, every mode named in full

@@ -66,8 +66,9 @@ def test_one_huge_string(tmp_path: Path) -> None:
         log = large_logs.huge_string_log(folder / "huge.log", 50_000_000, where)
         done, seconds, peak_mb = report(log, folder)
         assert done.returncode == 0, done.stderr[-2000:]
+        print(f"a 50 MB {where}: report took {seconds:.1f} s, peak {peak_mb:.0f} MB")
         # THEN it is read and explained in seconds, in memory of a few times the string
-        assert seconds < 30, seconds
+        assert seconds < 30, seconds  # 1.4-1.6 s (reason), 6.1-8.9 s (name) here on 2026-12-02, a busy machine
         assert peak_mb < 1200, peak_mb
         # what the terminal and the report show of it is small, and says there is more
         assert len(done.stdout) < 100_000
@@ -87,8 +88,9 @@ def test_many_records(tmp_path: Path) -> None:
     log, records, copies = large_logs.many_records_log(tmp_path / "many.log", 100_000)
     done, seconds, peak_mb = report(log, tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
+    print(f"100,000 records: report took {seconds:.1f} s, peak {peak_mb:.0f} MB")
     # THEN it takes seconds and memory in proportion to what it explains, not to the file
-    assert seconds < 40, seconds
+    assert seconds < 40, seconds  # 12.2-15.5 s here on 2026-12-02, with other work running
     assert peak_mb < 800, peak_mb
     session = compilescope.load(tmp_path / "out.json")
     assert len(session.compiles) == 5 * copies
@@ -119,7 +121,8 @@ def test_many_records(tmp_path: Path) -> None:
         view.goto((tmp_path / "out.html").resolve().as_uri())
         view.wait_for_selector("body[data-ready=true]", timeout=60_000)
         ready_s = time.perf_counter() - started
-        assert ready_s < 15, ready_s
+        print(f"the report of 100,000 records was ready in the browser in {ready_s:.1f} s")
+        assert ready_s < 15, ready_s  # 0.8-1.2 s here on 2026-12-02
         text = view.inner_text("#overview")
         assert f"the other {left_out} are listed, without their details" in text
         view.locator("button:has-text('more versions')").last.click()

@@ -325,7 +325,8 @@ def test_scale(browser, tmp_path: Path) -> None:
     view.page.click("#compile-view summary:has-text('Graph: 20000 ops')")
     view.page.wait_for_selector("#compile-view td:has-text('add_1999')")
     open_graph_s = time.perf_counter() - started
-    assert view.ready_s + open_graph_s < 3.0, (view.ready_s, open_graph_s)
+    print(f"300 compiles, 2,000 kernels: page ready in {view.ready_s:.2f} s, the 20,000-op graph opened in {open_graph_s:.2f} s")
+    assert view.ready_s + open_graph_s < 3.0, (view.ready_s, open_graph_s)  # 1.13-1.24 s here on 2026-12-02, a busy machine
     assert view.page.locator("#compile-view button:has-text('show 2000 more of 20000')").count() == 1
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "scale.json").write_text(
