@@ -108,7 +108,7 @@ def run_program(args: RunOptions) -> int:
     if args.decompile is not None:
         from pathlib import Path
 
-        from compilescope.cli.decompile import check_output_folder
+        from compilescope.cli.decompiled_files import check_output_folder
 
         decompile_dir = Path(absolute(args.decompile))
         check_output_folder(decompile_dir)
@@ -240,7 +240,7 @@ def _explain(
         else:
             print_session(session, {**view_options(args), "found": found}, stream=stream)  # with --profile's kernel table
     if decompile_dir is not None:
-        from compilescope.cli.decompile import write_decompiled
+        from compilescope.cli.decompiled_files import write_decompiled
 
         try:
             print(write_decompiled(session, decompile_dir, shown=(args.decompile or "").rstrip("/")), file=stream)

@@ -1,0 +1,47 @@
+"""The .py files `compilescope decompile` and `run --decompile DIR` write: where they may go, and
+what to tell the user once they are written. Used by both commands (run.py and decompile.py),
+so that neither imports the other back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compilescope.cli.errors import CommandError
+from compilescope.session.model import Session
+
+
+def check_output_folder(folder: Path) -> None:
+    if folder.exists() and not folder.is_dir():
+        raise CommandError(f"cannot write .py files into {folder}: it is a file")
+    if not folder.exists() and not folder.parent.exists():
+        raise CommandError(f"cannot write .py files into {folder}: folder {folder.parent} does not exist")
+
+
+def write_decompiled(session: Session, folder: Path, shown: str | None = None) -> str:
+    """Write the files; the message for the user (what was written, or why nothing was).
+    `shown`: the folder as the user named it (`folder` may have been made absolute)."""
+    from compilescope.render.pyfiles import write_python_files
+
+    if not session.frames:
+        return "torch.compile compiled nothing in this run: no .py files to write."
+    written = write_python_files(session, folder)
+    if not written:
+        why = (
+            session.decompiled
+            or "this session holds no decompiled code (a trace torch wrote elsewhere has none: run the program with compilescope decompile)"
+        )
+        return f"No .py files written: {why}"
+    incomplete = sum(
+        1
+        for f in session.frames
+        for c in f.compiles
+        for code in (c.transformed_code, c.original_code)
+        if code is not None and not code.complete
+    )
+    lines = [f"Wrote {len(written)} .py file{'s' if len(written) != 1 else ''} to {shown or folder}/ ({session.decompiled}):"]
+    lines += [f"  {path.name}" for path in written]
+    if incomplete:
+        lines.append(
+            f"{incomplete} code object(s) use constructs the decompiler does not read yet: their bytecode is shown, marked, in the file."
+        )
+    return "\n".join(lines)
