@@ -2,7 +2,12 @@
 
 Every test run gets one fresh Inductor cache folder (TORCHINDUCTOR_CACHE_DIR), shared by all
 tests and the subprocesses they start: a graph compiled by one test is a cache hit for the next,
-which keeps the suite fast on two cores, and nothing from an earlier run leaks in.
+which keeps the suite fast on two cores, and nothing from an earlier run leaks in. Under
+pytest-xdist (`-n 2`) the workers of one run share one folder, named by the run's id (Inductor's
+cache is written atomically, for processes compiling side by side).
+
+Tests marked `serial` measure time on the whole machine (bench, the race against tlparse, a page
+opening in a browser): scripts/test runs them alone, after the rest.
 """
 
 from __future__ import annotations
@@ -19,7 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = ROOT.parent / "shared" / "tutorial"
 
-_CACHE = tempfile.mkdtemp(prefix="compilescope-test-inductor-")
+_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")  # the same in every worker of one `pytest -n` run
+if _RUN:
+    _CACHE = os.path.join(tempfile.gettempdir(), f"compilescope-test-inductor-{_RUN}")
+    os.makedirs(_CACHE, exist_ok=True)
+else:
+    _CACHE = tempfile.mkdtemp(prefix="compilescope-test-inductor-")
 os.environ["TORCHINDUCTOR_CACHE_DIR"] = _CACHE
 
 

@@ -15,7 +15,7 @@ import compilescope
 from compilescope.benchmark import break_even
 from conftest import run_cli
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.serial]  # bench measures time: alone on the machine
 
 MODELS = textwrap.dedent(
     """

@@ -88,7 +88,6 @@ def test_verdicts_from_fixed_timings() -> None:
     assert not is_busy(1.0, threads=4, available=16)
 
 
-pytestmark_slow = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +146,8 @@ def _unsettled(plain: tuple) -> str | None:
     return None
 
 
-@pytestmark_slow
+@pytest.mark.slow
+@pytest.mark.serial
 def test_bench_agrees_with_a_plain_loop(models: Path) -> None:
     # Up to three attempts: this VM's host moves timings by tens of percent over a minute
     # without showing in the guest's CPU counters, so one disagreement may be the host's; a
@@ -182,7 +182,8 @@ def test_bench_agrees_with_a_plain_loop(models: Path) -> None:
     pytest.fail("bench disagreed with settled plain loops in every such attempt:\n" + "\n".join(notes))
 
 
-@pytestmark_slow
+@pytest.mark.slow
+@pytest.mark.serial
 def test_a_busy_core_makes_it_too_noisy_to_say(models: Path) -> None:
     # Keep enough cores busy that the measured threads must share: with torch's 2 threads on 2
     # cores, one spinning process.

@@ -20,7 +20,7 @@ import pytest
 
 from conftest import ARTIFACTS
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.serial]  # a race: alone on the machine
 
 TRAIN = textwrap.dedent(
     """
