@@ -88,8 +88,6 @@ def test_verdicts_from_fixed_timings() -> None:
     assert not is_busy(1.0, threads=4, available=16)
 
 
-
-
 @pytest.fixture(scope="module")
 def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("trust")
