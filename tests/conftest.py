@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -23,6 +24,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = ROOT.parent / "shared" / "tutorial"
+
+# An xdist worker starts with SIGINT ignored, and a child process inherits that: a program the
+# tests run could then not be interrupted (Ctrl-C's tests send it a real SIGINT). Python's own
+# handler again, as in a plain pytest run; a handled signal is reset to the default in a child.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 _RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")  # the same in every worker of one `pytest -n` run
 if _RUN:
