@@ -6,8 +6,9 @@ which keeps the suite fast on two cores, and nothing from an earlier run leaks i
 pytest-xdist (`-n 2`) the workers of one run share one folder, named by the run's id (Inductor's
 cache is written atomically, for processes compiling side by side).
 
-Tests marked `serial` measure time on the whole machine (bench, the race against tlparse, a page
-opening in a browser): scripts/test runs them alone, after the rest.
+Tests marked `measure` measure time and need the machine to themselves: bench's full runs
+(speedups, modes, backends, --profile), bench against a plain loop, the race against tlparse.
+`scripts/test --measure` runs them alone; the default run (CI) leaves them out.
 """
 
 from __future__ import annotations

@@ -15,7 +15,9 @@ import compilescope
 from compilescope.benchmark import break_even
 from conftest import run_cli
 
-pytestmark = [pytest.mark.slow, pytest.mark.serial]  # bench measures time: alone on the machine
+pytestmark = pytest.mark.slow
+# bench's full runs: minutes of real measuring, with the machine to itself (scripts/test --measure)
+measure = pytest.mark.measure
 
 MODELS = textwrap.dedent(
     """
@@ -63,6 +65,7 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@measure
 def test_fusion_pays_off_one_matmul_does_not(models: Path) -> None:
     fused = run_cli("bench", "models.py:small_steps", "--runs", "40", "--json", "small.json", cwd=models)
     matmul = run_cli("bench", "models.py:big_matmul", "--runs", "15", "--json", "matmul.json", cwd=models)
@@ -88,6 +91,7 @@ def test_fusion_pays_off_one_matmul_does_not(models: Path) -> None:
     assert f"{small['speedup']:.2f}x" in fused.stdout
 
 
+@measure
 def test_backends_and_training(models: Path) -> None:
     result = run_cli(
         "bench",
@@ -120,6 +124,7 @@ def test_backends_and_training(models: Path) -> None:
     assert "inductor/default/training" in page
 
 
+@measure
 def test_modes_side_by_side(models: Path) -> None:
     modes = ["default", "reduce-overhead", "max-autotune-no-cudagraphs"]
     result = run_cli("bench", "models.py:small_steps", "--modes", ",".join(modes), "--runs", "10", "--json", "modes.json", cwd=models)
@@ -156,6 +161,7 @@ def test_bench_api_on_an_object() -> None:
     assert result.warm_in_process and (result.first_call_cold_s or 0) > 0 and (result.eager_ms or 0) > 0
 
 
+@measure
 def test_profile_maps_kernel_time_to_ops_and_source(models: Path) -> None:
     result = run_cli("bench", "models.py:small_steps", "--runs", "5", "--profile", "--json", "profiled.json", cwd=models)
     assert result.returncode == 0, result.stderr

@@ -145,7 +145,7 @@ def _unsettled(plain: tuple) -> str | None:
 
 
 @pytest.mark.slow
-@pytest.mark.serial
+@pytest.mark.measure
 def test_bench_agrees_with_a_plain_loop(models: Path) -> None:
     # Up to three attempts: this VM's host moves timings by tens of percent over a minute
     # without showing in the guest's CPU counters, so one disagreement may be the host's; a
@@ -181,7 +181,7 @@ def test_bench_agrees_with_a_plain_loop(models: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.serial
+@pytest.mark.measure
 def test_a_busy_core_makes_it_too_noisy_to_say(models: Path) -> None:
     # Keep enough cores busy that the measured threads must share: with torch's 2 threads on 2
     # cores, one spinning process.

@@ -309,7 +309,6 @@ def synthetic_session(compiles: int = 300, kernels: int = 2000, nodes: int = 200
     return Session(frames=frames)
 
 
-@pytest.mark.serial  # times the page: alone on the machine
 def test_scale(browser, tmp_path: Path) -> None:
     session = synthetic_session()
     assert len(session.compiles) == 300 and len(session.kernels) == 2000

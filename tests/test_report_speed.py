@@ -20,7 +20,7 @@ import pytest
 
 from conftest import ARTIFACTS
 
-pytestmark = [pytest.mark.slow, pytest.mark.serial]  # a race: alone on the machine
+pytestmark = [pytest.mark.slow, pytest.mark.measure]  # a race: alone on the machine (scripts/test --measure)
 
 TRAIN = textwrap.dedent(
     """
