@@ -387,3 +387,29 @@ def test_one_compile_time_in_the_terminal_the_findings_and_the_page(browser, tmp
     assert f"{total:.2f} s in all (the compile time the terminal gives)" in text
     assert f"and {c.time.backward_s:.2f} s compiling backward graphs at the first backward call" in text
     view.assert_clean()
+
+
+def test_a_jobs_ranks_in_one_page(browser, tmp_path: Path) -> None:
+    # GIVEN the logs of a real two-rank DDP job where rank 1 alone recompiled (committed: tests/traces/ranks/ddp)
+    ddp = Path(__file__).parent / "traces" / "ranks" / "ddp"
+    run = run_cli("report", str(ddp), "--html", "job.html", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    view = Opened(browser, tmp_path / "job.html")
+    # THEN what diverged comes first: the recompile on rank 1, with its guard and what it means
+    first = view.page.locator("#divergences .divergence").first
+    assert first.get_attribute("data-aspect") == "recompiles"
+    row = " ".join(first.locator("tr", has_text="rank 1").inner_text().split())
+    assert row == "rank 1 1 recompile inner 0/1: tensor 'args[0]' size mismatch at index 0. expected 8, actual 12"
+    assert "the other ranks wait at the next collective" in first.inner_text()
+    assert view.page.locator("#rank-table tr").count() == 3  # a header and a row per rank
+    # the rank that diverged is open below; a tab opens the other, with its own compiles
+    assert "rank 1" in view.page.inner_text("#rank-view header")
+    view.page.click("#rank-tabs button[data-rank-index='0']")
+    assert "rank 0" in view.page.inner_text("#rank-view header")
+    assert view.page.locator("#rank-view nav a[data-compile]").count() == 1
+    view.page.click("#divergences a[data-rank-link='1']")  # a rank named in a divergence opens it
+    assert view.page.locator("#rank-view nav a[data-compile]").count() == 2
+    view.page.click("#rank-view nav a[data-compile='1']")
+    assert "version 0/0 failed its guard" in view.page.inner_text("#compile-view")
+    view.screenshot("ranks.png")
+    view.assert_clean()

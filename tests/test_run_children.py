@@ -203,5 +203,6 @@ def test_each_rank_under_torchrun_writes_its_own_files(tmp_path: Path) -> None:
     # and report reads them back as one job's ranks
     together = run_cli("report", "compilescope-job.rank0.json", "compilescope-job.rank1.json", cwd=tmp_path)
     assert together.returncode == 0, together.stderr
-    assert "rank   0: 1 compile, 0 recompiles" in together.stdout
-    assert "rank   1: 2 compiles, 1 recompile" in together.stdout
+    assert "rank 0: 1 compile, 0 recompiles" in together.stdout
+    assert "rank 1: 2 compiles, 1 recompile" in together.stdout
+    assert "Where the ranks diverged" in together.stdout

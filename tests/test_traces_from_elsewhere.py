@@ -54,12 +54,13 @@ def test_report_on_a_distributed_jobs_ranks(tmp_path: Path) -> None:
     assert len(list((tmp_path / "traces").glob("*.log"))) == 2
     # WHEN it is explained
     result = run_cli("report", "traces", cwd=tmp_path)
-    # THEN each rank is explained, and the rank that compiled differently stands out
+    # THEN the ranks are compared, and the rank that compiled differently stands out with its guard
     assert result.returncode == 0, result.stderr
-    assert "rank   0: 1 compile, 0 recompiles" in result.stdout
-    assert "rank   1: 2 compiles, 1 recompile" in result.stdout
-    assert "The ranks did not compile the same way" in result.stdout
-    assert "tensor 'x' rank mismatch. expected 1, actual 2" in result.stdout
+    assert "rank 0: 1 compile, 0 recompiles" in result.stdout
+    assert "rank 1: 2 compiles, 1 recompile" in result.stdout
+    shown = " ".join(result.stdout.split())
+    assert "Where the ranks diverged ▲ recompiles rank 0: none rank 1: 1 recompile" in shown
+    assert "only it: step 0/1: tensor 'x' rank mismatch. expected 1, actual 2" in shown
     sessions = compilescope.load_all(tmp_path / "traces")
     assert sorted(s.rank for s in sessions if s.rank is not None) == [0, 1] and all(s.rank is not None for s in sessions)
 

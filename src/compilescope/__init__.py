@@ -15,6 +15,8 @@ Importing compilescope does not import torch; capture() and explain() do, when c
 
 from __future__ import annotations
 
+import os
+
 from compilescope import _views  # noqa: F401  (registers the Session's views: session/views.py)
 from compilescope._version import __version__
 
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
 
     from compilescope.session.model import Session
 
-__all__ = ["Session", "bench", "capture", "decompile", "explain", "load", "load_all", "__version__"]
+__all__ = ["Session", "bench", "capture", "check", "decompile", "diff", "explain", "load", "load_all", "__version__"]
 
 
 def capture(trace_path: str | Path | None = None, label: str = "with compilescope.capture()") -> AbstractContextManager[Session]:
@@ -77,6 +79,39 @@ def load_all(path: str | Path) -> list[Session]:
     from compilescope.session.loading import load_all as load_sessions
 
     return load_sessions(path)
+
+
+def check(
+    run: Session | str | Path,
+    max_graph_breaks: int | None = None,
+    max_recompiles: int | None = None,
+    max_compile_s: float | None = None,
+    baseline: Session | str | Path | None = None,
+) -> list[str]:
+    """What in `run` (a Session, or a path compilescope reads) breaks the limits, or is new
+    compared with `baseline` (graph breaks, recompiles, compiled functions): one sentence each,
+    an empty list where nothing does. In a test: `assert compilescope.check(session,
+    max_graph_breaks=0) == []` (pytest then prints the sentences)."""
+    from compilescope.findings.check import Limits, violations
+
+    session = run if not isinstance(run, str | os.PathLike) else load(run)
+    old = baseline if baseline is None or not isinstance(baseline, str | os.PathLike) else load(baseline)
+    return violations(session, Limits(max_graph_breaks, max_recompiles, max_compile_s), old)
+
+
+def diff(before: Session | str | Path, after: Session | str | Path) -> Any:
+    """What changed between two runs (findings.diff.Diff: each aspect's added and removed, the
+    times before and after); print it with compilescope.render.diff."""
+    from compilescope.findings.diff import diff as run_diff
+
+    first = before if not isinstance(before, str | os.PathLike) else load(before)
+    second = after if not isinstance(after, str | os.PathLike) else load(after)
+    return run_diff(
+        first,
+        second,
+        str(before) if isinstance(before, str | os.PathLike) else "before",
+        str(after) if isinstance(after, str | os.PathLike) else "after",
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -30,6 +30,7 @@ import stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import IO
 
     Place = str | os.PathLike[str]  # a path, as a string or a pathlib.Path
@@ -142,17 +143,25 @@ def check_writable(path: Place, what: str) -> None:
 def write_text(path: Place, text: str, what: str = "a file") -> str:
     """Write `text` to `path` whole, as a new file or over a file of ours (see the module's
     docstring); OutputError where the path is not ours to write."""
+    with writing(path, what) as handle:
+        handle.write(text)
+    return absolute(path)
+
+
+@contextlib.contextmanager
+def writing(path: Place, what: str = "a file") -> Iterator[IO[str]]:
+    """A file to write in parts (a report too large to hold whole): it appears at `path` whole
+    when the block ends, and not at all if the block raises; the same rules as write_text."""
     target = absolute(path)
     check_writable(target, what)
     fd, temporary = _new_beside(target)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            yield handle
         _put_in_place(temporary, target, what)
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
-    return target
 
 
 # A new file only: fails where anything (a link included) has the name.

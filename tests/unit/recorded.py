@@ -46,3 +46,12 @@ def one(items: list, **where: str):
 def flat(text: str) -> str:
     """Terminal text with its line wrapping undone."""
     return " ".join(text.split())
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    """`compilescope ARGV` in process (compilescope.cli.main): its status, stdout and stderr."""
+    from compilescope.cli import main
+
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err

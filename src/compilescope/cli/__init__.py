@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 COMMANDS = {
     "run": "compilescope.cli.run:RunCommand",
     "report": "compilescope.cli.report:ReportCommand",
+    "diff": "compilescope.cli.diff:DiffCommand",
+    "check": "compilescope.cli.check:CheckCommand",
     "bench": "compilescope.cli.bench:BenchCommand",
     "decompile": "compilescope.cli.decompile:DecompileCommand",
     "doctor": "compilescope.cli.doctor:DoctorCommand",

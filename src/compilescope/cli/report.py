@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from compilescope.cli.errors import CommandError
@@ -21,7 +24,7 @@ class ReportCommand:
     """Explain a saved session (.json) or a trace torch wrote with TORCH_TRACE=dir.
 
     compilescope report compilescope-train.json --show all
-    compilescope report /tmp/tracedir            # every rank's log in the folder
+    compilescope report /tmp/tracedir            # a job's ranks: what diverged between them
     compilescope report /tmp/tracedir/dedicated_log_torch_trace_rank_0_abc.log
     compilescope report compilescope-train.rank*.json   # the ranks `compilescope run` saved under torchrun
 
@@ -36,19 +39,20 @@ class ReportCommand:
             metavar="path",
             help="a session .json, a trace .log file, or a TORCH_TRACE folder; several (compilescope-train.rank*.json) are read as one job's ranks",
         )
-        parser.add_argument("--json", metavar="PATH", help="also save the session as JSON (one file per rank: PATH gets a .rankN suffix)")
-        parser.add_argument("--html", metavar="PATH", help="write the HTML report (one file per rank: PATH gets a .rankN suffix)")
-        parser.add_argument("--rank", type=int, metavar="N", help="only the trace of rank N")
+        parser.add_argument(
+            "--json", metavar="PATH", help="also save the session as JSON (a job's ranks: one file, every rank's session and what diverged)"
+        )
+        parser.add_argument(
+            "--html", metavar="PATH", help="write the HTML report (a job's ranks: one page, what diverged first, then each rank)"
+        )
+        parser.add_argument("--rank", type=int, metavar="N", help="only rank N, explained in full")
         add_view_options(parser)
 
     def run(self, args: argparse.Namespace) -> int:
         from compilescope.findings.rules import findings
         from compilescope.outputs import absolute, check_writable
-        from compilescope.render.console import console_for, printable, rank_summary
         from compilescope.render.text import escape_control, one_line
-        from compilescope.session.jsonio import SessionFormatError
-        from compilescope.session.loading import read_all
-        from compilescope.trace.reader import UnreadableInput
+        from compilescope.session.loading import pieces
 
         options = view_options(args)
         outputs = [
@@ -56,27 +60,32 @@ class ReportCommand:
         ]
         for given, ext, what in outputs:  # before reading anything: a bad path costs no time
             _check_output(_target(given, "", ext), what)
-        loaded: list[tuple[Session, int | None]] = []
+        sources: list[tuple[str, Path]] = []
         for name in args.paths:
             # (error lines are escaped once, by cli.main: they may repeat a path from elsewhere)
-            path = Path(name)
-            if not os.path.lexists(path):
+            if not os.path.lexists(Path(name)):
                 raise CommandError(f"no such file or folder: {name}")
-            try:
-                loaded.extend(read_all(path))
-            except (SessionFormatError, UnreadableInput) as error:
-                raise CommandError(str(error) if isinstance(error, UnreadableInput) else f"{name}: {error}") from None
-            except FileNotFoundError as error:
-                raise CommandError(str(error)) from None
-            except UnicodeDecodeError:
-                raise CommandError(f"{name}: not a text file; expected a session .json or a trace .log") from None
-            except OSError as error:  # unreadable: permissions, a broken link
-                raise CommandError(f"{name}: cannot be read ({error.strerror or error})") from None
+            with _read_errors(name):
+                sources.extend((name, piece) for piece in pieces(name))
         named = " ".join(args.paths)
+        stream = _sessions(sources)
         if args.rank is not None:
-            loaded = [(s, r) for s, r in loaded if s.rank == args.rank]
+            loaded = [(s, r) for s, r in stream if s.rank == args.rank]
             if not loaded:
                 raise CommandError(f"no trace of rank {args.rank} in {named}")
+        else:
+            loaded = list(itertools.islice(stream, 2))
+        if len(loaded) > 1 or (len(sources) > 1 and args.rank is None):
+            # a job's ranks: compared, and read one at a time (cli/report_cluster.py)
+            from compilescope.cli.report_cluster import report_cluster
+
+            return report_cluster(
+                itertools.chain(loaded, stream),
+                max(len(sources), len(loaded)),
+                named,
+                _target(args.json, "", ".json") if args.json else None,
+                _target(args.html, "", ".html") if args.html else None,
+            )
         if not any(records is None or records > 0 for _, records in loaded):
             skipped = next((s.skipped[0] for s, _ in loaded if s.skipped), None)
             if skipped is None:
@@ -88,41 +97,73 @@ class ReportCommand:
                 f"{named}: no torch structured-trace records could be read ({skipped}); "
                 "expected a file written with TORCH_TRACE=dir or by compilescope run"
             )
-        sessions = [s for s, _ in loaded]
-        targets: list[tuple[Session, Path | None, Path | None]] = []
-        for index, session in enumerate(sessions):
-            suffix = f".rank{session.rank if session.rank is not None else index}" if len(sessions) > 1 else ""
-            targets.append(
-                (
-                    session,
-                    _target(args.json, suffix, ".json") if args.json else None,
-                    _target(args.html, suffix, ".html") if args.html else None,
-                )
-            )
-        for _, json_path, html_path in targets:  # every output, before anything is written
-            for target, what in ((json_path, "the session"), (html_path, "the report")):
-                if target is not None:
-                    check_writable(absolute(target), what)
-        if len(sessions) > 1:
-            console_for(sys.stdout).print(printable(rank_summary(sessions)))
-        for index, (session, json_path, html_path) in enumerate(targets):
-            if index:
-                print(file=sys.stdout)
-            found = findings(session)  # once, for the terminal and the report
-            print_session(session, {**options, "found": found}, stream=sys.stdout)
-            # (an OutputError here, a file that appeared at the path meanwhile, is main's one line)
-            if json_path is not None:
-                session.save(str(json_path), found)
-                print(f"Saved the session to {one_line(str(json_path))}", file=sys.stderr)
-            if html_path is not None:
-                from compilescope.render.html import write_html
+        ((session, _),) = loaded
+        json_path = _target(args.json, "", ".json") if args.json else None
+        html_path = _target(args.html, "", ".html") if args.html else None
+        for target, what in ((json_path, "the session"), (html_path, "the report")):  # before anything is written
+            if target is not None:
+                check_writable(absolute(target), what)
+        found = findings(session)  # once, for the terminal and the report
+        print_session(session, {**options, "found": found}, stream=sys.stdout)
+        # (an OutputError here, a file that appeared at the path meanwhile, is main's one line)
+        if json_path is not None:
+            session.save(str(json_path), found)
+            print(f"Saved the session to {one_line(str(json_path))}", file=sys.stderr)
+        if html_path is not None:
+            from compilescope.render.html import write_html
 
-                write_html(session, html_path, found)
-                print(
-                    escape_control(f"The report: {one_line(str(html_path))}   open it with: {open_command(str(html_path))}"),
-                    file=sys.stderr,
-                )
+            write_html(session, html_path, found)
+            print(
+                escape_control(f"The report: {one_line(str(html_path))}   open it with: {open_command(str(html_path))}"),
+                file=sys.stderr,
+            )
         return 0
+
+
+@contextlib.contextmanager
+def _read_errors(name: str) -> Iterator[None]:
+    """What went wrong reading `name`, as the one-line CommandError the user sees."""
+    from compilescope.session.jsonio import SessionFormatError
+    from compilescope.trace.reader import UnreadableInput
+
+    try:
+        yield
+    except (SessionFormatError, UnreadableInput) as error:
+        raise CommandError(str(error) if isinstance(error, UnreadableInput) else f"{name}: {error}") from None
+    except FileNotFoundError as error:
+        raise CommandError(str(error)) from None
+    except UnicodeDecodeError:
+        raise CommandError(f"{name}: not a text file; expected a session .json or a trace .log") from None
+    except OSError as error:  # unreadable: permissions, a broken link
+        raise CommandError(f"{name}: cannot be read ({error.strerror or error})") from None
+
+
+def read_sessions(name: str) -> list[Session]:
+    """Every session at `name` (a session, a trace, a folder of ranks, a job's JSON) that holds
+    anything, or the CommandError that says why there is none; for diff and check."""
+    from compilescope.session.loading import pieces
+
+    if not os.path.lexists(Path(name)):
+        raise CommandError(f"no such file or folder: {name}")
+    with _read_errors(name):
+        sources = [(name, piece) for piece in pieces(name)]
+    read = [(s, records) for s, records in _sessions(sources)]
+    sessions = [s for s, records in read if records is None or records > 0]
+    if not sessions:
+        raise CommandError(
+            f"{name}: holds no torch structured-trace record (expected a session .json, a trace .log or a TORCH_TRACE folder)"
+        )
+    return sessions
+
+
+def _sessions(sources: list[tuple[str, Path]]) -> Iterator[tuple[Session, int | None]]:
+    """Each session in the sources, read as it is asked for."""
+    from compilescope.session.loading import read_all
+
+    for name, piece in sources:
+        with _read_errors(str(piece) if str(piece) != name else name):
+            found = read_all(piece)
+        yield from found
 
 
 def _target(given: str, suffix: str, extension: str) -> Path:

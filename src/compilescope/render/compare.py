@@ -71,14 +71,22 @@ def _wall(session: Session) -> float | None:
     return session.program.wall_time_s if session.program is not None else None
 
 
-def _figure(value: float | int | None, unit: str) -> str:
+def figure(value: float | int | None, unit: str) -> str:
+    """A figure of one run: "1.25 s", "3.4 ms", "2.10×", "not recorded"."""
     if value is None:
         return "not recorded"
     if unit == "s":
         return f"{value:.2f} s"
     if unit == "ms":
         return f"{value:.1f} ms"
+    if unit == "µs":
+        return f"{value:.1f} µs"
+    if unit == "×":
+        return f"{value:.2f}×"
     return str(value)
+
+
+_figure = figure
 
 
 def _change(row: _Row) -> Text:
@@ -95,16 +103,21 @@ def _change(row: _Row) -> Text:
     return Text(text, style="green" if better else "red")
 
 
-def comparison(before: Session, after: Session, fixes: list[str]) -> list[Any]:
-    out: list[Any] = [Text("compilescope · the program as it is, and with " + "; ".join(one_line(f) for f in fixes), style="bold")]
+def summary_table(before: Session, after: Session, before_label: str, after_label: str) -> Table:
+    """The runs' counts and times side by side, with the change of each."""
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("")
-    table.add_column("as it is", justify="right")
-    table.add_column("with the fix", justify="right")
+    table.add_column(one_line(before_label), justify="right")
+    table.add_column(one_line(after_label), justify="right")
     table.add_column("change", justify="right")
     for row in rows(before, after):
         table.add_row(row.label, _figure(row.before, row.unit), _figure(row.after, row.unit), _change(row))
-    out.append(table)
+    return table
+
+
+def comparison(before: Session, after: Session, fixes: list[str]) -> list[Any]:
+    out: list[Any] = [Text("compilescope · the program as it is, and with " + "; ".join(one_line(f) for f in fixes), style="bold")]
+    out.append(summary_table(before, after, "as it is", "with the fix"))
     if after.fixes is None:
         out.append(
             Text(

@@ -411,6 +411,14 @@ def _finding(finding: Finding) -> Group:
     return Group(title, body) if body.row_count else Group(title)
 
 
+finding_renderable = _finding  # for the cluster view (render/cluster.py)
+
+
+def hanging(indent: int) -> Table:
+    """A grid whose second column wraps at its own indent (see _hanging)."""
+    return _hanging(indent)
+
+
 def _hanging(indent: int) -> Table:
     """Two columns: `indent` cells for a mark, then text that wraps within its own column."""
     grid = Table.grid(padding=0)
@@ -949,35 +957,6 @@ def brief(session: Session) -> str:
     whole explanation would interleave them)."""
     rank = "" if session.rank is None else f" (rank {session.rank})"
     return f"compilescope{rank}: {_counts(len(session.compiles), len(session.recompiles), len(session.graph_breaks), session.total_compile_time_s)}"
-
-
-def rank_summary(sessions: list[Session]) -> list:
-    """One line per rank, so ranks that compiled differently stand out (a rank that recompiles
-    or breaks where others do not stalls every collective that waits for it)."""
-    out: list = [Text("Ranks", style="bold underline")]  # (print through printable())
-    rows = []
-    for session in sessions:
-        rows.append(
-            (
-                "?" if session.rank is None else str(session.rank),
-                len(session.compiles),
-                len(session.recompiles),
-                len(session.graph_breaks),
-                session.total_compile_time_s,
-            )
-        )
-    for rank, compiles, recompiles, breaks, seconds in rows:
-        out.append(Text(f"  rank {rank:>3}: {_counts(compiles, recompiles, breaks, seconds)}"))
-    if len({row[1:4] for row in rows}) > 1:
-        out.append(
-            Text(
-                "  ▲ The ranks did not compile the same way: a rank that compiles again, or more, "
-                "makes the others wait at the next collective. Each rank is explained below.",
-                style="yellow",
-            )
-        )
-    out.append(Text(""))
-    return out
 
 
 def console_for(stream: Any) -> Console:

@@ -154,11 +154,12 @@ def _compile_index(frame: Frame, compile_: Compile, blocks: _Blocks) -> dict[str
     return index
 
 
-def report_data(session: Session, found: list[Finding] | None = None) -> tuple[dict[str, Any], list[str]]:
+def report_data(session: Session, found: list[Finding] | None = None, budget: int = DETAILS_BUDGET) -> tuple[dict[str, Any], list[str]]:
     """The page's data, and its blocks (see _Blocks) as JSON text for the page. `found`: the
-    session's findings, where the caller has them already."""
+    session's findings, where the caller has them already; `budget`: characters of details
+    (a page of many ranks shares DETAILS_BUDGET among them)."""
     found = findings(session) if found is None else found
-    blocks = _Blocks(DETAILS_BUDGET)
+    blocks = _Blocks(budget)
     frames = []
     embedded: list[tuple[Frame, list[Compile]]] = []
     for frame in session.frames:
@@ -213,7 +214,7 @@ def report_data(session: Session, found: list[Finding] | None = None) -> tuple[d
         # Dynamo's code as Python (compilescope decompile's files): each file's text in a block
         "python_files": files,
         "left_out": sum(1 for frame in frames for c in frame["compiles"] if c["details"] is None),
-        "details_budget": DETAILS_BUDGET,
+        "details_budget": budget,
     }
     return data, blocks.texts
 

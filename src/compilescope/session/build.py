@@ -158,6 +158,8 @@ class _Builder:
     def add(self, record: Record) -> None:
         if record.rank is not None and self.session.rank is None:
             self.session.rank = record.rank
+        if self.session.started is None:
+            self.session.started = record.written
         handler = getattr(self, f"_on_{record.kind}", None)
         if handler is not None:
             try:
@@ -178,6 +180,7 @@ class _Builder:
             c = found.compile
             c.compile_id = str(record.compile_id)  # as torch writes it after a restart: "0/0_1"
             c.graphs, c.guards, c.guards_text, c.dynamic, c.kernels = [], [], "", [], []
+            c.ddp_pieces, c.collectives = [], None
             found.output_code = []
             c.aot = type(c.aot)()
         found.compile.records.append(record.line)
@@ -309,6 +312,24 @@ class _Builder:
             data = json_value(record.payload)
             if isinstance(data, dict):
                 item.kernel_stacks.update({str(k): [str(t) for t in v] for k, v in data.items() if isinstance(v, list)})
+
+    def _on_optimize_ddp_split_child(self, record: Record) -> None:
+        item = self.pending(record)
+        name = record.metadata.get("name") if isinstance(record.metadata, dict) else None
+        if item and record.payload is not None:
+            from compilescope.session.graphs import parse_ddp_piece
+
+            item.compile.ddp_pieces.append(parse_ddp_piece(_text(name) or "?", record.payload))
+
+    def _on_inductor_collective_schedule(self, record: Record) -> None:
+        item = self.pending(record)
+        if item and record.payload is not None:
+            schedule = json_value(record.payload)
+            if not isinstance(schedule, list):
+                self.wrong_type(record, "payload", schedule, "a list")
+                return
+            # one record per graph Inductor compiled (a forward, its backward): in order
+            item.compile.collectives = (item.compile.collectives or []) + [_unknown(_text(op)) for op in schedule]
 
     def _on_create_symbol(self, record: Record) -> None:
         self._dynamic(record, "symbol")

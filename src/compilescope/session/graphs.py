@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from compilescope.session.model import AotGraph, Graph, GraphNode
+from compilescope.session.model import AotGraph, DdpPiece, Graph, GraphNode
 
 # FX prints Python operators for operator.* targets; torch names those nodes like this.
 _OPERATORS = {
@@ -139,3 +139,36 @@ def _op_name(node: GraphNode) -> str:
 
 def parse_aot_graph(code: str) -> AotGraph:
     return AotGraph(ops=[m.group("op") for m in _ATEN.finditer(code)], code=code)
+
+
+# Bytes per element of the dtypes torch abbreviates in a graph's type comments ("f32[8, 64]")
+_DTYPE_BYTES = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "b8": 1, "c64": 8, "c128": 16}
+
+
+def tensor_bytes(shape: str | None) -> int | None:
+    """The bytes of a tensor of `shape` ("f32[512, 512]"), or None where the shape is symbolic
+    ("f32[s0, 512]") or the dtype unknown."""
+    match = re.fullmatch(r"(?P<dtype>\w+)\[(?P<dims>[^\]]*)\]", shape or "")
+    if match is None or match.group("dtype") not in _DTYPE_BYTES:
+        return None
+    size = _DTYPE_BYTES[match.group("dtype")]
+    for dim in filter(None, (d.strip() for d in match.group("dims").split(","))):
+        if not dim.isdigit():
+            return None
+        size *= int(dim)
+    return size
+
+
+def parse_ddp_piece(name: str, code: str) -> DdpPiece:
+    """A piece DDPOptimizer split off (its printed GraphModule): its operations, and the
+    parameters it takes (Dynamo names a module's parameters "..._parameters_weight_")."""
+    graph = parse_dynamo_graph(code)
+    parameters = [n for n in graph.nodes if n.op == "placeholder" and "_parameters_" in n.name]
+    sizes = [tensor_bytes(n.shape) for n in parameters]
+    known = [s for s in sizes if s is not None]
+    return DdpPiece(
+        name=name,
+        ops=graph.ops,
+        parameters=len(parameters),
+        parameter_bytes=sum(known) if parameters and len(known) == len(sizes) else None,
+    )

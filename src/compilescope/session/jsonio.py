@@ -64,6 +64,39 @@ def loads(text: str) -> Session:
     """The Session in `text`, checked against the model's types: a value of the wrong type, a
     missing key the model requires, or nesting deeper than JSON's reader allows gives a
     SessionFormatError that names where (`frames[0]: expected an object, got 1`)."""
+    sessions = loads_all(text)
+    if len(sessions) != 1:
+        raise SessionFormatError(f"a job's {len(sessions)} ranks, not one session: read it with load_all")
+    return sessions[0]
+
+
+CLUSTER_SCHEMA = "compilescope/cluster/1"  # a job's ranks, as `compilescope report DIR --json` writes them
+
+
+def sessions_of(data: Any) -> list[Session]:
+    """The sessions in a file's parsed JSON: one session, or each rank of a job's report."""
+    schema = data.get("schema") if isinstance(data, dict) else None
+    if not isinstance(schema, str) or not schema.startswith("compilescope/"):
+        raise SessionFormatError("not a compilescope session (no 'schema': 'compilescope/…')")
+    if schema == CLUSTER_SCHEMA:
+        ranks = data.get("ranks")
+        if not isinstance(ranks, list):
+            raise SessionFormatError("ranks: expected a list of sessions", "ranks")
+        out = []
+        for index, rank in enumerate(ranks):
+            try:
+                out.extend(sessions_of(rank))
+            except SessionFormatError as error:
+                raise SessionFormatError(f"ranks[{index}]: {error}", f"ranks[{index}]") from None
+        return out
+    major = schema.split("/", 1)[1]
+    if major != SCHEMA.split("/", 1)[1]:
+        raise SessionFormatError(f"session schema {_short(schema, 60)!r} is not supported by this compilescope (it reads {SCHEMA!r})")
+    return [_build(Session, data, "")]
+
+
+def loads_all(text: str) -> list[Session]:
+    """Each session in `text`: one, or a job's ranks (CLUSTER_SCHEMA)."""
     try:
         data = json_value(text)
     except json.JSONDecodeError as error:
@@ -72,13 +105,7 @@ def loads(text: str) -> Session:
         raise SessionFormatError("not a compilescope session: nested too deeply to read") from None
     except ValueError as error:  # a number of more digits than Python reads (int_max_str_digits)
         raise SessionFormatError(f"not valid JSON: {_short(str(error), 120)}") from None
-    schema = data.get("schema") if isinstance(data, dict) else None
-    if not isinstance(schema, str) or not schema.startswith("compilescope/"):
-        raise SessionFormatError("not a compilescope session (no 'schema': 'compilescope/…')")
-    major = schema.split("/", 1)[1]
-    if major != SCHEMA.split("/", 1)[1]:
-        raise SessionFormatError(f"session schema {_short(schema, 60)!r} is not supported by this compilescope (it reads {SCHEMA!r})")
-    return _build(Session, data, "")
+    return sessions_of(data)
 
 
 @functools.cache

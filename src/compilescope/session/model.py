@@ -154,6 +154,19 @@ class Aot:
 
 
 @dataclass
+class DdpPiece:
+    """One piece of a graph that DDPOptimizer split at DDP's gradient-bucket boundaries (its
+    `optimize_ddp_split_child` record). Each piece is compiled on its own, so that the bucket
+    of its parameters' gradients can be all-reduced while the backward of the pieces before it
+    still runs."""
+
+    name: str  # "submod_0"
+    ops: list[str]  # call targets as torch names them, as in Graph.ops
+    parameters: int | None = None  # the parameter tensors it takes (gradients in its bucket)
+    parameter_bytes: int | None = None  # their size, from their shapes and dtypes
+
+
+@dataclass
 class Kernel:
     name: str  # "cpp_fused_add_relu_0", "triton_poi_fused_add_0", or a library call "mm"
     kind: str  # "cpp", "triton", "library call", "aten fallback", "template"
@@ -262,6 +275,11 @@ class Compile:
     # records): more than one means re-recordings (new shapes, a new path in the tree)
     cudagraph_recordings: int | None = None
     autotuning: list[Autotuning] = field(default_factory=list)  # max-autotune's choices, per operation
+    # The pieces DDPOptimizer split the graph into at DDP's bucket boundaries; empty: not split
+    ddp_pieces: list[DdpPiece] = field(default_factory=list)
+    # The collectives Inductor scheduled in the graph, in order ("torch.ops._c10d_functional
+    # .all_reduce_.default"), from its inductor_collective_schedule record; None: none recorded
+    collectives: list[str] | None = None
     time: CompileTime = field(default_factory=CompileTime)
     cache: CacheUse = field(default_factory=CacheUse)
     called_from: list[str] = field(default_factory=list)  # user frames: "file:line in fn"
@@ -448,6 +466,9 @@ class Session:
     frames: list[Frame] = field(default_factory=list)
     trace_files: list[str] = field(default_factory=list)
     rank: int | None = None
+    # When the trace's first record was written, as torch's log header says it ("1202
+    # 11:20:09.416000": month, day, local time; no year); None: not a trace
+    started: str | None = None
     skipped: list[str] = field(default_factory=list)  # what could not be read, and why
     compilescope_version: str | None = None
     benchmarks: list[Benchmark] = field(default_factory=list)  # from compilescope bench

@@ -88,6 +88,7 @@ class Record:
     rank: int | None = None
     is_artifact: bool = False
     context: dict[str, Any] = field(default_factory=dict)
+    written: str | None = None  # the header's date and time: "1202 11:20:09.416000"
 
 
 @dataclass
@@ -350,6 +351,7 @@ def _finish_record(log: TraceLog, number: int, match: re.Match[str], payload_lin
         rank=_int_or_none(data.get("rank")),
         is_artifact=is_artifact,
         context=context,
+        written=f"{match.group('date')} {match.group('time')}",
     )
 
 
@@ -397,5 +399,11 @@ def trace_files(path: str | Path) -> list[Path]:
     target = Path(path)
     if target.is_dir():
         # is_file(): regular files only (links followed), never a pipe someone named *.log
-        return sorted(p for p in target.iterdir() if p.name.endswith((".log", ".log.gz")) and p.is_file())
+        found = [p for p in target.iterdir() if p.name.endswith((".log", ".log.gz")) and p.is_file()]
+        return sorted(found, key=_natural)
     return [target]
+
+
+def _natural(path: Path) -> list[Any]:
+    """A name's order as a person counts: "rank_2" before "rank_10"."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", path.name)]

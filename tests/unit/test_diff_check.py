@@ -1,0 +1,119 @@
+"""`compilescope diff` and `compilescope check` on committed traces, called in process: the two
+ranks of a real DDP job where rank 1 alone recompiled (tests/traces/ranks/ddp), and the real
+run of tests/traces/programs/diagnosis.py (graph breaks, recompiles)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import compilescope
+from compilescope.cli import main
+from recorded import TRACES, cli
+
+DDP = TRACES / "ranks" / "ddp"
+RANK0, RANK1 = sorted(str(p) for p in DDP.iterdir())
+DIAGNOSIS = str(TRACES / "diagnosis.log.gz")
+
+
+@pytest.fixture(autouse=True)
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_diff_of_two_ranks_names_the_recompile_and_its_guard(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    status, out, err = cli(capsys, "diff", str(DDP), str(DDP), "--rank", "0", "--against-rank", "1", "--json", "d.json", "--html", "d.html")
+    assert status == 0, err
+    shown = " ".join(out.split())
+    assert f"compilescope diff · {DDP} rank 0 → {DDP} rank 1" in shown
+    assert "recompiles 0 1 +1" in shown  # the runs side by side
+    assert "recompiles: 0 → 1 + inner 0/1: tensor 'args[0]' size mismatch at index 0. expected 8, actual 12" in shown
+    assert "compiles: 1 → 2 + 0/1 inner (ok)" in shown
+    assert "dynamic-shape decisions: 0 → 2 + inner 0/1: automatic dynamic for L['args'][0] dim 0 = 8 -> 12" in shown
+    data = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+    assert data["schema"] == "compilescope/diff/1"
+    assert data["recompiles"] == {
+        "added": ["inner 0/1: tensor 'args[0]' size mismatch at index 0. expected 8, actual 12"],
+        "removed": [],
+        "before": 0,
+        "after": 1,
+    }
+    assert data["graph_breaks"] == {"added": [], "removed": [], "before": 0, "after": 0}
+    assert [f["what"] for f in data["compile_time"]][:1] == ["compile time, in all"]
+    page = (tmp_path / "d.html").read_text(encoding="utf-8")
+    assert "+ inner 0/1: tensor &#x27;args[0]&#x27; size mismatch at index 0. expected 8, actual 12" in page
+    assert "<script" not in page
+
+
+def test_a_run_against_itself_changed_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = cli(capsys, "diff", DIAGNOSIS, DIAGNOSIS)
+    assert status == 0
+    assert "Nothing changed in what torch.compile did" in out
+    changes = compilescope.diff(DIAGNOSIS, DIAGNOSIS)
+    assert changes.nothing_changed and all(not a.added and not a.removed for a in changes.aspects)
+
+
+def test_diff_says_which_rank_to_compare_when_one_side_has_many(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = cli(capsys, "diff", str(DDP), RANK0)
+    assert status == 2
+    assert f"{DDP} holds 2 ranks (0, 1) and the other side one: say which with --rank N" in err
+    status, _, err = cli(capsys, "diff", str(DDP), str(DDP), "--rank", "7")
+    assert status == 2 and f"no trace of rank 7 in {DDP} (it holds 0, 1)" in err
+
+
+def test_diff_of_two_folders_goes_rank_by_rank(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = cli(capsys, "diff", str(DDP), str(DDP))
+    assert status == 0
+    shown = " ".join(out.split())
+    assert shown.count("Nothing changed in what torch.compile did") == 2
+    assert f"{DDP} rank 0 → {DDP} rank 0" in shown and f"{DDP} rank 1 → {DDP} rank 1" in shown
+
+
+def test_check_exit_status_and_violations(capsys: pytest.CaptureFixture[str]) -> None:
+    # within its limits: 0
+    status, out, _ = cli(capsys, "check", RANK0, "--max-recompiles", "0", "--max-graph-breaks", "0")
+    assert status == 0 and out.startswith("compilescope check: passed (at most 0 graph breaks, at most 0 recompiles)")
+    # past them: 1, each violation in a line, naming the rank of a job
+    status, out, _ = cli(capsys, "check", str(DDP), "--max-recompiles", "0")
+    assert status == 1
+    assert out.splitlines()[1] == (
+        "  ✖ rank 1: 1 recompile, more than the 0 allowed (the first: 0/1: tensor 'args[0]' size mismatch at index 0. expected 8, actual 12)"
+    )
+    status, out, _ = cli(capsys, "check", str(DDP), "--max-compile-s", "0.01")
+    assert status == 1 and out.count("compile time") == 2  # both ranks, each in its line
+    # nothing new against a baseline: rank 1 has a recompile rank 0 did not
+    status, out, _ = cli(capsys, "check", RANK1, "--baseline", RANK0)
+    assert status == 1 and "1 new recompile compared with the baseline: inner 0/1: tensor 'args[0]'" in out
+    assert cli(capsys, "check", RANK0, "--baseline", RANK1)[0] == 0  # fewer is not new
+    # the Python API, for a test
+    assert compilescope.check(RANK0, max_recompiles=0) == []
+    assert compilescope.check(RANK1, baseline=RANK0) == [
+        "1 new recompile compared with the baseline: inner 0/1: tensor 'args[0]' size mismatch at index 0. expected 8, actual 12"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["check", "nothing.json", "--max-recompiles", "0"], "compilescope check: no such file or folder: nothing.json"),
+        (
+            ["check", DIAGNOSIS],
+            "compilescope check: nothing to check: give --max-graph-breaks, --max-recompiles, --max-compile-s or --baseline",
+        ),
+        (["diff", DIAGNOSIS, "missing.log"], "compilescope diff: no such file or folder: missing.log"),
+    ],
+)
+def test_bad_input_is_one_line_and_status_2(capsys: pytest.CaptureFixture[str], argv: list[str], said: str) -> None:
+    status, _, err = cli(capsys, *argv)
+    assert status == 2
+    assert err.strip() == said
+
+
+def test_check_refuses_a_negative_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["check", DIAGNOSIS, "--max-graph-breaks", "-1"])
+    assert exited.value.code == 2
+    assert "argument --max-graph-breaks: must be 0 or more: -1" in capsys.readouterr().err
