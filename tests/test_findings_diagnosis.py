@@ -230,22 +230,7 @@ def test_a_hugging_face_model_trained_with_two_lengths_gets_one_finding_per_caus
 def test_a_ddp_job_under_torchrun_gets_one_finding_per_cause_across_its_ranks(tmp_path: Path) -> None:
     # GIVEN torch.compile(DDP(model)) run by torchrun on two ranks (gloo): each rank is a child
     # process of the launcher, with a trace of its own
-    (tmp_path / "ddp.py").write_text(
-        textwrap.dedent(
-            """\
-            import torch
-            import torch.distributed as dist
-            from torch.nn.parallel import DistributedDataParallel as DDP
-
-            dist.init_process_group("gloo")
-            model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
-            compiled = torch.compile(DDP(model), backend="eager")
-            for _ in range(2):
-                compiled(torch.ones(4, 8)).sum().backward()
-            dist.destroy_process_group()
-            """
-        )
-    )
+    shutil.copy(PROGRAMS / "ddp_whole_ranks.py", tmp_path / "ddp.py")
     result = run_cli("run", "--no-html", "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "ddp.py", cwd=tmp_path)
     if result.returncode != 0:
         # Known, not yet mended (and older than this test): now and then, followed gloo ranks

@@ -161,3 +161,27 @@ def test_a_folder_without_logs_is_a_clear_error(capsys: pytest.CaptureFixture[st
     (tmp_path / "empty" / "notes.txt").write_text("not a log")
     assert main(["report", "empty"]) == 2
     assert "no trace files (*.log, *.log.gz) in empty" in capsys.readouterr().err
+
+
+def test_a_model_compiled_with_no_graph_on_every_rank_is_flagged_per_rank(capsys: pytest.CaptureFixture[str]) -> None:
+    # torch.compile(DDP(model)) on two ranks (tests/traces/programs/ddp_whole_ranks.py)
+    status, out, _ = report(capsys, str(TRACES / "ranks" / "ddp_whole"))
+    assert status == 0
+    assert "rank 0: 4 compiles, 0 recompiles, 3 graph breaks" in out and out.count("✖ no graph: it ran eagerly") == 2
+    assert "The 2 ranks compiled the same way." in out
+    assert "What to look at, across the ranks ✖ torch.compile captured nothing: the code ran eagerly (ranks 0, 1)" in out
+    assert "DDP(torch.compile(model))" in out
+
+
+def test_ddp_optimizer_split_is_explained_once_for_the_ranks() -> None:
+    cluster = cluster_of(DDP)
+    (split,) = [f for f in cluster.findings if f.kind == "ddp split"]
+    assert split.title == "DDPOptimizer split inner into 3 graphs at DDP's gradient buckets (ranks 0, 1)"
+    assert split.detail.splitlines()[:3] == [
+        "submod_0: linear, relu (2 parameters, 1.0 MB)",
+        "submod_1: linear, relu (2 parameters, 1.0 MB)",
+        "submod_2: linear (2 parameters, 1.0 MB)",
+    ]
+    assert "a bucket's all-reduce starts as soon as the backward of its piece is done" in split.detail
+    assert "torch._dynamo.config.optimize_ddp = False" in split.fix
+    assert cluster.findings[0].kind == "recompile"  # what cost time comes first

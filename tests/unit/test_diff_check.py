@@ -117,3 +117,22 @@ def test_check_refuses_a_negative_limit(capsys: pytest.CaptureFixture[str]) -> N
         main(["check", DIAGNOSIS, "--max-graph-breaks", "-1"])
     assert exited.value.code == 2
     assert "argument --max-graph-breaks: must be 0 or more: -1" in capsys.readouterr().err
+
+
+def test_two_torch_versions_of_one_program(capsys: pytest.CaptureFixture[str]) -> None:
+    # tests/traces/programs/quickstart.py run by `compilescope run --trace` under torch 2.13.0 (CPU
+    # build, Python 3.11) and 2.14.1 (the CUDA build, on the CPU), each with an empty Inductor cache
+    versions = TRACES / "versions"
+    status, out, _ = cli(capsys, "diff", str(versions / "quickstart-torch-2.13.0.log.gz"), str(versions / "quickstart-torch-2.14.1.log.gz"))
+    assert status == 0
+    shown = " ".join(out.split())
+    assert "torch 2.13.0+cpu → 2.14.1+cu130" in shown
+    # the same compiles, breaks, recompiles, guards and kernels in both: only the times moved
+    changes = compilescope.diff(versions / "quickstart-torch-2.13.0.log.gz", versions / "quickstart-torch-2.14.1.log.gz")
+    assert all(not a.added and not a.removed for a in changes.aspects)
+    assert changes.aspect("kernels").before == changes.aspect("kernels").after == 7
+    stages = {f.what: (f.before, f.after) for f in changes.compile_time}
+    assert set(stages) >= {"compile time, in all", "Dynamo (tracing Python)", "AOT Autograd", "C++/Triton compiler"}
+    assert all(before and after for before, after in stages.values())
+    for what, (before, after) in stages.items():
+        assert f"{what}: {before:.2f} s → {after:.2f} s" in shown

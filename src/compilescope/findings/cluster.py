@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 
 from compilescope.findings.aspects import RANK_ASPECTS, Aspect, AspectFacts, Item, compile_key
-from compilescope.findings.finding import Finding, plural, seconds
+from compilescope.findings.finding import Finding, plural, ranked, seconds
 from compilescope.findings.ranks import from_children
 from compilescope.session.model import ChildProcess, Session
 
@@ -171,7 +171,7 @@ def compare(ranks: list[RankSummary]) -> Cluster:
         divergences,
         _problems(ranks),
         statement,
-        from_children(children) if len(ranks) > 1 else list(ranks[0].findings if ranks else []),
+        ranked(from_children(children)) if len(ranks) > 1 else list(ranks[0].findings if ranks else []),
     )
 
 

@@ -13,6 +13,7 @@ from compilescope.findings.before_compile import (
     nothing_compiled,
 )
 from compilescope.findings.breaks import break_findings, captured_nothing
+from compilescope.findings.distributed import ddp_split_findings
 from compilescope.findings.finding import (
     NOT_MEASURED,
     Finding,
@@ -48,6 +49,7 @@ def findings(session: Session) -> list[Finding]:
     found.extend(recompile_findings(session))
     found.extend(cuda_graph_findings(session))
     found.extend(autotuning_findings(session))
+    found.extend(ddp_split_findings(session))
     found.extend(payoff_findings(session))
     for frame in session.frames:
         found.extend(_failures(frame))

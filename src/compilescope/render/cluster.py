@@ -48,6 +48,8 @@ def renderables(cluster: Cluster, source: str) -> list:
             f"{plural(r.compiles, 'compile')}, {plural(r.recompiles, 'recompile')}, {plural(r.graph_breaks, 'graph break')}, "
             f"compile time {'unknown' if r.compile_time_s is None else seconds(r.compile_time_s)}"
         )
+        if r.compiles and not r.graphs:
+            line.append("  ✖ no graph: it ran eagerly", style="red")
         if r.incomplete:
             line.append("  (log incomplete)", style="yellow")
         out.append(line)

@@ -56,7 +56,8 @@
 
   var ranksTable = el("table", { id: "rank-table" }, el("tr", null, ["rank", "compiles", "recompiles", "graph breaks", "compile time", "log"].map(function (h) { return el("th", null, h); })));
   C.rank_lines.forEach(function (r) {
-    add(ranksTable, el("tr", null, el("td", null, rankLink(r.index, r.label)), el("td", null, r.compiles), el("td", null, r.recompiles),
+    var eager = r.compiles && !r.graphs ? el("div", { "class": "unknown" }, "no graph: it ran eagerly") : null;
+    add(ranksTable, el("tr", null, el("td", null, rankLink(r.index, r.label), eager), el("td", null, r.compiles), el("td", null, r.recompiles),
       el("td", null, r.graph_breaks), el("td", null, seconds(r.compile_time_s)), el("td", { "class": "mono" }, r.trace || "", r.incomplete.length ? el("div", { "class": "unknown" }, "incomplete: " + r.incomplete[0]) : null)));
   });
   var findings = el("section", { id: "cluster-findings" }, el("h2", null, "What to look at, across the ranks"));
