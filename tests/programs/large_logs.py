@@ -12,6 +12,13 @@ many-records: the real trace's compile records again and again, each copy under 
 (so each copy is new compiles of new functions), until the log holds about that many records
 (about 1 kB each: the copies' compilation_metrics leave out torch's configs, as torch 2.5 did).
 
+job: a TORCH_TRACE folder of a job's ranks, each log about --mb MB: the compile records of a
+real rank's log (tests/traces/ranks/ddp: a DDP job where rank 1 alone recompiled) copied under
+new frame ids, whole (torch's configs kept, as torch 2.13 writes them); one rank (--divergent)
+copies rank 1's log, the others rank 0's.
+
+    python tests/programs/large_logs.py job OUT_FOLDER --ranks 8 --mb 35 --divergent 3
+
 The base is tests/data/small_trace.log (a real `compilescope run` of tests/programs/
 small_trace_program.py); every payload's md5 is written as torch writes it, so the reader
 takes the records as whole.
@@ -20,6 +27,7 @@ takes the records as whole.
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import re
@@ -34,7 +42,8 @@ _PREFIX = "V1201 14:01:10.000000 9976 torch/_dynamo/x.py:1] "
 def records(path: Path = BASE) -> list[tuple[str, dict[str, Any], list[str]]]:
     """The base trace as (header prefix, header JSON, payload lines without their tab)."""
     out: list[tuple[str, dict[str, Any], list[str]]] = []
-    with open(path, encoding="utf-8") as handle:
+    opened = gzip.open(path, "rt", encoding="utf-8") if path.name.endswith(".gz") else open(path, encoding="utf-8")
+    with opened as handle:
         for raw in handle:
             line = raw.rstrip("\n")
             if line.startswith("\t"):
@@ -110,21 +119,24 @@ def _copies(base: Path) -> tuple[list, list, list, int]:
     return head, compiles, tail, frames
 
 
-def many_records_log(target: Path, count: int, base: Path = BASE) -> tuple[Path, int, int]:
-    """The base's compile records copied under new frame ids until about `count` records;
-    returns the path, the number of records written and of copies."""
+def many_records_log(target: Path, count: int, base: Path = BASE, size: int | None = None, rank: int | None = None, whole: bool = False) -> tuple[Path, int, int]:
+    """The base's compile records copied under new frame ids until about `count` records (or,
+    with `size`, about that many bytes); returns the path, the number of records written and of
+    copies. `rank`: written as every record's rank; `whole`: torch's configs kept."""
     head, compiles, tail, frames = _copies(base)
     written = 0
     copies = 0
     with open(target, "w", encoding="utf-8") as out:
         for prefix, header, payload in head:
-            write_record(out, prefix, header, payload)
+            write_record(out, prefix, header if rank is None else {**header, "rank": rank}, payload)
             written += 1
-        while written + len(compiles) + len(tail) <= count or copies == 0:
+        while (written + len(compiles) + len(tail) <= count if size is None else out.tell() < size) or copies == 0:
             shift = copies * frames
             for prefix, header, payload in compiles:
                 moved = dict(header)
-                if isinstance(moved.get("compilation_metrics"), dict):
+                if rank is not None:
+                    moved["rank"] = rank
+                if isinstance(moved.get("compilation_metrics"), dict) and not whole:
                     # without torch's configs (30 kB a compile), as torch 2.5 wrote it: small records
                     moved["compilation_metrics"] = {k: v for k, v in moved["compilation_metrics"].items() if not k.endswith("_config")}
                 if isinstance(moved.get("frame_id"), int):
@@ -138,6 +150,21 @@ def many_records_log(target: Path, count: int, base: Path = BASE) -> tuple[Path,
     return target, written, copies
 
 
+RANK_LOGS = Path(__file__).resolve().parents[1] / "traces" / "ranks" / "ddp"
+
+
+def job_folder(target: Path, ranks: int, size: int, divergent: int = 1) -> list[Path]:
+    """A TORCH_TRACE folder of `ranks` logs of about `size` bytes each (see the module's docstring)."""
+    base0, base1 = sorted(RANK_LOGS.iterdir())
+    target.mkdir(parents=True, exist_ok=True)
+    made = []
+    for rank in range(ranks):
+        log = target / f"dedicated_log_torch_trace_rank_{rank}_job.log"
+        many_records_log(log, 0, base1 if rank == divergent else base0, size=size, rank=rank, whole=True)
+        made.append(log)
+    return made
+
+
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -149,7 +176,16 @@ def main(argv: list[str] | None = None) -> None:
     many = sub.add_parser("many-records")
     many.add_argument("out", type=Path)
     many.add_argument("--records", type=int, default=1_000_000)
+    job = sub.add_parser("job")
+    job.add_argument("out", type=Path)
+    job.add_argument("--ranks", type=int, default=8)
+    job.add_argument("--mb", type=float, default=35.0)
+    job.add_argument("--divergent", type=int, default=1)
     args = parser.parse_args(argv)
+    if args.kind == "job":
+        logs = job_folder(args.out, args.ranks, int(args.mb * 1e6), args.divergent)
+        print(f"{args.out}: {len(logs)} rank logs, {sum(p.stat().st_size for p in logs) / 1e6:.0f} MB in all")
+        return
     if args.kind == "huge-string":
         huge_string_log(args.out, int(args.mb * 1e6), args.where)
         print(f"{args.out}: {args.out.stat().st_size / 1e6:.1f} MB, one string of {args.mb:g} MB ({args.where})")

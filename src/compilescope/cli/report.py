@@ -68,6 +68,13 @@ class ReportCommand:
             with _read_errors(name):
                 sources.extend((name, piece) for piece in pieces(name))
         named = " ".join(args.paths)
+        json_target = _target(args.json, "", ".json") if args.json else None
+        html_target = _target(args.html, "", ".html") if args.html else None
+        from compilescope.cli.report_cluster import report_cluster
+
+        if args.rank is None and len(sources) > 1 and all(_is_trace(piece) for _, piece in sources):
+            # a job's ranks, each a trace of its own: compared, read in worker processes
+            return report_cluster(iter(()), len(sources), named, json_target, html_target, [piece for _, piece in sources])
         stream = _sessions(sources)
         if args.rank is not None:
             loaded = [(s, r) for s, r in stream if s.rank == args.rank]
@@ -76,16 +83,8 @@ class ReportCommand:
         else:
             loaded = list(itertools.islice(stream, 2))
         if len(loaded) > 1 or (len(sources) > 1 and args.rank is None):
-            # a job's ranks: compared, and read one at a time (cli/report_cluster.py)
-            from compilescope.cli.report_cluster import report_cluster
-
-            return report_cluster(
-                itertools.chain(loaded, stream),
-                max(len(sources), len(loaded)),
-                named,
-                _target(args.json, "", ".json") if args.json else None,
-                _target(args.html, "", ".html") if args.html else None,
-            )
+            # several sessions (saved ones, a job's JSON): compared, read here one at a time
+            return report_cluster(itertools.chain(loaded, stream), max(len(sources), len(loaded)), named, json_target, html_target)
         if not any(records is None or records > 0 for _, records in loaded):
             skipped = next((s.skipped[0] for s, _ in loaded if s.skipped), None)
             if skipped is None:
@@ -98,8 +97,7 @@ class ReportCommand:
                 "expected a file written with TORCH_TRACE=dir or by compilescope run"
             )
         ((session, _),) = loaded
-        json_path = _target(args.json, "", ".json") if args.json else None
-        html_path = _target(args.html, "", ".html") if args.html else None
+        json_path, html_path = json_target, html_target
         for target, what in ((json_path, "the session"), (html_path, "the report")):  # before anything is written
             if target is not None:
                 check_writable(absolute(target), what)
@@ -164,6 +162,10 @@ def _sessions(sources: list[tuple[str, Path]]) -> Iterator[tuple[Session, int | 
         with _read_errors(str(piece) if str(piece) != name else name):
             found = read_all(piece)
         yield from found
+
+
+def _is_trace(path: Path) -> bool:
+    return path.name.endswith((".log", ".log.gz"))
 
 
 def _target(given: str, suffix: str, extension: str) -> Path:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 from typing import IO, Any
 
 from rich.text import Text
@@ -24,7 +25,6 @@ from compilescope.render.console import finding_renderable, hanging
 from compilescope.render.text import one_line as one_line_text
 from compilescope.session import SCHEMA as SESSION_SCHEMA
 from compilescope.session import surrogates_escaped
-from compilescope.session.model import Session
 
 CLUSTER_SCHEMA = "compilescope/cluster/1"
 MAX_FINDINGS = 30  # findings across ranks in the terminal
@@ -135,20 +135,19 @@ def cluster_facts(cluster: Cluster) -> dict[str, Any]:
 
 
 class ClusterJson:
-    """The cluster's JSON, written as the ranks are read: `add(session, found)` for each, then
-    `finish(cluster)`."""
+    """The cluster's JSON, written as the ranks are read: `add_text(part)` for each rank's
+    session, then `finish(cluster)`."""
 
     def __init__(self, handle: IO[str]) -> None:
         self.handle = handle
         self.count = 0
         handle.write(f'{{"schema": "{CLUSTER_SCHEMA}", "session_schema": "{SESSION_SCHEMA}", "ranks": [\n')
 
-    def add(self, session: Session, found: list) -> None:
-        from compilescope.session.jsonio import dumps
-
+    def add_text(self, part: IO[str]) -> None:
+        """A rank's session, as session.jsonio.dumps wrote it, from a file."""
         if self.count:
             self.handle.write(",\n")
-        self.handle.write(dumps(session, found))
+        shutil.copyfileobj(part, self.handle)
         self.count += 1
 
     def finish(self, cluster: Cluster) -> None:

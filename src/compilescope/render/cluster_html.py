@@ -13,6 +13,8 @@ as escaped JSON in <script type="application/json">, the scripts are allowed by 
 from __future__ import annotations
 
 import html
+import shutil
+from collections.abc import Iterator
 from typing import IO
 
 from compilescope._version import __version__
@@ -25,13 +27,26 @@ from compilescope.session.model import Session
 MIN_RANK_BUDGET = 2_000_000  # characters of details per rank, however many ranks
 
 
+def rank_budget(ranks: int) -> int:
+    """Characters of details each rank's part of the page may hold."""
+    return max(DETAILS_BUDGET // max(ranks, 1), MIN_RANK_BUDGET)
+
+
+def rank_scripts(session: Session, found: list[Finding], index: int, budget: int) -> Iterator[str]:
+    """A rank's part of the page: its data and blocks, under ids cluster.js reads by `index`."""
+    data, blocks = report_data(session, found, budget)
+    prefix = f"compilescope-r{index}"
+    yield f'<script type="application/json" id="{prefix}-data">{_script_json(data)}</script>\n'
+    for n, text in enumerate(blocks):
+        yield f'<script type="application/json" id="{prefix}-block-{n}">{text}</script>\n'
+
+
 class ClusterPage:
-    """`add(session, found)` for each rank, in order, then `finish(cluster)`."""
+    """`add_text(part)` for each rank's part (rank_scripts), then `finish(cluster)`."""
 
     def __init__(self, handle: IO[str], ranks: int, source: str) -> None:
         self.handle = handle
         self.count = 0
-        self.budget = max(DETAILS_BUDGET // max(ranks, 1), MIN_RANK_BUDGET)
         self.scripts = [_asset("highlight.min.js"), _asset("report.js"), _asset("cluster.js")]
         policy = "; ".join(
             [
@@ -55,12 +70,9 @@ class ClusterPage:
             '<div id="cluster"></div>\n'
         )
 
-    def add(self, session: Session, found: list[Finding]) -> None:
-        data, blocks = report_data(session, found, self.budget)
-        prefix = f"compilescope-r{self.count}"
-        self.handle.write(f'<script type="application/json" id="{prefix}-data">{_script_json(data)}</script>\n')
-        for n, text in enumerate(blocks):
-            self.handle.write(f'<script type="application/json" id="{prefix}-block-{n}">{text}</script>\n')
+    def add_text(self, part: IO[str]) -> None:
+        """A rank's part of the page (rank_scripts), from a file."""
+        shutil.copyfileobj(part, self.handle)
         self.count += 1
 
     def finish(self, cluster: Cluster, source: str) -> None:
