@@ -180,3 +180,15 @@ def test_a_hook_that_fails_inside_a_compile_says_what_and_where() -> None:
     assert first.startswith("reading Dynamo's code back for unknown (forward) failed: AttributeError: ")
     assert "(generated.py:" in first and "in _on_new_code)" in first
     assert total == "reading Dynamo's code back failed 2 times in all"
+
+
+def test_check_in_a_test_as_docs_cli_shows_it() -> None:
+    # GIVEN a model compiled as docs/cli.md's pytest example compiles it, with one size change
+    model = torch.compile(TinyNet(), backend="eager")
+    with compilescope.capture() as session:
+        for batch in (8, 8, 16):
+            model(torch.randn(batch, 16))
+    # THEN within its limits the check is an empty list; past them, one sentence per violation
+    assert compilescope.check(session, max_graph_breaks=0, max_recompiles=1) == []
+    (said,) = compilescope.check(session, max_recompiles=0)
+    assert said.startswith("1 recompile, more than the 0 allowed (the first: ") and "expected 8, actual 16" in said

@@ -45,7 +45,7 @@ def from_children(children: list[tuple[ChildProcess, list[Finding]]]) -> list[Fi
 
 def _who(ranks: tuple[int, ...], children: list[ChildProcess]) -> str:
     if ranks and len(ranks) == len(children):
-        return f"rank {ranks[0]}" if len(ranks) == 1 else f"ranks {', '.join(map(str, ranks))}"
+        return who([f"rank {r}" for r in ranks])
     if len(children) == 1:
         return _one(children[0])
     return f"{len(children)} child processes"
@@ -53,3 +53,19 @@ def _who(ranks: tuple[int, ...], children: list[ChildProcess]) -> str:
 
 def _one(child: ChildProcess) -> str:
     return f"rank {child.rank}" if child.rank is not None else f"child process {child.pid}"
+
+
+def who(labels: list[str]) -> str:
+    """ "rank 1", "ranks 0, 2, 3", "ranks 0–7"."""
+    numbers = [int(label[5:]) for label in labels if label.startswith("rank ") and label[5:].isdigit()]
+    if len(numbers) != len(labels):
+        return ", ".join(labels)
+    if len(numbers) == 1:
+        return f"rank {numbers[0]}"
+    runs: list[list[int]] = []
+    for n in sorted(numbers):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return "ranks " + ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
