@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -145,3 +146,25 @@ def python_version(version: str) -> str:
 
 
 ARTIFACTS = ROOT / "test-artifacts"  # screenshots from the browser tests (ignored by git)
+
+
+def free_port() -> int:
+    """A TCP port free on loopback now, for a job's rendezvous."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def torchrun_traced(folder: Path, script: str, ranks: int, env: dict[str, str] | None = None) -> Path:
+    """`script` (in `folder`) run by torchrun on `ranks` ranks, gloo on loopback, each rank
+    writing its own TORCH_TRACE log into folder/traces, which is returned."""
+    subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={ranks}", f"--master_port={free_port()}", script],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+        timeout=600,
+        env={**os.environ, "TORCH_TRACE": str(folder / "traces"), "MASTER_ADDR": "127.0.0.1", **(env or {})},
+    )
+    assert len(list((folder / "traces").glob("*.log"))) == ranks
+    return folder / "traces"

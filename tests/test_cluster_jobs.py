@@ -5,44 +5,25 @@ compiled DDP model, one rank made to diverge), each rank writing its own TORCH_T
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import socket
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 import compilescope
-from conftest import run_cli
+from conftest import run_cli, torchrun_traced
 
 pytestmark = pytest.mark.slow
 
 PROGRAMS = Path(__file__).parent / "traces" / "programs"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def torchrun(folder: Path, ranks: int, divergent: int) -> Path:
     """The DDP job (tests/traces/programs/ddp_ranks.py) on `ranks` ranks, rank `divergent` alone
     getting one longer batch; its TORCH_TRACE folder."""
     shutil.copy(PROGRAMS / "ddp_ranks.py", folder / "job.py")
-    subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={ranks}", f"--master_port={free_port()}", "job.py"],
-        cwd=folder,
-        check=True,
-        capture_output=True,
-        timeout=600,
-        env={**os.environ, "TORCH_TRACE": str(folder / "traces"), "MASTER_ADDR": "127.0.0.1", "DIVERGENT_RANK": str(divergent)},
-    )
-    assert len(list((folder / "traces").glob("*.log"))) == ranks
-    return folder / "traces"
+    return torchrun_traced(folder, "job.py", ranks, {"DIVERGENT_RANK": str(divergent)})
 
 
 @pytest.mark.parametrize(("ranks", "divergent", "alike"), [(2, 1, "rank 0"), (4, 2, "ranks 0, 1, 3")])
@@ -117,3 +98,35 @@ def test_diff_and_check_before_and_after_a_fix(tmp_path: Path) -> None:
     assert (
         regressed.returncode == 1 and "2 new graph breaks compared with the baseline: Failed to trace builtin operator" in regressed.stdout
     )
+
+
+def test_the_fix_said_for_an_fsdp_model_captures_its_blocks(tmp_path: Path) -> None:
+    # GIVEN the fix the FSDP finding gives (tests/unit/test_cluster.py: torch.compile of the sharded
+    # root captures nothing): each block's forward compiled after sharding, on two ranks
+    (tmp_path / "job.py").write_text(
+        textwrap.dedent(
+            """\
+            import torch
+            import torch.distributed as dist
+            from torch.distributed.fsdp import fully_shard
+
+            dist.init_process_group("gloo")
+            model = torch.nn.Sequential(*[torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU()) for _ in range(2)])
+            for block in model:
+                fully_shard(block)
+            fully_shard(model)
+            for block in model:
+                block.forward = torch.compile(block.forward, backend="aot_eager")
+            for _ in range(2):
+                model(torch.randn(8, 64)).sum().backward()
+            dist.destroy_process_group()
+            """
+        )
+    )
+    torchrun_traced(tmp_path, "job.py", 2)
+    # THEN every rank captured the blocks' operations, and nothing says it ran eagerly
+    result = run_cli("report", "traces", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "captured nothing" not in result.stdout and "no graph" not in result.stdout
+    for session in compilescope.load_all(tmp_path / "traces"):
+        assert session.graph_count >= 1 and any("linear" in g.ops for c in session.compiles for g in c.graphs)

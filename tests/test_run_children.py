@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 import compilescope
-from conftest import run_cli
-from test_traces_from_elsewhere import RANKS, free_port
+from conftest import free_port, run_cli
+from test_traces_from_elsewhere import RANKS
 
 POOLS = textwrap.dedent(
     """

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import compilescope
 from compilescope.session.model import Compile, Frame, Session
-from conftest import run_cli
+from conftest import run_cli, torchrun_traced
 
 RANKS = textwrap.dedent(
     """
@@ -34,24 +30,10 @@ RANKS = textwrap.dedent(
 )
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_report_on_a_distributed_jobs_ranks(tmp_path: Path) -> None:
     # GIVEN a two-rank job (gloo on loopback) that wrote TORCH_TRACE itself, one log per rank
     (tmp_path / "ranks.py").write_text(RANKS)
-    subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={free_port()}", "ranks.py"],
-        cwd=tmp_path,
-        check=True,
-        capture_output=True,
-        timeout=300,
-        env={**os.environ, "TORCH_TRACE": str(tmp_path / "traces"), "MASTER_ADDR": "127.0.0.1"},
-    )
-    assert len(list((tmp_path / "traces").glob("*.log"))) == 2
+    torchrun_traced(tmp_path, "ranks.py", 2)
     # WHEN it is explained
     result = run_cli("report", "traces", cwd=tmp_path)
     # THEN the ranks are compared, and the rank that compiled differently stands out with its guard

@@ -185,3 +185,13 @@ def test_ddp_optimizer_split_is_explained_once_for_the_ranks() -> None:
     assert "a bucket's all-reduce starts as soon as the backward of its piece is done" in split.detail
     assert "torch._dynamo.config.optimize_ddp = False" in split.fix
     assert cluster.findings[0].kind == "recompile"  # what cost time comes first
+
+
+def test_an_fsdp_model_given_to_torch_compile_is_said_with_the_fix_for_fsdp(capsys: pytest.CaptureFixture[str]) -> None:
+    # torch.compile(model) of a fully_shard-ed model on two ranks (tests/traces/programs/fsdp_ranks.py)
+    status, out, _ = report(capsys, str(TRACES / "ranks" / "fsdp"))
+    assert status == 0 and out.count("✖ no graph: it ran eagerly") == 2
+    assert "✖ torch.compile captured nothing: the code ran eagerly (ranks 0, 1)" in out
+    assert "Graph break in wrapper at _fully_shard/_fsdp_common.py:30" in out
+    assert "a module sharded with FSDP (fully_shard), whose hooks torch keeps out of the compiler" in out
+    assert "block.forward = torch.compile(block.forward)" in out

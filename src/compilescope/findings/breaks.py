@@ -225,6 +225,9 @@ def captured_nothing(session: Session, breaks: list[Finding]) -> list[Finding]:
     times = [c.compile_time_s for c in session.compiles if c.compile_time_s is not None]
     functions = [f.label for f in session.frames if not f.is_resume]
     ddp = any("parallel/distributed.py" in (b.filename or "") or "DistributedDataParallel" in (b.text or "") for b in session.graph_breaks)
+    # FSDP2 (fully_shard) keeps its hooks out of Dynamo (torch.distributed.fsdp._fully_shard.
+    # _fsdp_common's _dynamo_disable): compiling the sharded root runs into them first
+    fsdp = any("/fsdp/" in (b.filename or "") or "skipping FSDP hooks" in (b.text or "") for b in session.graph_breaks)
     detail = (
         f"{plural(len(session.compiles), 'compile')} of {plural(len(functions), 'function')} ({listed(functions, 5)}) put no "
         "operation in any graph: the code ran eagerly, as without torch.compile."
@@ -237,6 +240,13 @@ def captured_nothing(session: Session, breaks: list[Finding]) -> list[Finding]:
             "torch.compile was given the DistributedDataParallel wrapper, whose forward breaks the graph before the "
             "model runs. Compile the model itself and wrap that: model = DDP(torch.compile(model)) (or torch.compile "
             "the model's forward), so the model's operations are captured."
+        )
+    elif fsdp:
+        fix = (
+            "torch.compile was given a module sharded with FSDP (fully_shard), whose hooks torch keeps out of "
+            "the compiler: the call breaks the graph at them before the model's operations run. Compile the "
+            "blocks inside instead, after sharding: for block in model.layers: block.forward = "
+            "torch.compile(block.forward), so each block's operations are captured between the hooks."
         )
     else:
         fix = "Remove the graph breaks listed (or compile the function that does the tensor work itself), so operations reach a graph."
