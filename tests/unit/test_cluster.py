@@ -116,6 +116,9 @@ def test_the_json_holds_every_rank_and_the_divergences(capsys: pytest.CaptureFix
     assert [s.rank for s in compilescope.load_all(tmp_path / "job.json")] == [0, 1]
     # and running it again writes over the files it wrote (they are ours)
     assert report(capsys, str(DDP), "--json", "job.json")[0] == 0
+    # the job's JSON is itself a job to report
+    status, out, _ = report(capsys, "job.json")
+    assert status == 0 and "compilescope · 2 ranks · job.json" in out and "▲ recompiles rank 0: none rank 1: 1 recompile" in out
 
 
 def test_ranks_alike_are_grouped() -> None:
@@ -195,3 +198,19 @@ def test_an_fsdp_model_given_to_torch_compile_is_said_with_the_fix_for_fsdp(caps
     assert "Graph break in wrapper at _fully_shard/_fsdp_common.py:30" in out
     assert "a module sharded with FSDP (fully_shard), whose hooks torch keeps out of the compiler" in out
     assert "block.forward = torch.compile(block.forward)" in out
+
+
+def test_a_log_with_no_records_is_left_out_and_said(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    job = tmp_path / "job"
+    job.mkdir()
+    for log in DDP.iterdir():
+        shutil.copy(log, job / log.name)
+    (job / "dedicated_log_torch_trace_rank_2_x.log").write_text("")
+    status, out, _ = report(capsys, str(job))
+    assert status == 0 and "compilescope · 2 ranks" in out
+    assert "dedicated_log_torch_trace_rank_2_x.log holds no records: left out" in out
+    # a folder of logs none of which holds a record is an error
+    for log in job.iterdir():
+        log.write_text("")
+    status, _, err = cli(capsys, "report", str(job))
+    assert status == 2 and "no log holds a torch structured-trace record" in err

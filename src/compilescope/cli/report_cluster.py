@@ -146,7 +146,7 @@ def report_cluster(
                 "(a trace written with TORCH_TRACE=dir or by compilescope run holds at least one)"
             )
         cluster = compare(summaries)
-        cluster.problems.extend(f"{one_line(name)} holds no records: left out" for name in empty)
+        cluster.problems.extend(f"{one_line(Path(name).name)} holds no records: left out" for name in empty)
         if data is not None:
             data.finish(cluster)
         if page is not None:
