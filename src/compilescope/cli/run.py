@@ -296,7 +296,10 @@ def _explain_without_torch(
 
     environment = recorder.finish_without_torch()
     found = [finding_json(said_for(record["kind"], record.get("exit_status"), record.get("exception"), imported_torch=False))]
-    saved = plan.save_without_report(lambda traces: session_json(environment, record, traces, __version__, children, found), stream)
+    started = recorder.writer.started
+    saved = plan.save_without_report(
+        lambda traces: session_json(environment, record, traces, __version__, children, found, started), stream
+    )
     return _say_nothing_compiled(saved, record, environment, args, stream)
 
 

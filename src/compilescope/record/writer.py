@@ -62,6 +62,9 @@ class TraceFileWriter:
             self._stream = create_locked(self.path, "the trace")
         self._done = False
         self.pid = os.getpid()  # the process that writes it (a forked child never does)
+        # the first record's time, as its header says it ("1202 11:20:09.416000"): the session's
+        # `started`, for a session saved without reading the trace back (session/empty.py)
+        self.started: str | None = None
         # (the threading module's Lock is this lock; threading itself is not imported for it)
         self._lock_write = _thread.allocate_lock()
 
@@ -80,6 +83,8 @@ class TraceFileWriter:
         with self._lock_write:
             if self._done:
                 return
+            if self.started is None:
+                self.started = text[1:21]  # _format's "V" + "%m%d %H:%M:%S.ffffff"
             if self._waiting is not None:
                 self._waiting.append(text)
                 if not opens and sum(map(len, self._waiting)) < _MOST_WAITING:

@@ -27,10 +27,12 @@ def session_json(
     compilescope_version: str | None,
     children: list[Any] | None,
     findings: list[dict[str, Any]],
+    started: str | None = None,
 ) -> str:
     """The session of a run that compiled nothing. `program`: session.model.Program's fields;
     `children`: None where children were not followed, else the (empty) list of them;
-    `findings`: what findings.before_compile says of it, as JSON (its finding_json)."""
+    `findings`: what findings.before_compile says of it, as JSON (its finding_json); `started`:
+    when its trace's first record was written, as the header says it."""
     session = {
         "schema": SCHEMA,
         "environment": {key: environment.get(key) for key in _ENVIRONMENT},
@@ -38,6 +40,7 @@ def session_json(
         "frames": [],
         "trace_files": trace_files,
         "rank": None,  # (under a launcher, run builds the whole session: its rank is in it)
+        "started": started,
         "skipped": [],
         "compilescope_version": compilescope_version,
         "benchmarks": [],
