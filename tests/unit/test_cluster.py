@@ -130,6 +130,8 @@ def test_ranks_alike_are_grouped() -> None:
     twice = compare([summarize(s, [], i) for i, s in enumerate([logs[0], logs[0]])])
     assert [d.aspect for d in twice.divergences] == []
     assert "rank 0 appears in 2 logs" in twice.problems[0]
+    # (each named by its log, so that the two can be told apart)
+    assert [r.label for r in twice.ranks] == [f"rank 0 ({Path(logs[0].trace_files[0]).name})"] * 2
 
 
 def test_logs_of_two_jobs_mixed_are_said_and_still_shown(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -142,7 +144,7 @@ def test_logs_of_two_jobs_mixed_are_said_and_still_shown(capsys: pytest.CaptureF
     assert status == 0
     assert "▲ rank 0 appears in 2 logs" in out and "logs of more than one job or run" in out
     assert "the logs come from different programs" not in out  # (traces from elsewhere name no program)
-    assert out.count("rank 0:") >= 2  # each log is still shown
+    assert "rank 0 (a_dedicated_log_torch_trace_rank_0_" in out and "rank 0 (b_dedicated_log_torch_trace_rank_0_" in out  # each log shown
 
 
 def test_a_truncated_rank_log_is_said_and_what_it_holds_is_shown(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

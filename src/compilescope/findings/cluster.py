@@ -48,12 +48,14 @@ class RankSummary:
     compile_keys: list[str]  # its compiles, as aspects.compile_key names them
     findings: list[Finding] = field(default_factory=list)
     index: int = 0  # its place among the logs given
+    twin: bool = False  # another log names the same rank (two jobs' logs mixed)
 
     @property
     def label(self) -> str:
+        where = os.path.basename(self.trace) if self.trace else f"log {self.index + 1}"
         if self.rank is not None:
-            return f"rank {self.rank}"
-        return os.path.basename(self.trace) if self.trace else f"log {self.index + 1}"
+            return f"rank {self.rank} ({where})" if self.twin else f"rank {self.rank}"
+        return where
 
 
 def summarize(session: Session, found: list[Finding], index: int = 0) -> RankSummary:
@@ -135,6 +137,9 @@ _NOUNS = {
 
 def compare(ranks: list[RankSummary]) -> Cluster:
     ranks = sorted(ranks, key=lambda r: (r.rank is None, r.rank if r.rank is not None else 0, r.index))
+    named = [r.rank for r in ranks if r.rank is not None]
+    for r in ranks:
+        r.twin = r.rank is not None and named.count(r.rank) > 1
     divergences = []
     if len(ranks) > 1:
         for aspect in RANK_ASPECTS:
@@ -175,9 +180,11 @@ def _groups(ranks: list[RankSummary], aspect: Aspect) -> list[Group]:
     if len(by_digest) < 2:
         return []
 
+    everyone = set(shared or ())
+
     def items(r: RankSummary) -> list[Item]:
         kept = r.aspects[aspect.name].items
-        return kept if shared is None else [i for i in kept if i.compile in set(shared)]
+        return kept if shared is None else [i for i in kept if i.compile in everyone]
 
     members = sorted(by_digest.items(), key=lambda d: (-len(d[1]), d[1][0].rank or 0))
     largest_keys = {i.key for i in items(members[0][1][0])}

@@ -33,12 +33,15 @@ GROUP_ITEMS = 3  # what only a group has, named per group in the terminal
 
 def renderables(cluster: Cluster, source: str) -> list:
     """The terminal's view of the job: its ranks, what diverged and what it means, the findings."""
-    out: list = [Text(f"compilescope · {len(cluster.ranks)} ranks · {one_line_text(source)}", style="bold")]
+    what = "logs" if any(r.twin for r in cluster.ranks) else "ranks"
+    out: list = [Text(f"compilescope · {len(cluster.ranks)} {what} · {one_line_text(source)}", style="bold")]
     if cluster.ranks and cluster.ranks[0].torch:
         out.append(Text(f"torch {one_line_text(cluster.ranks[0].torch)}", style="dim"))
     out.append(Text(""))
     for problem in cluster.problems:
-        out.append(Text(f" ▲ {one_line_text(problem)}", style="yellow"))
+        said = hanging(3)
+        said.add_row(Text(" ▲ ", style="yellow"), Text(one_line_text(problem), style="yellow"))
+        out.append(said)
     if cluster.problems:
         out.append(Text(""))
     out.append(Text("Ranks", style="bold underline"))
