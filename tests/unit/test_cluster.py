@@ -216,3 +216,11 @@ def test_a_log_with_no_records_is_left_out_and_said(capsys: pytest.CaptureFixtur
         log.write_text("")
     status, _, err = cli(capsys, "report", str(job))
     assert status == 2 and "no log holds a torch structured-trace record" in err
+
+
+def test_one_ranks_options_on_a_job_say_how_to_use_them(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = report(capsys, str(DDP), "--show", "guards")
+    assert status == 0 and "Where the ranks diverged" in out
+    assert "--show, --frame and --all apply to one rank's explanation: add --rank N" in err
+    status, out, _ = report(capsys, str(DDP), "--rank", "1", "--show", "guards")
+    assert status == 0 and "guards: 95 (torch counts 92" in out and "LAMBDA_GUARD" in out

@@ -72,6 +72,9 @@ class ReportCommand:
         html_target = _target(args.html, "", ".html") if args.html else None
         from compilescope.cli.report_cluster import report_cluster
 
+        if (args.show or args.frame or args.all_frames) and len(sources) > 1 and args.rank is None:
+            # (a job's view lists no compiled functions: these apply to one rank's explanation)
+            print("compilescope report: --show, --frame and --all apply to one rank's explanation: add --rank N", file=sys.stderr)
         if args.rank is None and len(sources) > 1 and all(_is_trace(piece) for _, piece in sources):
             # a job's ranks, each a trace of its own: compared, read in worker processes
             return report_cluster(iter(()), len(sources), named, json_target, html_target, [piece for _, piece in sources])
