@@ -136,3 +136,40 @@ def test_two_torch_versions_of_one_program(capsys: pytest.CaptureFixture[str]) -
     assert all(before and after for before, after in stages.values())
     for what, (before, after) in stages.items():
         assert f"{what}: {before:.2f} s → {after:.2f} s" in shown
+
+
+def test_per_call_times_and_bench_figures_before_and_after(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # GIVEN the real run of tiny.py (300 calls recorded on Python 3.12), and the same run as if
+    # each call had taken twice as long and as if bench had measured it (figures set by hand:
+    # what diff does with them is the point)
+    from compilescope.session.model import Benchmark
+    from recorded import fresh
+
+    before, after = fresh("tiny"), fresh("tiny")
+    calls = after.frames[0].compiles[0].calls
+    assert calls is not None and calls.median_us is not None
+    calls.median_us *= 2
+    before.benchmarks = [Benchmark("inductor/default/inference", "inductor", "default", False, eager_ms=2.0, compiled_ms=1.0, speedup=2.0)]
+    after.benchmarks = [Benchmark("inductor/default/inference", "inductor", "default", False, eager_ms=2.0, compiled_ms=1.6, speedup=1.25)]
+    before.save(str(tmp_path / "before.json"))
+    after.save(str(tmp_path / "after.json"))
+    # WHEN they are compared
+    status, out, _ = cli(capsys, "diff", "before.json", "after.json", "--json", "d.json")
+    assert status == 0
+    # THEN the median per call and the bench figures are given before and after, the changes marked
+    shown = " ".join(out.split())
+    median = before.frames[0].compiles[0].calls.median_us
+    assert f"▲ add_one: median per call: {median:.1f} µs → {2 * median:.1f} µs (+100%)" in shown
+    assert "inductor/default/inference: eager: 2.0 ms → 2.0 ms (+0%)" in shown
+    assert "▲ inductor/default/inference: compiled: 1.0 ms → 1.6 ms (+60%)" in shown
+    assert "▲ inductor/default/inference: speedup: 2.00× → 1.25× (-38%)" in shown
+    data = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+    speedup = next(f for f in data["bench"] if f["what"].endswith("speedup"))
+    assert speedup == {
+        "what": "inductor/default/inference: speedup",
+        "before": 2.0,
+        "after": 1.25,
+        "change": -0.75,
+        "unit": "×",
+        "notable": True,
+    }

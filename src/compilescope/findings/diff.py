@@ -55,7 +55,8 @@ STAGES = [
     ("backward_s", "backward (compiled later)"),
     ("from_cache_s", "loaded from cache"),
 ]
-# A change in a time is worth saying where it is at least this share and this many seconds
+# A change in a figure is worth saying where it is at least this share (and, for a compile
+# time, this many seconds)
 NOTABLE_SHARE = 0.2
 NOTABLE_S = 0.05
 
@@ -92,8 +93,9 @@ class Figure:
         change = self.change
         if change is None or not self.before:
             return self.before is None and self.after is not None or self.after is None and self.before is not None
-        scale = {"s": 1.0, "ms": 1e-3, "µs": 1e-6}.get(self.unit)
-        big_enough = scale is None or abs(change) * scale >= NOTABLE_S or self.unit == "×"
+        # a compile time must also move by NOTABLE_S (a stage of milliseconds moves by half for
+        # nothing); a time per call or a speedup counts by its share alone (it is paid per call)
+        big_enough = self.unit != "s" or abs(change) >= NOTABLE_S
         return abs(change) / abs(self.before) >= NOTABLE_SHARE and big_enough
 
 
