@@ -127,15 +127,17 @@ def recompiles(session: Session, with_ids: bool = True) -> Iterable[Item]:
 
 
 # An object's or a type's id in a guard (`___check_obj_id(L['self'], 140234...)`): an address,
-# different in every process for the same check.
+# different in every process for the same check. And the number Dynamo gives its copy of the
+# builtins (`__builtins_dict___1`): it counts the compile's attempts, not what is checked.
 _ADDRESS = re.compile(r"\b\d{8,}\b")
+_BUILTINS = re.compile(r"__builtins_dict___\d+")
 
 
 def guards(session: Session, with_ids: bool = True) -> Iterable[Item]:
     for frame, c in _versions(session):
         for guard in c.guards:
             yield Item(
-                f"{_who(frame, c, with_ids)}: {_ADDRESS.sub('<address>', guard.text)}",
+                f"{_who(frame, c, with_ids)}: {_BUILTINS.sub('__builtins_dict__', _ADDRESS.sub('<address>', guard.text))}",
                 f"{frame.known_as} {c.compile_id}: {guard.plain or guard.text}",
                 compile_key(frame, c),
             )
