@@ -25,7 +25,10 @@ MAY_IMPORT = {
     "render": BASE | {"trace", "session", "findings", "decompiler"},
     "record": BASE | {"trace", "session", "decompiler"},
     "benchmark": BASE | {"trace", "session", "record"},
-    "cli": BASE | {"trace", "session", "findings", "render", "record", "benchmark", "decompiler"},
+    # the tour: its lessons run in processes of their own (under `compilescope run`); it reads
+    # their sessions, and the command (cli) shows it
+    "tour": BASE | {"trace", "session", "findings", "render"},
+    "cli": BASE | {"trace", "session", "findings", "render", "record", "benchmark", "decompiler", "tour"},
     # the top: the public API, its views and Jupyter's, and python -m compilescope
     "__init__": {"*"},
     "_views": BASE | {"session", "findings", "render"},
