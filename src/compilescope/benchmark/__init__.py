@@ -16,7 +16,6 @@ says so).
 from __future__ import annotations
 
 import json
-import math
 import os
 import subprocess
 import sys
@@ -36,6 +35,7 @@ from compilescope.session.model import (
     Session,
     error_summary,
 )
+from compilescope.stats import break_even  # noqa: F401  (bench's rule; tests import it from here)
 
 DEFAULT_BACKENDS = ("inductor",)
 DEFAULT_MODES = ("default",)
@@ -52,18 +52,6 @@ def configs(backends: Iterable[str], modes: Iterable[str], training: Iterable[bo
             for train in training:
                 out.append(Config(backend=backend, mode=mode, training=train, device=device))
     return out
-
-
-def break_even(first_call_s: float | None, eager_ms: float | None, compiled_ms: float | None) -> float | None:
-    """Calls after which the compiled version has paid for its compile: the first call's extra
-    cost over an eager call, divided by what each later call saves. None: it never pays off."""
-    if first_call_s is None or eager_ms is None or compiled_ms is None:
-        return None
-    saved_ms = eager_ms - compiled_ms
-    if saved_ms <= 0:
-        return None
-    extra_ms = first_call_s * 1000.0 - eager_ms
-    return float(max(1, math.ceil(extra_ms / saved_ms)))
 
 
 def to_benchmark(cold: dict[str, Any], warm: dict[str, Any], in_process: bool) -> Benchmark:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 # each command: the module and class that run it
 COMMANDS = {
+    "tour": "compilescope.cli.tour:TourCommand",
     "run": "compilescope.cli.run:RunCommand",
     "report": "compilescope.cli.report:ReportCommand",
     "diff": "compilescope.cli.diff:DiffCommand",

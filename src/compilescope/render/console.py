@@ -414,6 +414,11 @@ def _finding(finding: Finding) -> Group:
 finding_renderable = _finding  # for the cluster view (render/cluster.py)
 
 
+def frame_view(frame: Frame, show: Iterable[str]) -> list:
+    """A compiled function and its versions, with the details in `show` (the tour's views)."""
+    return _frame(frame, set(DETAILS) if "all" in show else set(show))
+
+
 def hanging(indent: int) -> Table:
     """A grid whose second column wraps at its own indent (see _hanging)."""
     return _hanging(indent)
@@ -838,7 +843,7 @@ def bench_table(session: Session) -> _Escaped:
             warmed += f" ({measured.conditions.warmup_s:.1f} s, until the times stopped falling)"
         notes.append(
             f"medians of {measured.runs} timed calls each (IQR in brackets) after {warmed}, eager and compiled "
-            f"taking turns{' in short blocks' if measured.conditions is not None else ''}; {measured.threads} threads; timer: {measured.timer}; memory: {measured.memory_kind}.\n"
+            f"taking turns{' in short blocks' if measured.conditions is not None else ''}; {measured.threads} threads; timer: {measured.timer}; memory: {measured.memory_kind or 'not measured'}.\n"
             "break-even: calls after which the compile has paid for itself (first call's extra time / time saved per call)."
         )
         if measured.warm_in_process:

@@ -43,4 +43,5 @@ with torch.no_grad():
             compiled_ms=statistics.median(compiled) * 1000,
             threads=torch.get_num_threads(),
             runs=TIMED,
+            warm_up=WARM_UP,
         )

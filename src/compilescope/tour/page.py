@@ -1,0 +1,53 @@
+"""The tour as one self-contained HTML page: each lesson's title, its text with this run's
+figures, and its views as the terminal shows them. No script; every string is escaped as it is
+written, and the policy allows no request."""
+
+from __future__ import annotations
+
+import html
+import io
+
+from rich.console import Console
+
+from compilescope._version import __version__
+from compilescope.tour.messages import say
+from compilescope.tour.plan import LessonResult
+
+_STYLE = """
+body { font: 15px/1.55 system-ui, "Noto Sans", "Noto Sans CJK SC", "Noto Sans Thai", sans-serif; margin: 24px auto;
+       max-width: 1000px; color: #1f2328; padding: 0 16px; }
+h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 32px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
+pre { background: #f6f8fa; padding: 10px; overflow-x: auto; font-size: 12.5px; line-height: 1.4; }
+.lines { font-family: ui-monospace, monospace; font-size: 13px; } .muted { color: #666; }
+"""
+
+
+def text_of(renderables: list) -> str:
+    """What the terminal would show, as plain text at 100 columns."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=100, no_color=True, highlight=False, emoji=False, color_system=None, force_jupyter=False)
+    for item in renderables:
+        console.print(item)
+    return buffer.getvalue()
+
+
+def tour_page(lessons: list[LessonResult], views: list[list], lang: str, total_s: float) -> str:
+    e = html.escape
+    parts = [
+        f'<!DOCTYPE html>\n<html lang="{e(lang)}">\n<head>\n<meta charset="utf-8">\n',
+        f'<meta name="generator" content="compilescope {__version__}">\n',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'\">\n",
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
+        f"<title>{e(say('tour.title', lang))}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n",
+        f"<h1>{e(say('tour.title', lang))}</h1>\n",
+        f'<p class="muted">{e(say("tour.done", lang, seconds=f"{total_s:.0f} s", lessons=str(len(lessons))))}</p>\n',
+    ]
+    for lesson, view in zip(lessons, views, strict=True):
+        parts.append(f'<section id="lesson-{lesson.number}">\n<h2>{lesson.number}. {e(lesson.title)}</h2>\n<p>{e(lesson.text)}</p>\n')
+        if lesson.lines:
+            parts.append('<div class="lines">' + "".join(f"<div>{e(line)}</div>" for line in lesson.lines) + "</div>\n")
+        if view:
+            parts.append(f"<pre>{e(text_of(view))}</pre>\n")
+        parts.append("</section>\n")
+    parts.append("</body>\n</html>\n")
+    return "".join(parts)

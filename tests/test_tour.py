@@ -1,0 +1,129 @@
+"""`compilescope tour --all --json`, run once as a user runs it, and every lesson's facts checked
+against what the same run observed: what each lesson program said, and the sessions compilescope
+saved of it (kept with --work). Never against the lab's printout: its numbers came from elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import compilescope
+from compilescope.findings.finding import seconds
+from conftest import run_cli
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def tour(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path, str]:
+    folder = tmp_path_factory.mktemp("tour")
+    # the tour keeps its compile cache under XDG_CACHE_HOME: here, the test run's own
+    env = {"XDG_CACHE_HOME": str(folder / "xdg"), "LANG": "zh_CN.UTF-8"}
+    run = run_cli("tour", "--all", "--json", "tour.json", "--work", "work", cwd=folder, env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    data = json.loads((folder / "tour.json").read_text(encoding="utf-8"))
+    return data, folder / "work", run.stdout
+
+
+def lesson(data: dict, number: int) -> dict:
+    (found,) = [item for item in data["lessons"] if item["number"] == number]
+    return found
+
+
+def session(work: Path, number: int, run: int = 1) -> compilescope.Session:
+    (saved,) = (work / f"lesson{number}" / str(run)).glob("*.json")
+    return compilescope.load(saved)
+
+
+def test_nine_lessons_in_the_locales_language(tour) -> None:
+    data, work, shown = tour
+    assert data["lang"] == "zh" and [item["number"] for item in data["lessons"]] == list(range(1, 10))
+    assert "torch.compile 做了什么？在你自己的机器上走一遍" in shown and "这次游览在这台机器上用了" in shown
+    assert (work.parent / "compilescope-tour.html").read_text(encoding="utf-8").startswith('<!DOCTYPE html>\n<html lang="zh">')
+
+
+def test_setup_and_a_missing_compiler(tour) -> None:
+    facts = lesson(tour[0], 1)["facts"]
+    assert facts["compilers"]["g++"] is True and facts["python_h"] is True
+    assert facts["missing_compiler"].startswith("InductorError: InvalidCxxCompiler: No working C++ compiler found")
+    assert facts["missing_compiler"] in lesson(tour[0], 1)["text"]
+
+
+def test_the_idea_in_plain_python(tour) -> None:
+    facts = lesson(tour[0], 2)["facts"]
+    assert [c["compiled"] for c in facts["calls"]] == [True, False, True, True, False]
+    assert facts["versions"] == facts["compiled"] == 3
+
+
+def test_first_call_cold_then_warm(tour) -> None:
+    data, work, _ = tour
+    facts = lesson(data, 3)["facts"]
+    cold, warm = session(work, 3, 1), session(work, 3, 2)
+    first, *later = facts["cold"]["calls_s"]
+    assert first > 10 * max(later)  # the first call paid for compiling
+    assert facts["cold"]["cache_misses"] == sum(c.cache.fx_graph_misses or 0 for c in cold.compiles) >= 1
+    assert facts["warm"]["cache_hits"] == sum(c.cache.fx_graph_hits or 0 for c in warm.compiles) >= 1
+    assert facts["cold"]["compile_s"] == cold.total_compile_time_s
+    text = lesson(data, 3)["text"]
+    assert seconds(first) in text and seconds(facts["warm"]["calls_s"][0]) in text
+
+
+def test_the_graph_and_its_guards(tour) -> None:
+    data, work, _ = tour
+    facts = lesson(data, 4)["facts"]
+    (compiled,) = session(work, 4).compiles
+    assert (facts["graphs"], facts["graph_breaks"], facts["operations"]) == (1, 0, compiled.op_count)
+    assert facts["guards"] == len(compiled.guards)
+    assert facts["x_guard"]["size"] == [8, 64] and facts["x_guard"]["plain"] in lesson(data, 4)["text"]
+
+
+def test_a_recompile_and_the_dynamic_version(tour) -> None:
+    data, work, _ = tour
+    facts = lesson(data, 5)["facts"]
+    saved = session(work, 5)
+    (again,) = saved.recompiles
+    assert facts["failed_guard"]["text"] == again.failed_guards[0].text == "tensor 'x' size mismatch at index 0. expected 8, actual 16"
+    assert facts["compiles"] == len(saved.compiles) == 2 and facts["sizes_seen"] == [8, 16, 32]
+    assert facts["failed_guard"]["text"] in lesson(data, 5)["text"]
+
+
+def test_training_and_inference_graphs(tour) -> None:
+    data, work, _ = tour
+    facts = lesson(data, 6)["facts"]
+    saved = session(work, 6)
+    backward = next(c.aot.backward for c in saved.compiles if c.aot.backward)
+    inference = next(c.aot.inference for c in saved.compiles if c.aot.inference)
+    assert facts["backward"] == backward.ops and facts["inference"] == inference.ops
+    assert f"{len(facts['backward'])}" in lesson(data, 6)["text"]
+
+
+def test_the_kernels_inductor_wrote(tour) -> None:
+    data, work, _ = tour
+    facts = lesson(data, 7)["facts"]
+    names = sorted(k.name for k in session(work, 7).kernels)
+    assert sorted(k["name"] for m in facts["models"].values() for k in m) == names
+    (fused,) = facts["models"]["BiasThenRelu"]
+    assert fused["aten_ops"] == ["aten.add", "aten.relu"] and fused["name"] in lesson(data, 7)["text"]
+
+
+def test_graph_breaks_and_fullgraph(tour) -> None:
+    data, work, _ = tour
+    facts = lesson(data, 8)["facts"]
+    (brk,) = [b for b in session(work, 8).graph_breaks]
+    assert facts["WithIf"]["breaks"] == [{"reason": brk.reason, "line": brk.lineno, "code": brk.code}]
+    assert facts["fullgraph"] == {"WithWhere": None, "WithIf": "UserError"}
+
+
+def test_is_it_faster(tour) -> None:
+    data, work, shown = tour
+    models = lesson(data, 9)["facts"]["models"]
+    assert [m["model"] for m in models] == ["ManySmallSteps", "OneBigMatmul"]
+    for model in models:
+        assert model["speedup"] == pytest.approx(model["eager_ms"] / model["compiled_ms"])
+        assert f"{model['compiled_ms']:.3f} ms" in " ".join(lesson(data, 9)["lines"])
+    assert "Eager vs torch.compile" in shown  # compilescope's table
+    assert os.path.exists(work / "lesson9" / "1")
