@@ -413,3 +413,34 @@ def test_a_jobs_ranks_in_one_page(browser, tmp_path: Path) -> None:
     assert "version 0/0 failed its guard" in view.page.inner_text("#compile-view")
     view.screenshot("ranks.png")
     view.assert_clean()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "th"])
+def test_the_tour_page_in_each_language(browser, tmp_path: Path, lang: str) -> None:
+    # GIVEN lesson 4 of the tour (Dynamo's graph and guards) in each language
+    from compilescope.tour.messages import MESSAGES
+
+    run = run_cli("tour", "--lesson", "4", "--lang", lang, "--html", "tour.html", cwd=tmp_path, env={"XDG_CACHE_HOME": str(tmp_path)})
+    assert run.returncode == 0, run.stderr[-3000:]
+    view = Opened(browser, tmp_path / "tour.html")
+    text = view.text()
+    # THEN its title and text are in that language, the figures and the view as the run gave them
+    assert MESSAGES["tour.title"][lang] in text and MESSAGES["lesson.4.title"][lang] in text
+    assert "x is a float32 tensor of size [8, 64], stride [64, 1], requires_grad=False" in text
+    assert "placeholder    l_x_  f32[8, 64]" in text
+    # and the page's letters are drawn from a font that has them, not as boxes: the title's
+    # letters of its language are not as wide as as many characters no font has (U+E000,
+    # private use: always a box)
+    drawn = view.page.evaluate(
+        """() => {
+            const title = document.querySelector("h2");
+            const context = document.createElement("canvas").getContext("2d");
+            context.font = getComputedStyle(title).font;
+            const own = [...title.textContent].filter((c) => c.charCodeAt(0) > 127).join("");
+            const text = own || title.textContent;  // (the language's own letters, where it has any)
+            return [context.measureText(text).width, context.measureText("\\uE000".repeat(text.length)).width];
+        }"""
+    )
+    assert drawn[0] != pytest.approx(drawn[1], rel=0.02), drawn
+    view.screenshot(f"tour-{lang}.png")
+    view.assert_clean()

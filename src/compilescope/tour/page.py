@@ -38,7 +38,9 @@ def tour_page(lessons: list[LessonResult], views: list[list], lang: str, total_s
         f'<meta name="generator" content="compilescope {__version__}">\n',
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'\">\n",
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
-        f"<title>{e(say('tour.title', lang))}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n",
+        f"<title>{e(say('tour.title', lang))}</title>\n<style>{_STYLE}</style>\n</head>\n",
+        # (no script: the page is whole as written, ready for whoever waits on data-ready)
+        '<body data-ready="true">\n',
         f"<h1>{e(say('tour.title', lang))}</h1>\n",
         f'<p class="muted">{e(say("tour.done", lang, seconds=f"{total_s:.0f} s", lessons=str(len(lessons))))}</p>\n',
     ]
