@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import itertools
 import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from compilescope.cli.errors import CommandError
+from compilescope.cli.errors import CommandError, reading
 from compilescope.cli.options import (
     add_view_options,
     open_command,
@@ -52,7 +51,6 @@ class ReportCommand:
         from compilescope.findings.rules import findings
         from compilescope.outputs import absolute, check_writable
         from compilescope.render.text import escape_control, one_line
-        from compilescope.session.loading import pieces
 
         options = view_options(args)
         outputs = [
@@ -60,13 +58,8 @@ class ReportCommand:
         ]
         for given, ext, what in outputs:  # before reading anything: a bad path costs no time
             _check_output(_target(given, "", ext), what)
-        sources: list[tuple[str, Path]] = []
-        for name in args.paths:
-            # (error lines are escaped once, by cli.main: they may repeat a path from elsewhere)
-            if not os.path.lexists(Path(name)):
-                raise CommandError(f"no such file or folder: {name}")
-            with _read_errors(name):
-                sources.extend((name, piece) for piece in pieces(name))
+        # (error lines are escaped once, by cli.main: they may repeat a path from elsewhere)
+        sources = [source for name in args.paths for source in _sources(name)]
         named = " ".join(args.paths)
         json_target = _target(args.json, "", ".json") if args.json else None
         html_target = _target(args.html, "", ".html") if args.html else None
@@ -121,35 +114,10 @@ class ReportCommand:
         return 0
 
 
-@contextlib.contextmanager
-def _read_errors(name: str) -> Iterator[None]:
-    """What went wrong reading `name`, as the one-line CommandError the user sees."""
-    from compilescope.session.jsonio import SessionFormatError
-    from compilescope.trace.reader import UnreadableInput
-
-    try:
-        yield
-    except (SessionFormatError, UnreadableInput) as error:
-        raise CommandError(str(error) if isinstance(error, UnreadableInput) else f"{name}: {error}") from None
-    except FileNotFoundError as error:
-        raise CommandError(str(error)) from None
-    except UnicodeDecodeError:
-        raise CommandError(f"{name}: not a text file; expected a session .json or a trace .log") from None
-    except OSError as error:  # unreadable: permissions, a broken link
-        raise CommandError(f"{name}: cannot be read ({error.strerror or error})") from None
-
-
 def read_sessions(name: str) -> list[Session]:
     """Every session at `name` (a session, a trace, a folder of ranks, a job's JSON) that holds
     anything, or the CommandError that says why there is none; for diff and check."""
-    from compilescope.session.loading import pieces
-
-    if not os.path.lexists(Path(name)):
-        raise CommandError(f"no such file or folder: {name}")
-    with _read_errors(name):
-        sources = [(name, piece) for piece in pieces(name)]
-    read = [(s, records) for s, records in _sessions(sources)]
-    sessions = [s for s, records in read if records is None or records > 0]
+    sessions = [s for s, records in _sessions(_sources(name)) if records is None or records > 0]
     if not sessions:
         raise CommandError(
             f"{name}: holds no torch structured-trace record (expected a session .json, a trace .log or a TORCH_TRACE folder)"
@@ -157,12 +125,22 @@ def read_sessions(name: str) -> list[Session]:
     return sessions
 
 
+def _sources(name: str) -> list[tuple[str, Path]]:
+    """What is to be read at `name`, one file each (session.loading.pieces), checked first."""
+    from compilescope.session.loading import pieces
+
+    if not os.path.lexists(Path(name)):
+        raise CommandError(f"no such file or folder: {name}")
+    with reading(name):
+        return [(name, piece) for piece in pieces(name)]
+
+
 def _sessions(sources: list[tuple[str, Path]]) -> Iterator[tuple[Session, int | None]]:
     """Each session in the sources, read as it is asked for."""
     from compilescope.session.loading import read_all
 
     for name, piece in sources:
-        with _read_errors(str(piece) if str(piece) != name else name):
+        with reading(str(piece) if str(piece) != name else name):
             found = read_all(piece)
         yield from found
 

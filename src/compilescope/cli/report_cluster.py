@@ -10,17 +10,18 @@ parts are joined in rank order. The terminal view is printed once every rank has
 from __future__ import annotations
 
 import contextlib
+import itertools
 import multiprocessing
 import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from compilescope.cli.errors import CommandError
+from compilescope.cli.errors import CommandError, reading
 from compilescope.findings.cluster import RankSummary
 from compilescope.session.model import Session
 
@@ -69,6 +70,18 @@ def _parts(
         with open(read.html_part, "w", encoding="utf-8") as out:
             out.writelines(rank_scripts(session, found, index, budget))
     return read
+
+
+def _read_each(reads: Iterable[RankRead], traces: list[Path] | None, source: str) -> Iterator[RankRead]:
+    """The ranks as read, a worker's failure to read one said as the CommandError the user sees
+    (the pool gives a worker's exception back at its place in the order)."""
+    it = iter(reads)
+    for index in itertools.count():
+        with reading(str(traces[index]) if traces is not None and index < len(traces) else source):
+            read = next(it, None)
+        if read is None:
+            return
+        yield read
 
 
 def _workers(count: int) -> int:
@@ -129,7 +142,7 @@ def report_cluster(
                 )
                 for i, (s, records) in enumerate(sessions)
             )
-        for done, read in enumerate(reads):
+        for done, read in enumerate(_read_each(reads, traces, source)):
             _progress(f"read {one_line(Path(read.name).name)}", done, count, started)
             if read.summary is None:
                 empty.append(read.name)
