@@ -21,7 +21,7 @@ from compilescope._version import __version__
 from compilescope.findings.cluster import Cluster
 from compilescope.findings.finding import Finding
 from compilescope.render.cluster import cluster_facts
-from compilescope.render.html import DETAILS_BUDGET, _asset, _script_json, _sha256, report_data
+from compilescope.render.html import DETAILS_BUDGET, _asset, _script_json, _sha256, finding_data, report_data
 from compilescope.session.model import Session
 
 MIN_RANK_BUDGET = 2_000_000  # characters of details per rank, however many ranks
@@ -77,10 +77,7 @@ class ClusterPage:
 
     def finish(self, cluster: Cluster, source: str) -> None:
         facts = {**cluster_facts(cluster), "source": source, "compilescope": __version__}
-        facts["findings"] = [
-            {**f, "act_line": g.act_line(), "cost_line": g.cost_line(), "try_line": g.try_line()}
-            for f, g in zip(facts["findings"], cluster.findings, strict=True)
-        ]
+        facts["findings"] = [finding_data(f) for f in cluster.findings]
         self.handle.write(f'<script type="application/json" id="compilescope-cluster">{_script_json(facts)}</script>\n')
         for script in self.scripts:
             self.handle.write(f"<script>{script}</script>\n")

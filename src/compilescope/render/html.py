@@ -112,6 +112,11 @@ def _data(value: Any, key: str = "") -> Any:
     return value
 
 
+def finding_data(f: Finding) -> dict[str, Any]:
+    """A finding as the page's script reads it: its fields and the lines the terminal prints."""
+    return {**_data(f), "act_line": _data(f.act_line()), "cost_line": _data(f.cost_line()), "try_line": _data(f.try_line())}
+
+
 def _fields(value: Any, leave_out: tuple[str, ...]) -> dict[str, Any]:
     """A dataclass's fields as page data (_data), but those named in `leave_out`."""
     return {item.name: _data(getattr(value, item.name), item.name) for item in dataclasses.fields(value) if item.name not in leave_out}
@@ -205,10 +210,7 @@ def report_data(session: Session, found: list[Finding] | None = None, budget: in
     data = {
         "session": {**_fields(session, ("frames",)), "frames": []},
         "frame_blocks": list(range(first, first + len(frame_blocks))),
-        "findings": [
-            {**_data(f), "act_line": _data(f.act_line()), "cost_line": _data(f.cost_line()), "try_line": _data(f.try_line())}
-            for f in found[:MAX_FINDINGS]
-        ],
+        "findings": [finding_data(f) for f in found[:MAX_FINDINGS]],
         "findings_left_out": max(len(found) - MAX_FINDINGS, 0),
         "compilescope": __version__,
         # Dynamo's code as Python (compilescope decompile's files): each file's text in a block
