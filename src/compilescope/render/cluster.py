@@ -98,14 +98,6 @@ def renderables(cluster: Cluster, source: str) -> list:
     return out
 
 
-def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
 def rank_line(r: RankSummary) -> dict[str, Any]:
     """What the page and the JSON say of a rank beside its session."""
     return {
@@ -129,7 +121,7 @@ def cluster_facts(cluster: Cluster) -> dict[str, Any]:
     """What the comparison found, as plain data (the JSON's and the page's)."""
     return {
         "headline": cluster.headline,
-        "divergences": _plain(cluster.divergences),
+        "divergences": [dataclasses.asdict(d) for d in cluster.divergences],
         "problems": cluster.problems,
         "compile_time": cluster.compile_time,
         "findings": [dataclasses.asdict(f) for f in cluster.findings],
