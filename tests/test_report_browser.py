@@ -418,7 +418,8 @@ def test_a_jobs_ranks_in_one_page(browser, tmp_path: Path) -> None:
 @pytest.mark.parametrize("lang", ["en", "zh", "th"])
 def test_the_tour_page_in_each_language(browser, tmp_path: Path, lang: str) -> None:
     # GIVEN lesson 4 of the tour (Dynamo's graph and guards) in each language
-    from compilescope.tour.messages import MESSAGES
+    from compilescope.tour.messages import MESSAGES, say
+    from compilescope.tour.views import tensor_guard
 
     run = run_cli("tour", "--lesson", "4", "--lang", lang, "--html", "tour.html", cwd=tmp_path, env={"XDG_CACHE_HOME": str(tmp_path)})
     assert run.returncode == 0, run.stderr[-3000:]
@@ -426,7 +427,8 @@ def test_the_tour_page_in_each_language(browser, tmp_path: Path, lang: str) -> N
     text = view.text()
     # THEN its title and text are in that language, the figures and the view as the run gave them
     assert MESSAGES["tour.title"][lang] in text and MESSAGES["lesson.4.title"][lang] in text
-    assert "x is a float32 tensor of size [8, 64], stride [64, 1], requires_grad=False" in text
+    x = {"dtype": "float32", "size": [8, 64], "stride": [64, 1], "requires_grad": False}
+    assert tensor_guard(x, "x", lang) in text and say("view.guard_on", lang) in text
     assert "placeholder    l_x_  f32[8, 64]" in text
     # and the page's letters are drawn from a font that has them, not as boxes: the title's
     # letters of its language are not as wide as as many characters no font has (U+E000,

@@ -13,6 +13,9 @@ import pytest
 
 import compilescope
 from compilescope.findings.finding import seconds
+from compilescope.stats import break_even
+from compilescope.tour.messages import say
+from compilescope.tour.views import tensor_guard
 from conftest import run_cli
 
 pytestmark = pytest.mark.slow
@@ -73,12 +76,17 @@ def test_first_call_cold_then_warm(tour) -> None:
 
 
 def test_the_graph_and_its_guards(tour) -> None:
-    data, work, _ = tour
+    data, work, shown = tour
     facts = lesson(data, 4)["facts"]
     (compiled,) = session(work, 4).compiles
     assert (facts["graphs"], facts["graph_breaks"], facts["operations"]) == (1, 0, compiled.op_count)
     assert facts["guards"] == len(compiled.guards)
-    assert facts["x_guard"]["size"] == [8, 64] and facts["x_guard"]["plain"] in lesson(data, 4)["text"]
+    assert facts["x_guard"]["size"] == [8, 64] and facts["x_guard"]["dtype"] == "float32"
+    assert facts["guard_kinds"]["TENSOR_MATCH"] == 3  # x, the layer's weight and bias
+    # the text and the view say it in the tour's language, with the run's figures
+    assert tensor_guard(facts["x_guard"], "x", "zh") in lesson(data, 4)["text"]
+    assert say("view.guards", "zh", count=str(facts["guards"]), kinds="") in shown
+    assert "placeholder    l_x_  f32[8, 64]" in shown
 
 
 def test_a_recompile_and_the_dynamic_version(tour) -> None:
@@ -89,6 +97,9 @@ def test_a_recompile_and_the_dynamic_version(tour) -> None:
     assert facts["failed_guard"]["text"] == again.failed_guards[0].text == "tensor 'x' size mismatch at index 0. expected 8, actual 16"
     assert facts["compiles"] == len(saved.compiles) == 2 and facts["sizes_seen"] == [8, 16, 32]
     assert facts["failed_guard"]["text"] in lesson(data, 5)["text"]
+    # the second version serves any number of rows: a dimension of its guard on x is dynamic
+    assert facts["dynamic_guard"]["size"] == [None, 64]
+    assert tensor_guard(facts["dynamic_guard"], "x", "zh") in lesson(data, 5)["text"]
 
 
 def test_training_and_inference_graphs(tour) -> None:
@@ -102,12 +113,16 @@ def test_training_and_inference_graphs(tour) -> None:
 
 
 def test_the_kernels_inductor_wrote(tour) -> None:
-    data, work, _ = tour
+    data, work, shown = tour
     facts = lesson(data, 7)["facts"]
     names = sorted(k.name for k in session(work, 7).kernels)
     assert sorted(k["name"] for m in facts["models"].values() for k in m) == names
     (fused,) = facts["models"]["BiasThenRelu"]
     assert fused["aten_ops"] == ["aten.add", "aten.relu"] and fused["name"] in lesson(data, 7)["text"]
+    # its code, as Inductor wrote it, under the tour's label
+    (kernel,) = [k for k in session(work, 7).kernels if k.name == fused["name"]]
+    assert say("view.code", "zh", kernel=fused["name"]) in shown
+    assert kernel.code.strip().splitlines()[0] in shown
 
 
 def test_graph_breaks_and_fullgraph(tour) -> None:
@@ -125,5 +140,22 @@ def test_is_it_faster(tour) -> None:
     for model in models:
         assert model["speedup"] == pytest.approx(model["eager_ms"] / model["compiled_ms"])
         assert f"{model['compiled_ms']:.3f} ms" in " ".join(lesson(data, 9)["lines"])
-    assert "Eager vs torch.compile" in shown  # compilescope's table
+        even = break_even(model["first_call_s"], model["eager_ms"], model["compiled_ms"])
+        assert model["break_even_calls"] == even
+    # the table, labelled in the tour's language
+    assert say("view.break_even", "zh") in shown and say("view.compiled_ms", "zh") in shown
     assert os.path.exists(work / "lesson9" / "1")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["--lesson", "10"], "--lesson: there are lessons 1 to 9, not 10"),
+        (["--device", "cuda"], "sees no GPU here (torch.cuda.is_available() is False); run without --device"),
+        (["--json", "missing/tour.json"], "missing"),
+    ],
+)
+def test_what_cannot_run_stops_before_any_lesson(tmp_path: Path, arguments: list[str], said: str) -> None:
+    run = run_cli("tour", "--all", *arguments, cwd=tmp_path, env={"XDG_CACHE_HOME": str(tmp_path / "xdg")})
+    assert run.returncode == 2 and said in run.stderr and "tour.html" not in os.listdir(tmp_path)
+    assert "1." not in run.stdout  # no lesson ran

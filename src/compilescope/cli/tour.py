@@ -10,7 +10,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 from compilescope.cli.errors import CommandError
 
@@ -45,9 +44,9 @@ class TourCommand:
         from rich.text import Text
 
         from compilescope.outputs import absolute, check_writable, write_text
-        from compilescope.render.console import bench_table, console_for, frame_view, printable
+        from compilescope.render.console import console_for, printable
         from compilescope.render.text import one_line
-        from compilescope.tour.messages import language, say
+        from compilescope.tour.messages import done, language, say
         from compilescope.tour.page import tour_page
         from compilescope.tour.plan import COUNT, LESSONS, run_one
         from compilescope.tour.run import LessonFailed
@@ -59,12 +58,14 @@ class TourCommand:
         for target, what in ((html_path, "the page"), (Path(args.json) if args.json else None, "the JSON")):
             if target is not None:  # before anything runs
                 check_writable(absolute(target), what)
+        if args.device == "cuda":
+            _check_gpu()
         pause = not args.all and args.lesson is None and sys.stdin.isatty()
         cache = _cache_folder()
         out = console_for(sys.stdout)
         err = console_for(sys.stderr)
         out.print(Text(say("tour.title", lang), style="bold underline"))
-        results, views = [], []
+        results = []
         started = time.perf_counter()
         chosen = [lesson for lesson in LESSONS if args.lesson is None or lesson.number == args.lesson]
         with contextlib.ExitStack() as stack:
@@ -80,27 +81,21 @@ class TourCommand:
                         result = run_one(lesson, Path(work), cache, lang, args.device)
                     except LessonFailed as error:
                         raise CommandError(str(error)) from None
-                view: list[Any] = []
-                for frame, show in result.frames:
-                    view.extend(frame_view(frame, show))
-                if result.bench is not None:
-                    view.append(bench_table(result.bench))
                 results.append(result)
-                views.append(view)
                 out.print()
                 out.print(Text(f"{result.number}. {result.title}", style="bold"))
                 out.print(Text(result.text))
                 for line in result.lines:
                     out.print(Text(f"  {one_line(line)}"))
-                if view:
-                    out.print(printable(view))
+                if result.view:
+                    out.print(printable(result.view))
                 if pause and index < len(chosen) - 1:
                     out.print(Text(say("tour.next", lang), style="dim"))
                     if sys.stdin.readline().strip().lower().startswith("q"):
                         break
         total = time.perf_counter() - started
         out.print()
-        out.print(Text(say("tour.done", lang, seconds=f"{total:.0f} s", lessons=str(len(results))), style="dim"))
+        out.print(Text(done(lang, total, len(results)), style="dim"))
         if args.json:
             data = {
                 "lang": lang,
@@ -112,9 +107,23 @@ class TourCommand:
             }
             write_text(args.json, json.dumps(data, ensure_ascii=False, indent=1), "the JSON")
         if html_path is not None:
-            write_text(html_path, tour_page(results, views, lang, total), "the page")
-            print(f"The page: {one_line(str(html_path))}", file=sys.stderr)
+            write_text(html_path, tour_page(results, lang, total), "the page")
+            print(say("tour.page", lang, path=one_line(str(html_path))), file=sys.stderr)
         return 0
+
+
+def _check_gpu() -> None:
+    """--device cuda: stop before any lesson where torch sees no GPU (asked of torch in a process
+    of its own, as the lessons will run; the command itself does not import torch)."""
+    import subprocess
+
+    probe = "import torch; print(torch.cuda.is_available(), torch.__version__)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise CommandError(f"--device cuda: torch did not import here: {(done.stderr.strip().splitlines() or ['?'])[-1]}")
+    available, version = done.stdout.split()
+    if available != "True":
+        raise CommandError(f"--device cuda: torch {version} sees no GPU here (torch.cuda.is_available() is False); run without --device")
 
 
 def _cache_folder() -> Path:

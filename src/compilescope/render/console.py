@@ -50,6 +50,7 @@ from compilescope.session.model import (
     CallTimes,
     Compile,
     Frame,
+    Graph,
     Profile,
     Session,
 )
@@ -414,9 +415,18 @@ def _finding(finding: Finding) -> Group:
 finding_renderable = _finding  # for the cluster view (render/cluster.py)
 
 
-def frame_view(frame: Frame, show: Iterable[str]) -> list:
-    """A compiled function and its versions, with the details in `show` (the tour's views)."""
-    return _frame(frame, set(DETAILS) if "all" in show else set(show))
+def graph_rows(graph: Graph, indent: int) -> list[Text]:
+    """A graph's nodes, a line each: what kind of node, its name, what it calls, its shape."""
+    rows = []
+    for node in graph.nodes:
+        row = Text(f"{'':{indent}}{_line(node.op):14} ")
+        row.append(_line(node.name))
+        if node.target and node.op != "output" and node.target != node.name:
+            row.append(f"  {_line(node.target)}", style="dim")
+        if node.shape:
+            row.append(f"  {_line(node.shape)}", style="cyan")
+        rows.append(row)
+    return rows
 
 
 def hanging(indent: int) -> Table:
@@ -551,14 +561,7 @@ def _compile(c: Compile, show: set[str]) -> list:
     if "graph" in show:
         for graph in c.graphs:
             out.append(Text("         graph:", style="bold"))
-            for node in graph.nodes:
-                row = Text(f"           {_line(node.op):14} ")
-                row.append(_line(node.name))
-                if node.target and node.op != "output" and node.target != node.name:
-                    row.append(f"  {_line(node.target)}", style="dim")
-                if node.shape:
-                    row.append(f"  {_line(node.shape)}", style="cyan")
-                out.append(row)
+            out.extend(graph_rows(graph, 11))
     if "guards" in show:
         out.append(
             Text(

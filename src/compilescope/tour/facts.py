@@ -5,9 +5,11 @@ number is this machine's. A fact torch did not give is None, never a guess.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
-from compilescope.session.model import Compile, Frame, Session
+from compilescope.session.model import Compile, Frame, Guard, Session
+from compilescope.stats import break_even
 from compilescope.tour.run import LessonRun
 
 
@@ -18,6 +20,19 @@ def _frames(session: Session | None, name: str) -> list[Frame]:
 
 def _compiles(session: Session | None, name: str) -> list[Compile]:
     return [c for f in _frames(session, name) for c in f.compiles]
+
+
+def _tensor_guard(guard: Guard | None) -> dict[str, Any] | None:
+    if guard is None:
+        return None
+    return {
+        "text": guard.text,
+        "plain": guard.plain,
+        "dtype": guard.dtype,
+        "size": guard.size,
+        "stride": guard.stride,
+        "requires_grad": guard.requires_grad,
+    }
 
 
 def setup(run: LessonRun) -> dict[str, Any]:
@@ -61,8 +76,9 @@ def graph(run: LessonRun) -> dict[str, Any]:
         "graph_breaks": len(c.graph_breaks),
         "operations": c.op_count,
         "nodes": nodes,
-        "x_guard": None if x is None else {"text": x.text, "plain": x.plain, "dtype": x.dtype, "size": x.size, "stride": x.stride},
+        "x_guard": _tensor_guard(x),
         "guards": len(c.guards),
+        "guard_kinds": dict(Counter(g.kind for g in c.guards)),
     }
 
 
@@ -72,11 +88,12 @@ def recompile(run: LessonRun) -> dict[str, Any]:
     again = next((c for c in compiles if c.failed_guards), None)
     failed = again.failed_guards[0] if again else None
     dynamic = next((g for c in compiles[1:] for g in c.guards if g.source == "L['x']" and g.kind == "TENSOR_MATCH"), None)
+    # (a dimension of None in its size: any size passes)
     return {
         "calls": [[item["rows"], item["seconds"]] for item in run.said if "rows" in item],
         "compiles": len(compiles),
         "failed_guard": None if failed is None else {"text": failed.text, "expected": failed.expected, "actual": failed.actual},
-        "dynamic_guard": None if dynamic is None else dynamic.plain,
+        "dynamic_guard": _tensor_guard(dynamic),
         "sizes_seen": sorted({item["rows"] for item in run.said if "rows" in item}),
     }
 
@@ -124,7 +141,9 @@ def faster(run: LessonRun) -> dict[str, Any]:
     models = []
     for item in run.said:
         if "model" in item:
-            models.append({**item, "speedup": item["eager_ms"] / item["compiled_ms"] if item["compiled_ms"] else None})
+            speedup = item["eager_ms"] / item["compiled_ms"] if item["compiled_ms"] else None
+            even = break_even(item["first_call_s"], item["eager_ms"], item["compiled_ms"])
+            models.append({**item, "speedup": speedup, "break_even_calls": even})
     compile_s = {
         f.known_as.split(".")[0]: sum(c.compile_time_s or 0.0 for c in f.compiles) for f in (run.session.frames if run.session else [])
     }

@@ -40,6 +40,106 @@ MESSAGES: dict[str, dict[str, str]] = {
     "word.no": {"en": "no", "zh": "没有", "th": "ไม่มี"},
     "word.found": {"en": "found", "zh": "找到了", "th": "พบ"},
     "word.not_found": {"en": "not found", "zh": "没找到", "th": "ไม่พบ"},
+    "tour.done.one": {
+        "en": "The tour took {seconds} on this machine (one lesson).",
+        "zh": "这次游览在这台机器上用了 {seconds}（1 课）。",
+        "th": "ทัวร์นี้ใช้เวลา {seconds} บนเครื่องนี้ (1 บท)",
+    },
+    "tour.page": {"en": "The page: {path}", "zh": "网页：{path}", "th": "หน้าเว็บ: {path}"},
+    "word.any": {"en": "any", "zh": "任意", "th": "ใดก็ได้"},
+    "word.never": {"en": "never", "zh": "永远不会", "th": "ไม่มีวัน"},
+    "word.unknown": {"en": "unknown", "zh": "未知", "th": "ไม่ทราบ"},
+    "word.library_call": {"en": "library call", "zh": "库函数调用", "th": "เรียกไลบรารี"},
+    "word.compiled": {"en": "compiled", "zh": "编译成功", "th": "คอมไพล์ผ่าน"},
+    # ---- the views: what compilescope saw, labelled in the tour's language ---------------------
+    "guard.tensor": {
+        "en": "{name} is a {dtype} tensor of size {size}, stride {stride}, {grad}",
+        "zh": "{name} 是 {dtype} 张量，形状 {size}，步长 {stride}，{grad}",
+        "th": "{name} เป็นเทนเซอร์ {dtype} ขนาด {size} stride {stride} {grad}",
+    },
+    "view.torch_says": {"en": "torch's own words: {text}", "zh": "torch 的原话：{text}", "th": "ข้อความของ torch เอง: {text}"},
+    "view.cache_table": {
+        "en": "The same program, run twice",
+        "zh": "同一个程序，运行两次",
+        "th": "โปรแกรมเดียวกัน รันสองครั้ง",
+    },
+    "view.run": {"en": "run", "zh": "运行", "th": "การรัน"},
+    "view.cold": {"en": "empty cache", "zh": "空缓存", "th": "แคชว่าง"},
+    "view.warm": {"en": "filled cache", "zh": "已填好的缓存", "th": "แคชที่เติมแล้ว"},
+    "view.wrap": {"en": "torch.compile()", "zh": "torch.compile()", "th": "torch.compile()"},
+    "view.call": {"en": "call {number}", "zh": "第 {number} 次调用", "th": "เรียกครั้งที่ {number}"},
+    "view.compiling": {"en": "compiling", "zh": "编译", "th": "คอมไพล์"},
+    "view.hits": {"en": "cache hits / misses", "zh": "缓存命中 / 未命中", "th": "cache hit / miss"},
+    "view.graph": {
+        "en": "Dynamo's graph of {function} ({where}):",
+        "zh": "{function} 的 Dynamo 图（{where}）：",
+        "th": "กราฟของ Dynamo สำหรับ {function} ({where}):",
+    },
+    "view.guards": {
+        "en": "{count} guards, by kind: {kinds}",
+        "zh": "共 {count} 个 guard，按种类：{kinds}",
+        "th": "guard {count} ตัว แยกตามชนิด: {kinds}",
+    },
+    "view.guard_on": {"en": "The guard on your input:", "zh": "你的输入上的 guard：", "th": "guard บนอินพุตของคุณ:"},
+    "view.version": {"en": "version", "zh": "版本", "th": "เวอร์ชัน"},
+    "view.why": {"en": "why it was compiled", "zh": "为什么编译", "th": "ทำไมถึงคอมไพล์"},
+    "view.first_call": {"en": "the first call", "zh": "第一次调用", "th": "การเรียกครั้งแรก"},
+    "view.failed": {
+        "en": "a guard failed: expected {expected}, got {actual} ({text})",
+        "zh": "一个 guard 没通过：期望 {expected}，实际是 {actual}（{text}）",
+        "th": "guard ตัวหนึ่งไม่ผ่าน: คาดว่า {expected} แต่ได้ {actual} ({text})",
+    },
+    "view.x_guard": {"en": "its guard on x", "zh": "它在 x 上的 guard", "th": "guard บน x ของมัน"},
+    "view.aot.forward": {
+        "en": "AOT forward graph, {count} ATen operations:",
+        "zh": "AOT 前向图，{count} 个 ATen 操作：",
+        "th": "กราฟ AOT forward มี ATen operation {count} ตัว:",
+    },
+    "view.aot.backward": {
+        "en": "AOT backward graph, {count} ATen operations:",
+        "zh": "AOT 反向图，{count} 个 ATen 操作：",
+        "th": "กราฟ AOT backward มี ATen operation {count} ตัว:",
+    },
+    "view.aot.inference": {
+        "en": "AOT inference graph, {count} ATen operations:",
+        "zh": "AOT 推理图，{count} 个 ATen 操作：",
+        "th": "กราฟ AOT inference มี ATen operation {count} ตัว:",
+    },
+    "view.kernels_of": {
+        "en": "What Inductor made for {model}:",
+        "zh": "Inductor 为 {model} 生成的：",
+        "th": "สิ่งที่ Inductor สร้างให้ {model}:",
+    },
+    "view.kernel": {"en": "kernel", "zh": "kernel", "th": "kernel"},
+    "view.kind": {"en": "kind", "zh": "种类", "th": "ชนิด"},
+    "view.made_from": {"en": "made from (ATen)", "zh": "由哪些 ATen 操作而来", "th": "สร้างจาก (ATen)"},
+    "view.code": {
+        "en": "The code of {kernel}, as Inductor wrote it:",
+        "zh": "{kernel} 的代码，就是 Inductor 写出的样子：",
+        "th": "โค้ดของ {kernel} ตามที่ Inductor เขียน:",
+    },
+    "view.more_lines": {"en": "… {count} more lines", "zh": "… 还有 {count} 行", "th": "… อีก {count} บรรทัด"},
+    "view.break": {
+        "en": "Graph break in {function}, line {line}: {code}",
+        "zh": "{function} 在第 {line} 行图中断：{code}",
+        "th": "กราฟขาดใน {function} บรรทัด {line}: {code}",
+    },
+    "view.fullgraph": {
+        "en": "torch.compile({model}, fullgraph=True): {result}",
+        "zh": "torch.compile({model}, fullgraph=True)：{result}",
+        "th": "torch.compile({model}, fullgraph=True): {result}",
+    },
+    "view.bench": {
+        "en": "Eager vs torch.compile on {device} (median of {runs} calls each, taking turns)",
+        "zh": "eager 对比 torch.compile，{device}（各 {runs} 次调用交替进行，取中位数）",
+        "th": "eager เทียบกับ torch.compile บน {device} (ค่ามัธยฐานของการเรียกอย่างละ {runs} ครั้ง สลับกัน)",
+    },
+    "view.model": {"en": "model", "zh": "模型", "th": "โมเดล"},
+    "view.eager_ms": {"en": "eager (ms)", "zh": "eager（毫秒）", "th": "eager (ms)"},
+    "view.compiled_ms": {"en": "compiled (ms)", "zh": "编译后（毫秒）", "th": "แบบคอมไพล์ (ms)"},
+    "view.speedup": {"en": "speed-up", "zh": "加速比", "th": "อัตราเร่ง"},
+    "view.first": {"en": "first call", "zh": "第一次调用", "th": "การเรียกครั้งแรก"},
+    "view.break_even": {"en": "calls to break even", "zh": "回本所需调用次数", "th": "จำนวนครั้งจนคุ้มทุน"},
     # ---- 1: what torch.compile needs ---------------------------------------------------------
     "lesson.1.title": {
         "en": "What torch.compile needs",
@@ -201,6 +301,25 @@ MESSAGES: dict[str, dict[str, str]] = {
             "Inductor เขียน {bias_kernels} สำหรับ matmul แล้ว relu: {matmul_kernels}: matmul เป็นการเรียกไลบรารี ส่วน relu เป็น kernel แยกของมันเอง"
         ),
     },
+    "lesson.7.text_not_shown": {
+        "en": (
+            "In plain Python, two trips through a list took {two_trips} and one trip {one_trip}: this time the machine "
+            "did not show the saving (a busy machine, or a Python that is quick at small lists). Fusion is still one "
+            "trip through memory instead of two. For x + bias then relu, Inductor wrote {bias_kernels}. For a matmul "
+            "then relu: {matmul_kernels}: the matmul is a library call, the relu a kernel of its own."
+        ),
+        "zh": (
+            "用纯 Python 时，把列表走两遍用了 {two_trips}，走一遍用了 {one_trip}：这一次机器没有显示出节省"
+            "（机器正忙，或者这个 Python 处理小列表很快）。融合依然是把两次读写内存变成一次。对 x + bias 再 relu，"
+            "Inductor 写出了 {bias_kernels}。对矩阵乘再 relu：{matmul_kernels}：矩阵乘是调用库函数，relu 是单独的 kernel。"
+        ),
+        "th": (
+            "ใน Python ล้วน การวนลิสต์สองรอบใช้เวลา {two_trips} วนรอบเดียวใช้ {one_trip}: รอบนี้เครื่องไม่ได้แสดงให้เห็นว่าประหยัดได้ "
+            "(เครื่องกำลังยุ่ง หรือ Python ตัวนี้ทำงานกับลิสต์เล็ก ๆ ได้เร็ว) แต่ fusion ก็ยังคือการอ่านเขียนหน่วยความจำรอบเดียวแทนสองรอบ "
+            "สำหรับ x + bias แล้ว relu Inductor เขียน {bias_kernels} สำหรับ matmul แล้ว relu: {matmul_kernels}: "
+            "matmul เป็นการเรียกไลบรารี ส่วน relu เป็น kernel แยกของมันเอง"
+        ),
+    },
     # ---- 8: graph breaks ----------------------------------------------------------------------
     "lesson.8.title": {"en": "Graph breaks", "zh": "图中断", "th": "กราฟขาด"},
     "lesson.8.text": {
@@ -266,3 +385,10 @@ def placeholders(template: str) -> set[str]:
 def say(key: str, lang: str, **values: str) -> str:
     """The message `key` in `lang`, with its values (already formatted) put in."""
     return MESSAGES[key][lang].format(**values)
+
+
+def done(lang: str, total_s: float, lessons: int) -> str:
+    """The tour's last line: how long it took, and how many lessons ran."""
+    if lessons == 1:
+        return say("tour.done.one", lang, seconds=f"{total_s:.0f} s")
+    return say("tour.done", lang, seconds=f"{total_s:.0f} s", lessons=str(lessons))

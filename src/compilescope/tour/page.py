@@ -10,7 +10,7 @@ import io
 from rich.console import Console
 
 from compilescope._version import __version__
-from compilescope.tour.messages import say
+from compilescope.tour.messages import done, say
 from compilescope.tour.plan import LessonResult
 
 _STYLE = """
@@ -31,7 +31,7 @@ def text_of(renderables: list) -> str:
     return buffer.getvalue()
 
 
-def tour_page(lessons: list[LessonResult], views: list[list], lang: str, total_s: float) -> str:
+def tour_page(lessons: list[LessonResult], lang: str, total_s: float) -> str:
     e = html.escape
     parts = [
         f'<!DOCTYPE html>\n<html lang="{e(lang)}">\n<head>\n<meta charset="utf-8">\n',
@@ -42,14 +42,14 @@ def tour_page(lessons: list[LessonResult], views: list[list], lang: str, total_s
         # (no script: the page is whole as written, ready for whoever waits on data-ready)
         '<body data-ready="true">\n',
         f"<h1>{e(say('tour.title', lang))}</h1>\n",
-        f'<p class="muted">{e(say("tour.done", lang, seconds=f"{total_s:.0f} s", lessons=str(len(lessons))))}</p>\n',
+        f'<p class="muted">{e(done(lang, total_s, len(lessons)))}</p>\n',
     ]
-    for lesson, view in zip(lessons, views, strict=True):
+    for lesson in lessons:
         parts.append(f'<section id="lesson-{lesson.number}">\n<h2>{lesson.number}. {e(lesson.title)}</h2>\n<p>{e(lesson.text)}</p>\n')
         if lesson.lines:
             parts.append('<div class="lines">' + "".join(f"<div>{e(line)}</div>" for line in lesson.lines) + "</div>\n")
-        if view:
-            parts.append(f"<pre>{e(text_of(view))}</pre>\n")
+        if lesson.view:
+            parts.append(f"<pre>{e(text_of(lesson.view))}</pre>\n")
         parts.append("</section>\n")
     parts.append("</body>\n</html>\n")
     return "".join(parts)
