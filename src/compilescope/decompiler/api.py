@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from types import CodeType
 from typing import Any
 
-from compilescope.decompiler.building import function_name, function_source
+from compilescope.decompiler import versions
+from compilescope.decompiler.building import add_defaults, function_name, function_source
 from compilescope.decompiler.unparse import unparse
 from compilescope.decompiler.values import Unsupported, arguments
 from compilescope.decompiler.versions import PYTHON, TYPE_PARAMS
@@ -65,17 +66,24 @@ def _function_of(target: Any) -> tuple[CodeType, Any]:
 def decompile_code(code: CodeType, function: Any = None) -> Decompiled:
     """Source for a code object (with the defaults of `function`, when given)."""
     started = time.perf_counter()
+    defaults, kwdefaults = getattr(function, "__defaults__", None), getattr(function, "__kwdefaults__", None)
+    if not versions.READS_THIS_PYTHON:
+        note = (
+            f"compilescope reads the bytecode of Python {versions.OLDEST[0]}.{versions.OLDEST[1]} to "
+            f"{versions.NEWEST[0]}.{versions.NEWEST[1]}, not yet {PYTHON}'s: shown as it is"
+        )
+        return Decompiled(_annotated(code, Unsupported(None, note), defaults, kwdefaults), False, note, time.perf_counter() - started)
     try:
-        source = function_source(code, getattr(function, "__defaults__", None), getattr(function, "__kwdefaults__", None))
+        source = function_source(code, defaults, kwdefaults)
         return Decompiled(source, True, None, time.perf_counter() - started)
     except Unsupported as error:
-        return Decompiled(_annotated(code, error), False, str(error), time.perf_counter() - started)
+        return Decompiled(_annotated(code, error, defaults, kwdefaults), False, str(error), time.perf_counter() - started)
     except RecursionError:
         note = "this function is nested too deeply for the decompiler"
-        return Decompiled(_annotated(code, Unsupported(None, note)), False, note, time.perf_counter() - started)
+        return Decompiled(_annotated(code, Unsupported(None, note), defaults, kwdefaults), False, note, time.perf_counter() - started)
     except Exception as error:  # a bug of ours: still the bytecode, never a crash of the caller
         note = f"the decompiler failed ({type(error).__name__}: {error}); please report it"
-        return Decompiled(_annotated(code, Unsupported(None, note)), False, note, time.perf_counter() - started)
+        return Decompiled(_annotated(code, Unsupported(None, note), defaults, kwdefaults), False, note, time.perf_counter() - started)
 
 
 def decompile(target: Any) -> str:
@@ -85,12 +93,16 @@ def decompile(target: Any) -> str:
     return decompile_code(*_function_of(target)).source
 
 
-def _annotated(code: CodeType, error: Unsupported) -> str:
+def _annotated(
+    code: CodeType, error: Unsupported, defaults: tuple[Any, ...] | None = None, kwdefaults: dict[str, Any] | None = None
+) -> str:
     stop = error.instruction.offset if error.instruction is not None else None
     version = PYTHON
     lines = [
         f"compilescope could not decompile {code.co_name}: {error}",
-        f"Its bytecode (Python {version}); the instruction it stopped at is marked >>:",
+        f"Its bytecode (Python {version}); the instruction it stopped at is marked >>:"
+        if stop is not None
+        else f"Its bytecode (Python {version}):",
     ]
     for instruction in dis.get_instructions(code):
         if instruction.opname == "CACHE":
@@ -118,7 +130,8 @@ def _annotated(code: CodeType, error: Unsupported) -> str:
     )
     if TYPE_PARAMS:
         function.type_params = []
+    notes = add_defaults(function.args, defaults, kwdefaults)  # (they live on the function, not its code)
     text = unparse(ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[])))
     header, body = text.split("\n", 1)
     comments = "\n".join(f"    # {line}" for line in lines)
-    return f"{header}\n{comments}\n{body}\n"
+    return "".join(f"{note}\n" for note in notes) + f"{header}\n{comments}\n{body}\n"

@@ -25,10 +25,10 @@ _CO_GENERATOR = 0x20  # code.co_flags: a generator function
 
 
 def function_source(code: CodeType, defaults: tuple[Any, ...] | None = None, kwdefaults: dict[str, Any] | None = None) -> str:
-    """Source for a function: `def f(...): ...`, with its default values (see _add_defaults).
+    """Source for a function: `def f(...): ...`, with its default values (see add_defaults).
     Raises Unsupported where it cannot say."""
     function, temps = function_def(code)
-    notes = _add_defaults(function.args, defaults, kwdefaults)
+    notes = add_defaults(function.args, defaults, kwdefaults)
     text = unparse(ast.fix_missing_locations(ast.Module(body=[function], type_ignores=[]))) + "\n"
     # objects in the code that no literal writes: named, shown here
     notes += [
@@ -205,7 +205,7 @@ def function_name(code: CodeType) -> str:
     return name if name.isidentifier() else "_" + "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") + "_"
 
 
-def _add_defaults(arguments: ast.arguments, defaults: tuple[Any, ...] | None, kwdefaults: dict[str, Any] | None) -> list[str]:
+def add_defaults(arguments: ast.arguments, defaults: tuple[Any, ...] | None, kwdefaults: dict[str, Any] | None) -> list[str]:
     """The defaults (they live on the function object, not in its code), written as literals or
     builtins' names where they are one; any other object is written as a name `__default_P`,
     and a note for each says what it is. Returns the notes."""

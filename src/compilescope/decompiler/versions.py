@@ -12,6 +12,22 @@ import sys
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"  # as errors name it
 
+# --- Which Pythons ------------------------------------------------------------------------------
+# The versions whose bytecode the layers know: every difference below is named for them. A newer
+# Python may keep an opcode's name and change what it does (3.14 reads subscripts with BINARY_OP,
+# borrows with LOAD_FAST_BORROW, ...): read as 3.13's, its bytecode could be decompiled into
+# something that looks right and is not. So a Python outside these gets its bytecode shown, as it
+# is (api.decompile_code), until its differences are named here.
+OLDEST, NEWEST = (3, 10), (3, 13)
+
+
+def reads(version: tuple[int, int]) -> bool:
+    """Whether the decompiler knows this Python's bytecode."""
+    return OLDEST <= version <= NEWEST
+
+
+READS_THIS_PYTHON = reads((sys.version_info.major, sys.version_info.minor))
+
 # --- Exceptions ---------------------------------------------------------------------------------
 # 3.11+: handlers are found in the code's exception table (co_exceptiontable), each range with its
 # stack depth. 3.10: SETUP_FINALLY / SETUP_WITH push a block on a block stack that POP_BLOCK and
