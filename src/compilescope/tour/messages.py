@@ -89,6 +89,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "一个 guard 没通过：期望 {expected}，实际是 {actual}（{text}）",
         "th": "guard ตัวหนึ่งไม่ผ่าน: คาดว่า {expected} แต่ได้ {actual} ({text})",
     },
+    "view.failed_only": {
+        "en": "a guard failed: {text}",
+        "zh": "一个 guard 没通过：{text}",
+        "th": "guard ตัวหนึ่งไม่ผ่าน: {text}",
+    },
     "view.x_guard": {"en": "its guard on x", "zh": "它在 x 上的 guard", "th": "guard บน x ของมัน"},
     "view.aot.forward": {
         "en": "AOT forward graph, {count} ATen operations:",

@@ -11,6 +11,7 @@ they are.
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from typing import Any
 
@@ -20,7 +21,7 @@ from rich.text import Text
 from compilescope.findings.finding import seconds
 from compilescope.render.console import Column, FitTable, graph_rows
 from compilescope.render.text import one_line
-from compilescope.session.model import Compile, Frame, Guard
+from compilescope.session.model import Compile, FailedGuard, Frame, Guard
 from compilescope.tour.messages import say
 
 CODE_LINES = 30  # of a kernel's code: the loop and its fused body fit; the rest is counted
@@ -99,6 +100,14 @@ def graph_and_guards(frame: Frame, c: Compile, lang: str) -> list:
     return out
 
 
+def failed_guard(failed: FailedGuard, lang: str) -> str:
+    """Why a version was not reused: expected and got where torch said both (a size, a type),
+    else torch's text alone (a value guard says only what it expected)."""
+    if failed.expected is not None and failed.actual is not None:
+        return say("view.failed", lang, expected=failed.expected, actual=failed.actual, text=one_line(failed.text))
+    return say("view.failed_only", lang, text=one_line(failed.text))
+
+
 def versions(compiles: list[Compile], lang: str) -> list:
     """Lesson 5: each version, why it was compiled, and its guard on x (dynamic or not)."""
     table = FitTable(
@@ -107,9 +116,7 @@ def versions(compiles: list[Compile], lang: str) -> list:
     for c in compiles:
         why = say("view.first_call", lang)
         if c.failed_guards:
-            failed = c.failed_guards[0]
-            unknown = say("word.unknown", lang)
-            why = say("view.failed", lang, expected=failed.expected or unknown, actual=failed.actual or unknown, text=one_line(failed.text))
+            why = failed_guard(c.failed_guards[0], lang)
         table.add_row(c.compile_id, why, tensor_guard(input_guard(c), "x", lang))
     return [table]
 
@@ -139,12 +146,22 @@ def kernels(model: str, c: Compile, lang: str) -> list:
     written = next((k for k in c.kernels if k.code), None)
     if written is not None:
         lines = written.code.strip("\n").splitlines()
+        lines = lines[_kernel_start(lines) :]
         out.append(Text(say("view.code", lang, kernel=written.name), style="bold"))
         lexer = "cpp" if written.kind == "cpp" else "python"
         out.append(Syntax("\n".join(lines[:CODE_LINES]), lexer, line_numbers=False, word_wrap=True, theme="ansi_dark"))
         if len(lines) > CODE_LINES:
             out.append(Text(say("view.more_lines", lang, count=str(len(lines) - CODE_LINES)), style="dim"))
     return out
+
+
+def _kernel_start(lines: list[str]) -> int:
+    """Where the kernel itself begins in the code Inductor wrote: the C++ function or the Triton
+    one (above it: includes, imports and the launch metadata, which would fill the lines shown)."""
+    for index, line in enumerate(lines):
+        if re.match(r'\s*(extern "C"|@triton\.jit|def triton_)', line):
+            return index
+    return 0
 
 
 def graph_breaks(frame: Frame, c: Compile, lang: str) -> list:

@@ -2,6 +2,7 @@
 come from the session compilescope saves of this run (tour/facts.py)."""
 
 import torch
+from common import device
 from tinynet import TinyNet
 
-torch.compile(TinyNet(), backend="eager")(torch.randn(8, 64))
+torch.compile(TinyNet().to(device()), backend="eager")(torch.randn(8, 64, device=device()))
