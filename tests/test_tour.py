@@ -159,3 +159,8 @@ def test_what_cannot_run_stops_before_any_lesson(tmp_path: Path, arguments: list
     run = run_cli("tour", "--all", *arguments, cwd=tmp_path, env={"XDG_CACHE_HOME": str(tmp_path / "xdg")})
     assert run.returncode == 2 and said in run.stderr and "tour.html" not in os.listdir(tmp_path)
     assert "1." not in run.stdout  # no lesson ran
+
+
+def test_what_cannot_run_is_said_in_the_tours_language(tmp_path: Path) -> None:
+    run = run_cli("tour", "--lesson", "12", "--lang", "th", cwd=tmp_path, env={"XDG_CACHE_HOME": str(tmp_path / "xdg")})
+    assert run.returncode == 2 and say("error.lesson", "th", count="9", given="12") in run.stderr

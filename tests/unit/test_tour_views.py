@@ -32,6 +32,7 @@ def test_a_kernels_code_is_shown_from_where_the_kernel_begins(trace: str, kernel
     code = text.split(say("view.code", "en", kernel=kernel), 1)[1].lstrip("\n")
     assert code.startswith(first)
     assert "import triton" not in code and "#include" not in code  # the preamble is left out
+    assert "'''" not in code  # and the end of the string the wrapper keeps it in
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

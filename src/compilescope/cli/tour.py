@@ -53,13 +53,13 @@ class TourCommand:
 
         lang = language(args.lang)
         if args.lesson is not None and not 1 <= args.lesson <= COUNT:
-            raise CommandError(f"--lesson: there are lessons 1 to {COUNT}, not {args.lesson}")
+            raise CommandError(say("error.lesson", lang, count=str(COUNT), given=str(args.lesson)))
         html_path = None if args.no_html else Path(args.html or "compilescope-tour.html")
         for target, what in ((html_path, "the page"), (Path(args.json) if args.json else None, "the JSON")):
             if target is not None:  # before anything runs
                 check_writable(absolute(target), what)
         if args.device == "cuda":
-            _check_gpu()
+            _check_gpu(lang)
         pause = not args.all and args.lesson is None and sys.stdin.isatty()
         cache = _cache_folder()
         out = console_for(sys.stdout)
@@ -112,18 +112,20 @@ class TourCommand:
         return 0
 
 
-def _check_gpu() -> None:
+def _check_gpu(lang: str) -> None:
     """--device cuda: stop before any lesson where torch sees no GPU (asked of torch in a process
     of its own, as the lessons will run; the command itself does not import torch)."""
     import subprocess
 
+    from compilescope.tour.messages import say
+
     probe = "import torch; print(torch.cuda.is_available(), torch.__version__)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     if done.returncode != 0:
-        raise CommandError(f"--device cuda: torch did not import here: {(done.stderr.strip().splitlines() or ['?'])[-1]}")
+        raise CommandError(say("error.no_torch", lang, error=(done.stderr.strip().splitlines() or ["?"])[-1]))
     available, version = done.stdout.split()
     if available != "True":
-        raise CommandError(f"--device cuda: torch {version} sees no GPU here (torch.cuda.is_available() is False); run without --device")
+        raise CommandError(say("error.no_gpu", lang, torch=version))
 
 
 def _cache_folder() -> Path:

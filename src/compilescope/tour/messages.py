@@ -36,6 +36,21 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "这次游览在这台机器上用了 {seconds}（{lessons} 课）。",
         "th": "ทัวร์นี้ใช้เวลา {seconds} บนเครื่องนี้ ({lessons} บท)",
     },
+    "error.lesson": {
+        "en": "--lesson: there are lessons 1 to {count}, not {given}",
+        "zh": "--lesson：课程编号是 1 到 {count}，没有 {given}",
+        "th": "--lesson: มีบทที่ 1 ถึง {count} ไม่มีบทที่ {given}",
+    },
+    "error.no_gpu": {
+        "en": "--device cuda: torch {torch} sees no GPU here (torch.cuda.is_available() is False); run without --device",
+        "zh": "--device cuda：这里的 torch {torch} 看不到 GPU（torch.cuda.is_available() 为 False）；请去掉 --device 再运行",
+        "th": "--device cuda: torch {torch} บนเครื่องนี้มองไม่เห็น GPU (torch.cuda.is_available() เป็น False) ให้รันโดยไม่ใส่ --device",
+    },
+    "error.no_torch": {
+        "en": "--device cuda: torch did not import here: {error}",
+        "zh": "--device cuda：这里无法 import torch：{error}",
+        "th": "--device cuda: import torch บนเครื่องนี้ไม่ได้: {error}",
+    },
     "word.yes": {"en": "yes", "zh": "有", "th": "มี"},
     "word.no": {"en": "no", "zh": "没有", "th": "ไม่มี"},
     "word.found": {"en": "found", "zh": "找到了", "th": "พบ"},
@@ -210,7 +225,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": (
             "Wrapping took {wrap}: torch.compile only wraps your model ({wrapper} around {wrapped}). Your first call "
             "took {first}, the next {second}: the first call compiled ({compile} compiling). Run again with the "
-            "compile cache the first run filled, the first call took {warm_first} ({hits} cache hits)."
+            "compile cache the first run filled, the first call took {warm_first} (cache hits: {hits})."
         ),
         "zh": (
             "包装只用了 {wrap}：torch.compile 只是把模型包起来（{wrapper} 包着 {wrapped}）。你的第一次调用用了 {first}，"

@@ -147,6 +147,8 @@ def kernels(model: str, c: Compile, lang: str) -> list:
     if written is not None:
         lines = written.code.strip("\n").splitlines()
         lines = lines[_kernel_start(lines) :]
+        while lines and lines[-1].startswith("'''"):  # the end of the string Inductor's wrapper holds it in
+            lines.pop()
         out.append(Text(say("view.code", lang, kernel=written.name), style="bold"))
         lexer = "cpp" if written.kind == "cpp" else "python"
         out.append(Syntax("\n".join(lines[:CODE_LINES]), lexer, line_numbers=False, word_wrap=True, theme="ansi_dark"))
