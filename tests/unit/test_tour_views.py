@@ -8,6 +8,7 @@ import pytest
 
 from compilescope.render.console import console_for
 from compilescope.tour import views
+from compilescope.tour.blocks import Lines, to_html, to_rich
 from compilescope.tour.messages import LANGUAGES, say
 from recorded import session
 
@@ -18,7 +19,7 @@ def shown(renderables: list) -> str:
     buffer = io.StringIO()
     console = console_for(buffer)
     console.width = 200
-    for item in renderables:
+    for item in to_rich(renderables):
         console.print(item)
     return buffer.getvalue()
 
@@ -62,3 +63,19 @@ def test_the_guards_by_kind_count_every_check() -> None:
     frame = session("quickstart").frames[0]
     text = shown(views.graph_and_guards(frame, c, "en"))
     assert f"{len(c.guards)} guards, by kind:" in text and "TENSOR_MATCH ×" in text
+
+
+def test_the_page_draws_tables_as_tables_and_escapes_what_it_writes() -> None:
+    # a table on the page is an HTML table (text columns line up only in a terminal's cells:
+    # Chinese and Thai came out ragged in a <pre>); every string escaped, styles as classes
+    frame = next(f for f in session("quickstart").frames if f.known_as == "Block.forward")
+    page = to_html(views.versions(frame.compiles, "zh"))
+    assert "<table>" in page and f'<th class="left">{say("view.version", "zh")}</th>' in page
+    assert "tensor &#x27;x&#x27; size mismatch" in page and "'x'" not in page
+    from rich.text import Text
+
+    line = Text("<script>alert(1)</script> ")
+    line.append("f32[8, 64]", style="cyan")
+    page = to_html([Lines([line], mono=True)])
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; " in page and "<script>" not in page
+    assert '<span class="cyan">f32[8, 64]</span>' in page

@@ -46,6 +46,7 @@ class TourCommand:
         from compilescope.outputs import absolute, check_writable, write_text
         from compilescope.render.console import console_for, printable
         from compilescope.render.text import one_line
+        from compilescope.tour.blocks import to_rich
         from compilescope.tour.messages import done, language, say
         from compilescope.tour.page import tour_page
         from compilescope.tour.plan import COUNT, LESSONS, run_one
@@ -88,7 +89,7 @@ class TourCommand:
                 for line in result.lines:
                     out.print(Text(f"  {one_line(line)}"))
                 if result.view:
-                    out.print(printable(result.view))
+                    out.print(printable(to_rich(result.view)))
                 if pause and index < len(chosen) - 1:
                     out.print(Text(say("tour.next", lang), style="dim"))
                     if sys.stdin.readline().strip().lower().startswith("q"):

@@ -62,7 +62,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "tour.page": {"en": "The page: {path}", "zh": "网页：{path}", "th": "หน้าเว็บ: {path}"},
     "word.any": {"en": "any", "zh": "任意", "th": "ใดก็ได้"},
-    "word.never": {"en": "never", "zh": "永远不会", "th": "ไม่มีวัน"},
+    "word.no_saving": {"en": "no clear saving", "zh": "没有明显的节省", "th": "ไม่ได้ประหยัดชัดเจน"},
     "word.unknown": {"en": "unknown", "zh": "未知", "th": "ไม่ทราบ"},
     "word.library_call": {"en": "library call", "zh": "库函数调用", "th": "เรียกไลบรารี"},
     "word.compiled": {"en": "compiled", "zh": "编译成功", "th": "คอมไพล์ผ่าน"},

@@ -1,34 +1,26 @@
 """The tour as one self-contained HTML page: each lesson's title, its text with this run's
-figures, and its views as the terminal shows them. No script; every string is escaped as it is
-written, and the policy allows no request."""
+figures, and its view (blocks.to_html: tables as tables, code as code). No script; every string
+is escaped as it is written, and the policy allows no request."""
 
 from __future__ import annotations
 
 import html
-import io
-
-from rich.console import Console
 
 from compilescope._version import __version__
+from compilescope.tour.blocks import STYLE, to_html
 from compilescope.tour.messages import done, say
 from compilescope.tour.plan import LessonResult
 
-_STYLE = """
+_STYLE = (
+    """
 body { font: 15px/1.55 system-ui, "Noto Sans", "Noto Sans CJK SC", "Noto Sans Thai", sans-serif; margin: 24px auto;
        max-width: 1000px; color: #1f2328; padding: 0 16px; }
 h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 32px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
 pre { background: #f6f8fa; padding: 10px; overflow-x: auto; font-size: 12.5px; line-height: 1.4; }
 .lines { font-family: ui-monospace, monospace; font-size: 13px; } .muted { color: #666; }
 """
-
-
-def text_of(renderables: list) -> str:
-    """What the terminal would show, as plain text at 100 columns."""
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=100, no_color=True, highlight=False, emoji=False, color_system=None, force_jupyter=False)
-    for item in renderables:
-        console.print(item)
-    return buffer.getvalue()
+    + STYLE
+)
 
 
 def tour_page(lessons: list[LessonResult], lang: str, total_s: float) -> str:
@@ -49,7 +41,7 @@ def tour_page(lessons: list[LessonResult], lang: str, total_s: float) -> str:
         if lesson.lines:
             parts.append('<div class="lines">' + "".join(f"<div>{e(line)}</div>" for line in lesson.lines) + "</div>\n")
         if lesson.view:
-            parts.append(f"<pre>{e(text_of(lesson.view))}</pre>\n")
+            parts.append(to_html(lesson.view))
         parts.append("</section>\n")
     parts.append("</body>\n</html>\n")
     return "".join(parts)

@@ -18,6 +18,7 @@ from typing import Any
 from compilescope.findings.finding import seconds
 from compilescope.session.model import Frame
 from compilescope.tour import facts, views
+from compilescope.tour.blocks import Block
 from compilescope.tour.messages import say
 from compilescope.tour.run import LessonRun, run_lesson
 
@@ -31,7 +32,7 @@ class LessonResult:
     text: str  # the point, with this run's figures
     facts: dict[str, Any]
     lines: list[str] = field(default_factory=list)  # more of the text, a line each
-    view: list[Any] = field(default_factory=list)  # what it shows of compilescope's view (views.py), as rich renderables
+    view: list[Block] = field(default_factory=list)  # what it shows of compilescope's view (views.py)
     seconds: float = 0.0  # how long the lesson's runs took
 
 
@@ -194,7 +195,13 @@ def lesson_9(runs: list[LessonRun], lang: str) -> LessonResult:
     lines = []
     for m in found["models"]:
         ratio = m["speedup"]
-        verdict = "lesson.9.faster" if ratio and ratio > 1.1 else "lesson.9.slower" if ratio and ratio < 0.9 else "lesson.9.even"
+        verdict = (
+            "lesson.9.faster"
+            if ratio and ratio > views.FASTER
+            else "lesson.9.slower"
+            if ratio and ratio < views.SLOWER
+            else "lesson.9.even"
+        )
         lines.append(
             say(
                 "lesson.9.model",
