@@ -214,3 +214,26 @@ def test_max_autotune_says_what_it_chose_for_each_operation(tmp_path: Path) -> N
     print(finding.title, finding.detail, finding.fix, sep="\n")
     assert finding.title.startswith(f"max-autotune benchmarked kernels for {len(tuned)} operation")
     assert "autotuned " in result.stderr and " of " in result.stderr
+
+
+def test_the_tour_on_the_gpu(tmp_path: Path) -> None:
+    # GIVEN the tour's kernel lesson and its benchmark lesson, run on the GPU
+    env = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    for lesson in ("7", "9"):
+        run = run_cli("tour", "--lesson", lesson, "--device", "cuda", "--json", f"l{lesson}.json", "--no-html", cwd=tmp_path, env=env)
+        assert run.returncode == 0, run.stderr[-3000:]
+    (kernels,) = json.loads((tmp_path / "l7.json").read_text())["lessons"]
+    (faster,) = json.loads((tmp_path / "l9.json").read_text())["lessons"]
+    # THEN Inductor wrote Triton kernels: the bias and relu fused in one, the matmul a library call
+    (fused,) = kernels["facts"]["models"]["BiasThenRelu"]
+    assert fused["kind"] == "triton" and fused["aten_ops"] == ["aten.add", "aten.relu"]
+    assert {k["kind"] for k in kernels["facts"]["models"]["MatmulThenRelu"]} == {"triton", "library call"}
+    # AND the view shows the kernel's code from @triton.jit, without the launch metadata above it
+    shown = run_cli("tour", "--lesson", "7", "--device", "cuda", "--no-html", cwd=tmp_path, env=env).stdout
+    code = shown.split(f"The code of {fused['name']}, as Inductor wrote it:", 1)[1].lstrip()
+    assert code.startswith("@triton.jit") and "triton_meta" not in code.split("\n\n")[0]
+    # AND on the GPU's sizes the many small steps are clearly faster compiled; the matmul is not
+    models = {m["model"]: m for m in faster["facts"]["models"]}
+    assert models["ManySmallSteps"]["size"] == 4096 and models["ManySmallSteps"]["speedup"] > 2
+    assert 0.8 < models["OneBigMatmul"]["speedup"] < 1.25
+    print({name: (m["eager_ms"], m["compiled_ms"], m["speedup"]) for name, m in models.items()})
