@@ -164,3 +164,51 @@ def test_what_cannot_run_stops_before_any_lesson(tmp_path: Path, arguments: list
 def test_what_cannot_run_is_said_in_the_tours_language(tmp_path: Path) -> None:
     run = run_cli("tour", "--lesson", "12", "--lang", "th", cwd=tmp_path, env={"XDG_CACHE_HOME": str(tmp_path / "xdg")})
     assert run.returncode == 2 and say("error.lesson", "th", count="9", given="12") in run.stderr
+
+
+def test_in_a_terminal_it_pauses_after_each_lesson_enter_goes_on_q_stops(tmp_path: Path) -> None:
+    import pty
+    import select
+    import subprocess
+    import sys
+    import time
+
+    # GIVEN the tour started with a terminal on its stdin (a pty), no --all
+    main, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "compilescope", "tour", "--no-html", "--lang", "en"],
+        stdin=terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")},
+    )
+    os.close(terminal)
+    assert process.stdout is not None
+    out = process.stdout
+    shown = b""
+
+    def until_it_asks(times: int) -> None:
+        nonlocal shown
+        deadline = time.monotonic() + 300
+        while shown.decode(errors="replace").count(say("tour.next", "en")) < times:
+            assert time.monotonic() < deadline and process.poll() is None, shown.decode(errors="replace")
+            if select.select([out], [], [], 1)[0]:
+                shown += os.read(out.fileno(), 65536)
+
+    try:
+        # WHEN Enter is pressed after lesson 1, and q after lesson 2
+        until_it_asks(1)
+        assert "2. A wrapper, a guard and a cache" not in shown.decode()  # it waits
+        os.write(main, b"\n")
+        until_it_asks(2)
+        os.write(main, b"q\n")
+        rest, errors = process.communicate(timeout=120)
+    finally:
+        process.kill()
+        os.close(main)
+    text = (shown + rest).decode()
+    # THEN two lessons ran, and the tour ended there, as it says
+    assert process.returncode == 0, errors.decode()[-2000:]
+    assert "1. What torch.compile needs" in text and "2. A wrapper, a guard and a cache" in text
+    assert "3. Compiling waits for the first call" not in text and "(2 lessons)" in text
