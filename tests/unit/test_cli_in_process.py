@@ -33,6 +33,12 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         (["run", "--try", "dynamic", "--no-save", "x.py"], "compilescope run: --try compares two saved sessions: leave out --no-save"),
         (["run", "--try", "bogus", "x.py"], "compilescope run: --try: no fix named 'bogus'; the fixes: dynamic, capture_scalar_outputs,"),
         (
+            ["bench", "models.py:make", "--size", "tiny"],
+            "compilescope bench: --size and --config are for a model by name (hf:MODEL_TYPE, timm:NAME), not a file.py:make target",
+        ),
+        (["bench", "hf:gpt2", "--config", "n_layer"], "compilescope bench: --config: 'n_layer' is not key=value"),
+        (["bench", "hf:"], "compilescope bench: 'hf:': name the model after the colon (hf:gpt2, timm:resnet50)"),
+        (
             ["decompile", str(TRACES / "tiny-profiled.json"), "extra"],
             f"compilescope decompile: {TRACES / 'tiny-profiled.json'} is a saved session: it takes no program arguments",
         ),

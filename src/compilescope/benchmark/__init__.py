@@ -15,6 +15,7 @@ says so).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compilescope.benchmark.by_name import ByName
 from compilescope.benchmark.measure import Config
 from compilescope.session.model import (
     BenchConditions,
@@ -100,6 +102,7 @@ def _worker(target: str, config: Config, cache_dir: str, plan: Plan, first_call_
         "first_call_only": first_call_only,
         "out": out_path,
         "profile": profile,
+        "by_name": dataclasses.asdict(plan.by_name) if plan.by_name else None,
     }
     timeout = plan.timeout
     env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache_dir}
@@ -151,13 +154,20 @@ class Plan:
     timeout: int = 1800
     progress: Callable[[str], None] = field(default=lambda label: None)
     profile: bool = False
+    by_name: ByName | None = None  # a model by name (hf:, timm:): its size and config
 
 
 def bench_target(target: str, plan: Plan) -> list[Benchmark]:
-    """Measure a "file.py:make" target in worker processes (see the module docstring)."""
+    """Measure a "file.py:make" target, or a model by name, in worker processes (see the module
+    docstring)."""
+    from compilescope.benchmark.by_name import is_by_name
     from compilescope.benchmark.target import check_target
 
-    check_target(target)
+    if is_by_name(target):
+        if plan.by_name is None or plan.by_name.target != target:
+            plan.by_name = ByName(target)
+    else:
+        check_target(target)
     results = []
     for config in configs(plan.backends, plan.modes, plan.training, plan.device):
         with tempfile.TemporaryDirectory(prefix="compilescope-bench-cache-") as cache_dir:

@@ -68,18 +68,32 @@ def _floating_sum(output: Any):
     return None
 
 
-def _tolerance(model: Any, inputs: tuple, training: bool) -> float:
+Inputs = tuple | dict[str, Any]  # positional, or by name
+Make = Callable[[], tuple[Any, Inputs]]  # a target's make(): (model or function, its inputs)
+
+
+def call(model: Any, inputs: Inputs) -> Any:
+    """The model on its inputs: positional (a tuple), or by name (a dict: a Hugging Face model's
+    input_ids, attention_mask, labels)."""
+    return model(**inputs) if isinstance(inputs, dict) else model(*inputs)
+
+
+def _values(inputs: tuple | dict[str, Any]) -> list[Any]:
+    return list(inputs.values()) if isinstance(inputs, dict) else list(inputs)
+
+
+def _tolerance(model: Any, inputs: tuple | dict[str, Any], training: bool) -> float:
     import torch
 
     low = (torch.float16, torch.bfloat16)
     parameters = list(model.parameters()) if isinstance(model, torch.nn.Module) else []
-    low_precision = any(isinstance(a, torch.Tensor) and a.dtype in low for a in inputs) or any(p.dtype in low for p in parameters)
+    low_precision = any(isinstance(a, torch.Tensor) and a.dtype in low for a in _values(inputs)) or any(p.dtype in low for p in parameters)
     if low_precision:
         return 1e-2
     return 1e-3 if training else 1e-4
 
 
-def _fp64_reference(model: Any, inputs: tuple) -> Any:
+def _fp64_reference(model: Any, inputs: tuple | dict[str, Any]) -> Any:
     """The same call in float64, as PyTorch's harness uses: the compiled result passes if it is
     no further from it than eager is (times a margin). None when a float64 copy cannot run."""
     import torch
@@ -90,6 +104,8 @@ def _fp64_reference(model: Any, inputs: tuple) -> Any:
     try:
         copy64 = copy.deepcopy(model).double() if isinstance(model, torch.nn.Module) else model
         with torch.no_grad():
+            if isinstance(inputs, dict):
+                return copy64(**{name: to64(a) for name, a in inputs.items()})
             return copy64(*[to64(a) for a in inputs])
     except Exception:
         return None
@@ -257,19 +273,19 @@ def timed_rounds(
     return chosen
 
 
-def _step(model: Any, optimizer: Any, inputs: tuple, training: bool) -> Callable[[], Any]:
+def _step(model: Any, optimizer: Any, inputs: tuple | dict[str, Any], training: bool) -> Callable[[], Any]:
     import torch
 
     if not training:
 
         def infer() -> Any:
             with torch.no_grad():
-                return model(*inputs)
+                return call(model, inputs)
 
         return infer
 
     def train() -> Any:
-        output = model(*inputs)
+        output = call(model, inputs)
         loss = _floating_sum(output)
         loss.backward()
         optimizer.step()
@@ -280,7 +296,7 @@ def _step(model: Any, optimizer: Any, inputs: tuple, training: bool) -> Callable
 
 
 def measure(
-    make: Callable[[], tuple[Any, tuple]],
+    make: Make,
     config: Config,
     runs: int = 50,
     warmup: int = 3,
@@ -293,7 +309,7 @@ def measure(
     from compilescope.benchmark import torch_adapter
 
     model, inputs = make()
-    if not isinstance(inputs, tuple):
+    if not isinstance(inputs, (tuple, dict)):
         inputs = (inputs,)
     result: dict[str, Any] = config.describe()
     result["threads"] = torch.get_num_threads()

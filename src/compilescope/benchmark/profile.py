@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from compilescope.benchmark.measure import Config, _Clock, _step
+from compilescope.benchmark.measure import Config, Make, _Clock, _step
 
 
 def _copy_gbps(clock: _Clock) -> float:
@@ -49,7 +49,7 @@ def measure_peaks(dtype: Any) -> dict[str, float]:
     return peaks
 
 
-def profile_config(make: Callable[[], tuple[Any, tuple]], config: Config, runs: int = 10) -> dict[str, Any]:
+def profile_config(make: Make, config: Config, runs: int = 10) -> dict[str, Any]:
     import torch
 
     from compilescope.benchmark import torch_adapter

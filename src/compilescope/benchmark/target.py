@@ -1,4 +1,5 @@
-"""`file.py:make` targets: a file, and a function in it that returns (model_or_fn, inputs)."""
+"""What a worker measures: a `file.py:make` target (a file, and a function in it that returns
+(model_or_fn, inputs)), or a model by name (`hf:gpt2`, `timm:resnet50`: by_name.py)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,15 @@ def load_make(target: str) -> Callable[[], tuple[Any, tuple]]:
         return model, inputs if isinstance(inputs, tuple) else (inputs,)
 
     return checked
+
+
+def load_by_name(spec: dict[str, Any], training: bool, device: str) -> Callable[[], tuple[Any, dict[str, Any]]]:
+    """make() for a model by name: built (random weights) and moved, with its inputs, to `device`."""
+    from compilescope.benchmark.by_name import ByName, make
+
+    def made() -> tuple[Any, dict[str, Any]]:
+        model, inputs = make(ByName(**spec), training)
+        moved = {name: value.to(device) if hasattr(value, "to") else value for name, value in inputs.items()}
+        return model.to(device), moved
+
+    return made

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import sys
 
-from compilescope.benchmark.measure import Config, measure
-from compilescope.benchmark.target import load_make
+from compilescope.benchmark.measure import Config, Make, measure
+from compilescope.benchmark.target import load_by_name, load_make
 from compilescope.session.model import error_summary
 
 
@@ -18,13 +18,18 @@ def main() -> int:
     spec = json.loads(sys.argv[1])
     config = Config(**spec["config"])
     try:
+        make: Make
+        if spec.get("by_name"):
+            make = load_by_name(spec["by_name"], config.training, config.device)
+        else:
+            make = load_make(spec["target"])
         if spec.get("profile"):
             from compilescope.benchmark.profile import profile_config
 
-            result = profile_config(load_make(spec["target"]), config, runs=spec.get("profile_runs", 10))
+            result = profile_config(make, config, runs=spec.get("profile_runs", 10))
         else:
             result = measure(
-                load_make(spec["target"]),
+                make,
                 config,
                 runs=spec["runs"],
                 warmup=spec["warmup"],

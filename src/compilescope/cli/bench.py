@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from compilescope.benchmark.by_name import SIZES
 from compilescope.cli.errors import CommandError
 from compilescope.cli.options import open_command
 from compilescope.outputs import absolute, check_writable
@@ -22,13 +23,35 @@ def _choices(text: str, allowed: tuple[str, ...], option: str) -> tuple[str, ...
     return items
 
 
+def _by_name(args: argparse.Namespace):  # -> ByName | None
+    """A model by name's size and config, checked before anything runs."""
+    from compilescope.benchmark.by_name import ByName, is_by_name, parse_overrides
+
+    if not is_by_name(args.target):
+        if args.size or args.config:
+            raise CommandError("--size and --config are for a model by name (hf:MODEL_TYPE, timm:NAME), not a file.py:make target")
+        return None
+    if not args.target.partition(":")[2].strip():
+        raise CommandError(f"{args.target!r}: name the model after the colon (hf:gpt2, timm:resnet50)")
+    try:
+        config = parse_overrides(args.config)
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    return ByName(args.target, args.size or "tiny", config)
+
+
 class BenchCommand:
     """Measure eager against compiled for a model: speedup, compile cost, break-even.
 
     compilescope bench models.py:make
     compilescope bench models.py:make --backends eager,aot_eager,inductor --train --json out.json
+    compilescope bench hf:gpt2 --size tiny        # a Hugging Face architecture, random weights
+    compilescope bench timm:resnet50 --size base  # a timm model
 
-    make() returns (model_or_function, example_inputs). Each configuration runs in fresh worker
+    make() returns (model_or_function, example_inputs). hf:MODEL_TYPE builds transformers' default
+    config for that model type (--size tiny: a few small layers; --config key=value,... sets the
+    rest), never downloading, with inputs that fit it (token ids and mask, pixel values, labels
+    for --train). Each configuration runs in fresh worker
     processes: the first call with an empty compile cache (cold) and with the filled one (warm),
     then eager and compiled calls taking turns (a warm-up until their times stop falling, then
     --runs timed calls; medians and IQR), peak memory, and compiled-vs-eager accuracy. Each
@@ -38,7 +61,17 @@ class BenchCommand:
 
     @staticmethod
     def prepare_parser(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("target", metavar="file.py:make", help="a file and the function in it that returns (model, inputs)")
+        parser.add_argument(
+            "target",
+            metavar="file.py:make | hf:MODEL_TYPE | timm:NAME",
+            help="a file and the function in it that returns (model, inputs), or a model by name",
+        )
+        parser.add_argument(
+            "--size", choices=SIZES, help="a model by name: tiny (a few small layers, the default) or base (its default config)"
+        )
+        parser.add_argument(
+            "--config", metavar="KEY=VALUE,...", help="a model by name: config values to set (after --size), e.g. n_layer=4"
+        )
         parser.add_argument("--backends", default="inductor", help=f"comma-separated: {', '.join(BACKENDS)} (default inductor)")
         parser.add_argument("--modes", default="default", help=f"inductor modes, comma-separated: {', '.join(MODES)} (default: default)")
         parser.add_argument("--train", action="store_true", help="also measure a training step (forward, backward, SGD step)")
@@ -83,6 +116,7 @@ class BenchCommand:
                 check_writable(absolute(given), what)
         if args.json and args.html and absolute(args.json) == absolute(args.html):
             raise CommandError("--json and --html name the same file: give each its own")
+        by_name = _by_name(args)
         training = (True,) if args.train_only else ((False, True) if args.train else (False,))
         device = args.device or "cpu"
         count = len(configs(backends, modes, training, device))
@@ -93,7 +127,18 @@ class BenchCommand:
             def step(label: str) -> None:
                 progress.update(task, description=label, advance=1 if progress.tasks[0].description != "starting" else 0)
 
-            plan = Plan(backends, modes, training, device, args.runs, args.warmup, args.warmup_s, progress=step, profile=args.profile)
+            plan = Plan(
+                backends,
+                modes,
+                training,
+                device,
+                args.runs,
+                args.warmup,
+                args.warmup_s,
+                progress=step,
+                profile=args.profile,
+                by_name=by_name,
+            )
             try:
                 session = run_plan(args.target, (), plan)
             except BenchError as error:

@@ -1,0 +1,52 @@
+"""`compilescope bench hf:MODEL_TYPE`: real Hugging Face architectures built from their configs
+(random weights, nothing downloaded), compiled and measured in worker processes like any
+file.py:make target."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import compilescope
+from conftest import run_cli
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_decoder_by_name_compiled_by_inductor_and_measured(tmp_path: Path) -> None:
+    # GIVEN GPT-2 by name, tiny, one layer
+    run = run_cli(
+        "bench", "hf:gpt2", "--size", "tiny", "--config", "n_layer=1", "--runs", "5", "--warmup-s", "0", "--json", "gpt2.json", cwd=tmp_path
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    # THEN it was compiled and measured: figures, a cold and a warm first call, and its logits
+    # matched eager's (no key/value cache in the outputs to trip the comparison)
+    session = compilescope.load(tmp_path / "gpt2.json")
+    (result,) = session.benchmarks
+    assert session.program is not None and session.program.target == "hf:gpt2"
+    assert result.config == "inductor/default/inference"
+    assert result.skipped is None and result.accuracy == "pass", result
+    assert result.eager_ms and result.compiled_ms and result.first_call_cold_s and result.first_call_warm_s
+    assert result.first_call_cold_s > result.first_call_warm_s
+
+
+def test_an_encoder_decoder_trains_on_its_own_labels(tmp_path: Path) -> None:
+    # GIVEN T5 by name, a training step only (Dynamo's graphs run eagerly, no Inductor: the
+    # inputs and the loss are the point)
+    run = run_cli(
+        "bench", "hf:t5", "--train-only", "--backends", "eager", "--runs", "3", "--warmup-s", "0", "--json", "t5.json", cwd=tmp_path
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    (result,) = compilescope.load(tmp_path / "t5.json").benchmarks
+    # THEN the step ran (decoder ids and labels given); T5 trains with dropout, so the losses
+    # cannot be compared, and it says so
+    assert result.config == "eager/default/training" and result.skipped is None
+    assert result.compiled_ms and (result.accuracy or "").startswith("unknown (dropout is active in training")
+
+
+def test_a_name_transformers_does_not_have_says_the_nearest(tmp_path: Path) -> None:
+    run = run_cli("bench", "hf:gtp2", "--runs", "2", cwd=tmp_path)
+    assert run.returncode == 1
+    said = " ".join((run.stdout + run.stderr).split())
+    assert "UnknownModel: transformers" in said and "has no model type 'gtp2'; did you mean gpt2" in said
