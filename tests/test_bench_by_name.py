@@ -50,3 +50,28 @@ def test_a_name_transformers_does_not_have_says_the_nearest(tmp_path: Path) -> N
     assert run.returncode == 1
     said = " ".join((run.stdout + run.stderr).split())
     assert "UnknownModel: transformers" in said and "has no model type 'gtp2'; did you mean gpt2" in said
+
+
+@pytest.mark.parametrize(
+    ("model_type", "built"),
+    [
+        ("bert", "BertForMaskedLM"),  # an encoder, measured as one (it has a decoder head too)
+        ("gpt2", "GPT2LMHeadModel"),
+        ("xlnet", "XLNetLMHeadModel"),  # no sequence limit in its config
+        ("t5", "T5ForConditionalGeneration"),
+        ("whisper", "WhisperForConditionalGeneration"),  # log-mel features in
+        ("vit", "ViTForImageClassification"),
+        ("convnext", "ConvNextForImageClassification"),  # stages: its num_hidden_layers names them
+    ],
+)
+def test_each_kind_builds_tiny_and_trains_on_its_inputs(model_type: str, built: str) -> None:
+    pytest.importorskip("transformers")
+    from compilescope.benchmark.by_name import ByName, make
+    from compilescope.benchmark.measure import call
+
+    model, inputs = make(ByName(f"hf:{model_type}"), training=True)
+    assert type(model).__name__ == built and model.training
+    assert sum(p.numel() for p in model.parameters()) < 3_000_000  # a few small layers
+    output = call(model, inputs)
+    output.loss.backward()  # the labels made a loss, and it reaches the weights
+    assert any(p.grad is not None for p in model.parameters())

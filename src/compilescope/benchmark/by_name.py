@@ -35,9 +35,13 @@ TINY_TEXT = {
     "encoder_ffn_dim": 128,
     "decoder_ffn_dim": 128,
     "vocab_size": 1024,
+    "decoder_vocab_size": 1024,  # (Marian: a vocabulary of its own)
     "max_position_embeddings": 128,
     "head_dim": 32,
     "rotary_dim": 16,  # (GPT-J, CodeGen: at most the head's width)
+    "embedding_size": 64,  # (ALBERT: factorised embeddings)
+    "axial_pos_embds_dim": (32, 32),  # (Reformer: summing to the width, over 4 x 8 = 32 positions)
+    "axial_pos_shape": (4, 8),
 }
 TINY_VISION = {"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 2, "intermediate_size": 128, "embed_dim": 32}
 SEQUENCE = {"tiny": 32, "base": 128}
@@ -88,8 +92,9 @@ def make(spec: ByName, training: bool) -> tuple[Any, dict[str, Any]]:
 _HEADS = (
     ("MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES", "speech"),
     ("MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES", "seq2seq"),
-    ("MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", "causal"),
+    # (an encoder is measured as one: BERT has a causal-LM head too, as a decoder)
     ("MODEL_FOR_MASKED_LM_MAPPING_NAMES", "masked"),
+    ("MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", "causal"),
     ("MODEL_FOR_IMAGE_CLASSIFICATION_MAPPING_NAMES", "image"),
 )
 
@@ -115,6 +120,8 @@ def _shrink(config: Any, kind: str) -> None:
     if kind == "image":
         depths = getattr(config, "depths", None)
         if isinstance(depths, (list, tuple)):  # stages (Swin, ConvNeXt): one block each, narrow
+            # (their num_hidden_layers, where they have one, names the stages: left alone)
+            values = {key: value for key, value in values.items() if key not in ("num_hidden_layers", "hidden_size")}
             values["depths"] = [1] * len(depths)
             values["hidden_sizes"] = [16 * 2**i for i in range(len(depths))]
             values["num_heads"] = [2] * len(depths)
@@ -126,11 +133,15 @@ def _shrink(config: Any, kind: str) -> None:
                 setattr(config, key, value)
             except Exception:  # (AttributeError, NotImplementedError, a validation error: each config says no its own way)
                 pass
-    # token ids the model reserves (padding, start) must stay inside the smaller vocabulary
-    special = [getattr(config, name, None) for name in ("pad_token_id", "bos_token_id", "eos_token_id", "decoder_start_token_id")]
-    largest = max((i for i in special if isinstance(i, int)), default=-1)
-    if hasattr(config, "vocab_size") and config.vocab_size is not None and config.vocab_size <= largest:
-        config.vocab_size = largest + 1
+    # token ids the model reserves (padding, start, end) must lie inside the smaller vocabulary:
+    # those past its end move to its last ids (GPT-2's 50256 to 1023), each to its own
+    vocabulary = getattr(config, "vocab_size", None)
+    if isinstance(vocabulary, int):
+        moved: dict[int, int] = {}
+        for name in ("pad_token_id", "bos_token_id", "eos_token_id", "decoder_start_token_id"):
+            token = getattr(config, name, None)
+            if isinstance(token, int) and token >= vocabulary:
+                setattr(config, name, moved.setdefault(token, vocabulary - 1 - len(moved)))
 
 
 def _hf(model_type: str, size: str, overrides: dict[str, Any], training: bool) -> tuple[Any, dict[str, Any]]:
@@ -168,7 +179,11 @@ def _hf(model_type: str, size: str, overrides: dict[str, Any], training: bool) -
             inputs["labels"] = torch.randint(0, int(getattr(config, "num_labels", 2) or 2), (batch,), generator=generator)
         return model, inputs
     vocabulary = int(config.vocab_size)
-    length = min(SEQUENCE[size], getattr(config, "max_position_embeddings", SEQUENCE[size]) or SEQUENCE[size])
+    try:
+        limit = getattr(config, "max_position_embeddings", None)
+    except NotImplementedError:  # (XLNet: "no sequence length limit")
+        limit = None
+    length = min(SEQUENCE[size], limit) if isinstance(limit, int) and limit > 0 else SEQUENCE[size]
     if kind == "speech":  # log-mel features: the encoder halves their length to its positions
         frames = 2 * int(config.max_source_positions)
         inputs["input_features"] = torch.randn(batch, int(config.num_mel_bins), frames, generator=generator)
