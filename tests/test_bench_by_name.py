@@ -29,6 +29,9 @@ def test_a_decoder_by_name_compiled_by_inductor_and_measured(tmp_path: Path) -> 
     assert result.skipped is None and result.accuracy == "pass", result
     assert result.eager_ms and result.compiled_ms and result.first_call_cold_s and result.first_call_warm_s
     assert result.first_call_cold_s > result.first_call_warm_s
+    # AND it says what it built: the class, the size asked for and the parameters
+    assert result.model is not None and result.model.startswith("GPT2LMHeadModel (tiny), ")
+    assert f"hf:gpt2: {result.model}" in " ".join(run.stdout.split())
 
 
 def test_an_encoder_decoder_trains_on_its_own_labels(tmp_path: Path) -> None:

@@ -64,6 +64,7 @@ def to_benchmark(cold: dict[str, Any], warm: dict[str, Any], in_process: bool) -
         training=bool(warm.get("training", cold.get("training", False))),
         device=warm.get("device", "cpu"),
         skipped=warm.get("skipped") or cold.get("skipped") or warm.get("error") or cold.get("error"),
+        model=warm.get("model") or cold.get("model"),
         eager_ms=warm.get("eager_ms"),
         eager_iqr_ms=warm.get("eager_iqr_ms"),
         compiled_ms=warm.get("compiled_ms"),

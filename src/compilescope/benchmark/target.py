@@ -42,12 +42,17 @@ def load_make(target: str) -> Callable[[], tuple[Any, tuple]]:
     return checked
 
 
-def load_by_name(spec: dict[str, Any], training: bool, device: str) -> Callable[[], tuple[Any, dict[str, Any]]]:
-    """make() for a model by name: built (random weights) and moved, with its inputs, to `device`."""
+def load_by_name(spec: dict[str, Any], training: bool, device: str, built: dict[str, str]) -> Callable[[], tuple[Any, dict[str, Any]]]:
+    """make() for a model by name: built (random weights) and moved, with its inputs, to
+    `device`; what it built is said in `built["model"]` ("GPT2LMHeadModel (tiny), 0.23M
+    parameters"), for the results."""
     from compilescope.benchmark.by_name import ByName, make
 
     def made() -> tuple[Any, dict[str, Any]]:
-        model, inputs = make(ByName(**spec), training)
+        asked = ByName(**spec)
+        model, inputs = make(asked, training)
+        parameters = sum(p.numel() for p in model.parameters())
+        built["model"] = f"{type(model).__name__} ({asked.size}), {parameters / 1e6:.2f}M parameters"
         moved = {name: value.to(device) if hasattr(value, "to") else value for name, value in inputs.items()}
         return model.to(device), moved
 

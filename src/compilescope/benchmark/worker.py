@@ -17,10 +17,11 @@ from compilescope.session.model import error_summary
 def main() -> int:
     spec = json.loads(sys.argv[1])
     config = Config(**spec["config"])
+    built: dict[str, str] = {}  # a model by name: what was built
     try:
         make: Make
         if spec.get("by_name"):
-            make = load_by_name(spec["by_name"], config.training, config.device)
+            make = load_by_name(spec["by_name"], config.training, config.device, built)
         else:
             make = load_make(spec["target"])
         if spec.get("profile"):
@@ -38,6 +39,8 @@ def main() -> int:
             )
     except Exception as error:  # the user's make() or model failed: report it, as the figures would be
         result = config.failed(error_summary(error))
+    if "model" in built:
+        result["model"] = built["model"]
     with open(spec["out"], "w", encoding="utf-8") as handle:
         json.dump(result, handle)
     return 0

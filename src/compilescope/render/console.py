@@ -832,6 +832,10 @@ def bench_table(session: Session) -> _Escaped:
         )
     measured = next((b for b in session.benchmarks if not b.skipped), None)
     notes = Text("", style="dim")
+    built = next((b.model for b in session.benchmarks if b.model), None)
+    if built:  # a model by name: what was built (--config's values show in its size)
+        target = session.program.target if session.program and session.program.target else "the model"
+        notes.append(f"{target}: {built}\n")
     for b in session.benchmarks:
         if b.skipped:
             notes.append(f"{b.config}: no figures: ", style="yellow")

@@ -395,6 +395,8 @@ class Benchmark:
     training: bool
     device: str = "cpu"
     skipped: str | None = None  # why this configuration has no figures
+    # a model by name (bench hf:gpt2): what was built, "GPT2LMHeadModel (tiny), 0.23M parameters"
+    model: str | None = None
     eager_ms: float | None = None
     eager_iqr_ms: list[float] | None = None
     compiled_ms: float | None = None
