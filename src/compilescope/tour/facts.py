@@ -13,13 +13,13 @@ from compilescope.stats import break_even
 from compilescope.tour.run import LessonRun
 
 
-def _frames(session: Session | None, name: str) -> list[Frame]:
+def frames(session: Session | None, name: str) -> list[Frame]:
     """The compiled functions whose name (as users know it) starts with `name`."""
     return [f for f in (session.frames if session else []) if f.known_as.startswith(name)]
 
 
 def _compiles(session: Session | None, name: str) -> list[Compile]:
-    return [c for f in _frames(session, name) for c in f.compiles]
+    return [c for f in frames(session, name) for c in f.compiles]
 
 
 def _tensor_guard(guard: Guard | None) -> dict[str, Any] | None:
@@ -126,7 +126,7 @@ def graph_breaks(run: LessonRun) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in ("WithIf", "WithWhere"):
         compiles = [c for c in _compiles(run.session, f"{name}.forward") if c.status != "failed"]
-        resumed = [c for f in _frames(run.session, "forward (after line") for c in f.compiles] if name == "WithIf" else []
+        resumed = [c for f in frames(run.session, "forward (after line") for c in f.compiles] if name == "WithIf" else []
         breaks = [b for c in compiles for b in c.graph_breaks]
         out[name] = {
             "graphs": sum(len(c.graphs) for c in compiles + resumed),

@@ -45,7 +45,7 @@ def _yes(value: bool, lang: str, words: tuple[str, str] = ("word.yes", "word.no"
 
 
 def _frames(run: LessonRun, name: str) -> list[Frame]:
-    return [f for f in (run.session.frames if run.session else []) if f.known_as.startswith(name)]
+    return facts.frames(run.session, name)
 
 
 def lesson_1(runs: list[LessonRun], lang: str) -> LessonResult:
