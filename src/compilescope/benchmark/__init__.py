@@ -16,14 +16,10 @@ says so).
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from compilescope.benchmark.by_name import ByName
@@ -92,8 +88,8 @@ def to_benchmark(cold: dict[str, Any], warm: dict[str, Any], in_process: bool) -
 
 
 def _worker(target: str, config: Config, cache_dir: str, plan: Plan, first_call_only: bool, profile: bool = False) -> dict[str, Any]:
-    with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as handle:
-        out_path = handle.name
+    from compilescope.benchmark.spawn import TimedOut, run_worker
+
     spec = {
         "target": target,
         "config": config.__dict__,
@@ -101,29 +97,16 @@ def _worker(target: str, config: Config, cache_dir: str, plan: Plan, first_call_
         "warmup": plan.warmup,
         "warmup_s": plan.warmup_s,
         "first_call_only": first_call_only,
-        "out": out_path,
         "profile": profile,
         "by_name": dataclasses.asdict(plan.by_name) if plan.by_name else None,
     }
-    timeout = plan.timeout
-    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache_dir}
     try:
-        completed = subprocess.run(
-            [sys.executable, "-m", "compilescope.benchmark.worker", json.dumps(spec)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        text = Path(out_path).read_text() if Path(out_path).exists() else ""
-        if completed.returncode != 0 or not text:
-            last = [line for line in completed.stderr.splitlines() if line.strip()][-1:] or ["no output"]
-            return config.failed(f"worker failed: {last[0]}")
-        return json.loads(text)
-    except subprocess.TimeoutExpired:
-        return config.failed(f"timed out after {timeout} s")
-    finally:
-        Path(out_path).unlink(missing_ok=True)
+        result = run_worker(spec, {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache_dir}, plan.timeout)
+    except TimedOut:
+        return config.failed(f"timed out after {plan.timeout} s")
+    if "config" not in result:  # the worker died before writing: its last words
+        return config.failed(result["error"])
+    return result
 
 
 def _add_profile(bench: Benchmark, profiled: dict[str, Any]) -> None:

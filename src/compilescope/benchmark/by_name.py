@@ -80,12 +80,21 @@ class UnknownModel(Exception):
     """The name names no model the library has; the message says what it has, near that."""
 
 
-def make(spec: ByName, training: bool) -> tuple[Any, dict[str, Any]]:
-    """The model (random weights, eval mode unless training) and its inputs, as keyword arguments."""
+def make(spec: ByName, training: bool, device: str = "cpu") -> tuple[Any, dict[str, Any]]:
+    """The model (random weights, eval mode unless training), built on `device`, and its inputs,
+    as keyword arguments (made on the CPU, from a seeded generator: the same on every device)."""
     library, _, name = spec.target.partition(":")
     if library == "hf":
-        return _hf(name, spec.size, spec.config, training)
-    return _timm(name, spec.size, spec.config, training)
+        return _hf(name, spec.size, spec.config, training, device)
+    return _timm(name, spec.size, spec.config, training, device)
+
+
+def _built_on(device: str) -> Any:
+    """Where the model's weights are made and initialised: on the device it runs on (a base
+    Llama's 7B random weights take minutes to initialise on a CPU, seconds on a GPU)."""
+    import torch
+
+    return torch.device(device)
 
 
 # (which head to build: the first mapping that has the model type; its inputs follow from it)
@@ -144,7 +153,7 @@ def _shrink(config: Any, kind: str) -> None:
                 setattr(config, name, moved.setdefault(token, vocabulary - 1 - len(moved)))
 
 
-def _hf(model_type: str, size: str, overrides: dict[str, Any], training: bool) -> tuple[Any, dict[str, Any]]:
+def _hf(model_type: str, size: str, overrides: dict[str, Any], training: bool, device: str = "cpu") -> tuple[Any, dict[str, Any]]:
     import torch
     import transformers
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
@@ -165,7 +174,8 @@ def _hf(model_type: str, size: str, overrides: dict[str, Any], training: bool) -
     for key, value in overrides.items():
         setattr(config, key, value)
     torch.manual_seed(0)
-    model = getattr(transformers, name)(config)
+    with _built_on(device):
+        model = getattr(transformers, name)(config)
     model.train(training)
     generator = torch.Generator().manual_seed(0)
     batch = BATCH[size]
@@ -202,7 +212,7 @@ def _hf(model_type: str, size: str, overrides: dict[str, Any], training: bool) -
     return model, inputs
 
 
-def _timm(name: str, size: str, overrides: dict[str, Any], training: bool) -> tuple[Any, dict[str, Any]]:
+def _timm(name: str, size: str, overrides: dict[str, Any], training: bool, device: str = "cpu") -> tuple[Any, dict[str, Any]]:
     import torch
 
     try:
@@ -216,7 +226,8 @@ def _timm(name: str, size: str, overrides: dict[str, Any], training: bool) -> tu
         hint = f"; did you mean {', '.join(near)}?" if near else ""
         raise UnknownModel(f"timm {timm.__version__} has no model {name!r}{hint}")
     torch.manual_seed(0)
-    model = timm.create_model(name, pretrained=False, **overrides)
+    with _built_on(device):
+        model = timm.create_model(name, pretrained=False, **overrides)
     model.train(training)
     channels, height, width = model.pretrained_cfg.get("input_size", (3, 224, 224))
     if size == "tiny":

@@ -40,10 +40,15 @@ class Config:
     mode: str = "default"  # torch.compile mode; "default" passes none
     training: bool = False
     device: str = "cpu"
+    # "fp32": as built; "bf16": the model and its floating inputs in bfloat16; "amp": float32
+    # weights, the forward and the loss under torch.autocast(bfloat16) (PyTorch's dashboard
+    # measures inference in bf16 and training with AMP)
+    precision: str = "fp32"
 
     @property
     def label(self) -> str:
-        return f"{self.backend}/{self.mode}/{'training' if self.training else 'inference'}"
+        label = f"{self.backend}/{self.mode}/{'training' if self.training else 'inference'}"
+        return label if self.precision == "fp32" else f"{label}/{self.precision}"
 
     def describe(self) -> dict[str, Any]:
         """The keys every result of this configuration starts with."""
@@ -82,12 +87,16 @@ def _values(inputs: tuple | dict[str, Any]) -> list[Any]:
     return list(inputs.values()) if isinstance(inputs, dict) else list(inputs)
 
 
-def _tolerance(model: Any, inputs: tuple | dict[str, Any], training: bool) -> float:
+def _tolerance(model: Any, inputs: tuple | dict[str, Any], training: bool, precision: str = "fp32") -> float:
     import torch
 
     low = (torch.float16, torch.bfloat16)
     parameters = list(model.parameters()) if isinstance(model, torch.nn.Module) else []
-    low_precision = any(isinstance(a, torch.Tensor) and a.dtype in low for a in _values(inputs)) or any(p.dtype in low for p in parameters)
+    low_precision = (
+        precision != "fp32"
+        or any(isinstance(a, torch.Tensor) and a.dtype in low for a in _values(inputs))
+        or any(p.dtype in low for p in parameters)
+    )
     if low_precision:
         return 1e-2
     return 1e-3 if training else 1e-4
@@ -273,20 +282,42 @@ def timed_rounds(
     return chosen
 
 
-def _step(model: Any, optimizer: Any, inputs: tuple | dict[str, Any], training: bool) -> Callable[[], Any]:
+def _in_bf16(model: Any, inputs: Inputs) -> tuple[Any, Inputs]:
+    """The model and its floating inputs in bfloat16 (token ids and labels stay as they are)."""
     import torch
+
+    def cast(value: Any) -> Any:
+        return value.to(torch.bfloat16) if isinstance(value, torch.Tensor) and value.is_floating_point() else value
+
+    if isinstance(model, torch.nn.Module):
+        model = model.to(torch.bfloat16)
+    if isinstance(inputs, dict):
+        return model, {name: cast(value) for name, value in inputs.items()}
+    return model, tuple(cast(value) for value in inputs)
+
+
+def _step(model: Any, optimizer: Any, inputs: tuple | dict[str, Any], training: bool, config: Config | None = None) -> Callable[[], Any]:
+    import contextlib
+
+    import torch
+
+    def autocast() -> Any:
+        if config is None or config.precision != "amp":
+            return contextlib.nullcontext()
+        return torch.autocast(device_type=config.device.split(":")[0], dtype=torch.bfloat16)
 
     if not training:
 
         def infer() -> Any:
-            with torch.no_grad():
+            with torch.no_grad(), autocast():
                 return call(model, inputs)
 
         return infer
 
     def train() -> Any:
-        output = call(model, inputs)
-        loss = _floating_sum(output)
+        with autocast():  # the forward and the loss; backward outside, as torch's AMP recipe does
+            output = call(model, inputs)
+            loss = _floating_sum(output)
         loss.backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
@@ -302,15 +333,24 @@ def measure(
     warmup: int = 3,
     first_call_only: bool = False,
     warmup_s: float | None = None,
+    check_eager: bool = False,
+    reached: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Measure one configuration. `make()` returns (model or function, example inputs)."""
+    """Measure one configuration. `make()` returns (model or function, example inputs).
+    `check_eager`: call the model eagerly once before the compiled first call (the zoo: a model
+    that fails in eager is not torch.compile's failure). `reached` is told each stage as it
+    completes ("built", "eager", "compiled"), so that a caller whose measure raised knows where."""
     import torch
 
     from compilescope.benchmark import torch_adapter
 
+    stages = reached if reached is not None else []
     model, inputs = make()
     if not isinstance(inputs, (tuple, dict)):
         inputs = (inputs,)
+    if config.precision == "bf16":
+        model, inputs = _in_bf16(model, inputs)
+    stages.append("built")
     result: dict[str, Any] = config.describe()
     result["threads"] = torch.get_num_threads()
     if config.training and not (isinstance(model, torch.nn.Module) and any(p.requires_grad for p in model.parameters())):
@@ -325,10 +365,15 @@ def measure(
     compiled_model = torch.compile(model, backend=config.backend, mode=None if config.mode == "default" else config.mode)
     eager_optimizer = torch.optim.SGD(eager_model.parameters(), lr=1e-3) if config.training else None
     compiled_optimizer = torch.optim.SGD(model.parameters(), lr=1e-3) if config.training else None
-    eager_step = _step(eager_model, eager_optimizer, inputs, config.training)
-    compiled_step = _step(compiled_model, compiled_optimizer, inputs, config.training)
+    eager_step = _step(eager_model, eager_optimizer, inputs, config.training, config)
+    compiled_step = _step(compiled_model, compiled_optimizer, inputs, config.training, config)
     clock = _Clock(config.device)
     cuda = clock.cuda
+    if check_eager:
+        eager_step()
+        if cuda:
+            torch.cuda.synchronize()
+        stages.append("eager")
 
     # The first compiled call, compile included. (Wall clock: it is mostly host-side work.)
     if cuda:
@@ -338,12 +383,13 @@ def measure(
     if cuda:
         torch.cuda.synchronize()
     result["first_call_s"] = time.perf_counter() - started
+    stages.append("compiled")
     if first_call_only:
         return result
 
     # Accuracy: the first eager call, on the same weights and inputs, against the first compiled one.
     eager_first = eager_step()
-    tolerance = _tolerance(eager_model, inputs, config.training)
+    tolerance = _tolerance(eager_model, inputs, config.training, config.precision)
     if config.training and _has_active_dropout(eager_model):
         # Dropout draws random numbers, and compiled code draws them differently: the two
         # losses cannot be compared, so say so rather than report a false failure.

@@ -50,7 +50,7 @@ def load_by_name(spec: dict[str, Any], training: bool, device: str, built: dict[
 
     def made() -> tuple[Any, dict[str, Any]]:
         asked = ByName(**spec)
-        model, inputs = make(asked, training)
+        model, inputs = make(asked, training, device)
         parameters = sum(p.numel() for p in model.parameters())
         built["model"] = f"{type(model).__name__} ({asked.size}), {parameters / 1e6:.2f}M parameters"
         moved = {name: value.to(device) if hasattr(value, "to") else value for name, value in inputs.items()}

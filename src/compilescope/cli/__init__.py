@@ -27,6 +27,7 @@ COMMANDS = {
     "diff": "compilescope.cli.diff:DiffCommand",
     "check": "compilescope.cli.check:CheckCommand",
     "bench": "compilescope.cli.bench:BenchCommand",
+    "zoo": "compilescope.cli.zoo:ZooCommand",
     "decompile": "compilescope.cli.decompile:DecompileCommand",
     "doctor": "compilescope.cli.doctor:DoctorCommand",
 }

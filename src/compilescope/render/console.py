@@ -678,7 +678,9 @@ class FitTable:
         yield from _Escaped(inner).__rich_console__(console, options)
 
     def _table(self, widths: list[int]) -> Table:
-        table = Table(title=self.title, title_justify="left", box=self.box)
+        # (the title as Text: a str would be read as rich markup and emoji codes, and a model
+        # named hf:llama came out as "hf🦙")
+        table = Table(title=Text(self.title) if self.title else None, title_justify="left", box=self.box)
         for column, width in zip(self.columns, widths):
             table.add_column(column.header, justify=column.justify, width=width, overflow="fold")  # type: ignore[arg-type]
         for cells, _ in self.rows:
