@@ -89,14 +89,6 @@ def make(spec: ByName, training: bool, device: str = "cpu") -> tuple[Any, dict[s
     return _timm(name, spec.size, spec.config, training, device)
 
 
-def _built_on(device: str) -> Any:
-    """Where the model's weights are made and initialised: on the device it runs on (a base
-    Llama's 7B random weights take minutes to initialise on a CPU, seconds on a GPU)."""
-    import torch
-
-    return torch.device(device)
-
-
 # (which head to build: the first mapping that has the model type; its inputs follow from it)
 _HEADS = (
     ("MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES", "speech"),
@@ -174,7 +166,9 @@ def _hf(model_type: str, size: str, overrides: dict[str, Any], training: bool, d
     for key, value in overrides.items():
         setattr(config, key, value)
     torch.manual_seed(0)
-    with _built_on(device):
+    # (built on the device it runs on: a base Llama's 7B random weights take minutes to
+    # initialise on a CPU, seconds on a GPU)
+    with torch.device(device):
         model = getattr(transformers, name)(config)
     model.train(training)
     generator = torch.Generator().manual_seed(0)
@@ -226,7 +220,7 @@ def _timm(name: str, size: str, overrides: dict[str, Any], training: bool, devic
         hint = f"; did you mean {', '.join(near)}?" if near else ""
         raise UnknownModel(f"timm {timm.__version__} has no model {name!r}{hint}")
     torch.manual_seed(0)
-    with _built_on(device):
+    with torch.device(device):  # (on its device, as _hf builds)
         model = timm.create_model(name, pretrained=False, **overrides)
     model.train(training)
     channels, height, width = model.pretrained_cfg.get("input_size", (3, 224, 224))

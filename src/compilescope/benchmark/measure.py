@@ -296,17 +296,17 @@ def _in_bf16(model: Any, inputs: Inputs) -> tuple[Any, Inputs]:
     return model, tuple(cast(value) for value in inputs)
 
 
-def _step(model: Any, optimizer: Any, inputs: tuple | dict[str, Any], training: bool, config: Config | None = None) -> Callable[[], Any]:
+def _step(model: Any, optimizer: Any, inputs: tuple | dict[str, Any], config: Config) -> Callable[[], Any]:
     import contextlib
 
     import torch
 
     def autocast() -> Any:
-        if config is None or config.precision != "amp":
+        if config.precision != "amp":
             return contextlib.nullcontext()
         return torch.autocast(device_type=config.device.split(":")[0], dtype=torch.bfloat16)
 
-    if not training:
+    if not config.training:
 
         def infer() -> Any:
             with torch.no_grad(), autocast():
@@ -365,8 +365,8 @@ def measure(
     compiled_model = torch.compile(model, backend=config.backend, mode=None if config.mode == "default" else config.mode)
     eager_optimizer = torch.optim.SGD(eager_model.parameters(), lr=1e-3) if config.training else None
     compiled_optimizer = torch.optim.SGD(model.parameters(), lr=1e-3) if config.training else None
-    eager_step = _step(eager_model, eager_optimizer, inputs, config.training, config)
-    compiled_step = _step(compiled_model, compiled_optimizer, inputs, config.training, config)
+    eager_step = _step(eager_model, eager_optimizer, inputs, config)
+    compiled_step = _step(compiled_model, compiled_optimizer, inputs, config)
     clock = _Clock(config.device)
     cuda = clock.cuda
     if check_eager:

@@ -61,7 +61,7 @@ def profile_config(make: Make, config: Config, runs: int = 10) -> dict[str, Any]
         model.train(config.training)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3) if config.training else None
     compiled = torch.compile(model, backend=config.backend, mode=None if config.mode == "default" else config.mode)
-    step = _step(compiled, optimizer, inputs, config.training)
+    step = _step(compiled, optimizer, inputs, config)
     cuda = config.device.startswith("cuda") and torch.cuda.is_available()
     with capture(label=f"bench --profile {config.label}") as session:
         for _ in range(3):  # compile, then let autotuning and CUDA graphs settle

@@ -32,8 +32,7 @@ def stop_all() -> None:
     with _LIVE_LOCK:
         live = list(_LIVE)
     for process in live:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
+        _kill_group(process)
 
 
 def run_worker(spec: dict[str, Any], env: dict[str, str], timeout: float) -> dict[str, Any]:
@@ -64,8 +63,7 @@ def run_worker(spec: dict[str, Any], env: dict[str, str], timeout: float) -> dic
             raise
         finally:
             # The worker's own children (Inductor's compile pool) may outlive it: end them.
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
+            _kill_group(process)
             with _LIVE_LOCK:
                 _LIVE.discard(process)
         text = Path(out_path).read_text(encoding="utf-8") if Path(out_path).exists() else ""
@@ -78,8 +76,14 @@ def run_worker(spec: dict[str, Any], env: dict[str, str], timeout: float) -> dic
         Path(out_path).unlink(missing_ok=True)
 
 
-def _stop(process: subprocess.Popen[str]) -> None:
+def _kill_group(process: subprocess.Popen[str]) -> None:
+    """SIGKILL to the worker's process group: the worker and every process started under it."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    """End the worker's group now, and wait for the worker (no zombie left behind)."""
+    _kill_group(process)
     with contextlib.suppress(Exception):
         process.communicate(timeout=10)

@@ -12,7 +12,6 @@ import json
 import sys
 import time
 import traceback
-from typing import Any
 
 from compilescope.benchmark.measure import Config, Make, measure
 from compilescope.benchmark.target import load_by_name, load_make
@@ -89,13 +88,9 @@ def main() -> int:
         capture.finish_child()
     if "model" in built:
         result["model"] = built["model"]
-    _write(spec["out"], result)
-    return 0
-
-
-def _write(path: str, result: dict[str, Any]) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
+    with open(spec["out"], "w", encoding="utf-8") as handle:
         json.dump(result, handle)
+    return 0
 
 
 if __name__ == "__main__":

@@ -70,7 +70,6 @@ def examine(trace: Path, row: ZooModel, session_path: Path | None, backend: str 
     """What compilescope makes of the model's run, as `compilescope run` would: its session,
     findings, terminal view, HTML report and decompiled files. Fills the row's compile figures;
     each step that raises, and each fact the session lost, is a problem of compilescope's."""
-    from compilescope.findings.finding import ranked
     from compilescope.findings.rules import findings
     from compilescope.render.console import render_text
     from compilescope.render.html import render_html
@@ -96,8 +95,8 @@ def examine(trace: Path, row: ZooModel, session_path: Path | None, backend: str 
         environment.update({k: v for k, v in facts.items() if v and k not in environment})
     found: list = []
     steps = (
-        ("explaining it", lambda: found.extend(ranked(findings(session)))),
-        ("its terminal view", lambda: render_text(session)),
+        ("explaining it", lambda: found.extend(findings(session))),  # (ranked already)
+        ("its terminal view", lambda: render_text(session, found=found)),
         ("its HTML report", lambda: render_html(session, found)),
         ("its decompiled files", lambda: [ast.parse(f.text, f.name) for f in python_files(session)]),
     )
