@@ -7,7 +7,9 @@ Per model, two worker processes (benchmark/worker.py), as `bench` measures one c
    compile), while compilescope records what torch.compile did, as `compilescope run` would;
 2. the cache the first filled, in a new process: the first compiled call again (the warm
    compile), then eager and compiled taking turns for the per-call times, memory and accuracy.
-The parent imports no torch; `examine` (the CLI's) reads each model's trace: compiles, graph
+Both are forked from a starter that imported torch and the model library once
+(benchmark/starter.py), where it can start; a fresh process each where it cannot. The parent
+imports no torch; `examine` (the CLI's) reads each model's trace: compiles, graph
 breaks, recompiles, and whether compilescope itself could explain and draw it.
 """
 
@@ -28,7 +30,7 @@ from typing import Any
 
 from compilescope.benchmark.by_name import ByName, is_by_name
 from compilescope.benchmark.measure import Config
-from compilescope.benchmark.spawn import TimedOut, run_worker, stop_all
+from compilescope.benchmark.spawn import Starter, TimedOut, run_worker, stop_all
 from compilescope.session.zoo import ZooModel
 
 DEFAULT_TIME_LIMIT_S = 900
@@ -81,8 +83,20 @@ def _where_stopped(first: bool, stage_file: Path) -> str:
     return (_AFTER_FIRST if first else _AFTER_SECOND).get(stage, "its measurement")
 
 
-def measure_model(name: str, plan: ZooPlan, examine: Examine, gpu: int | None = None) -> ZooModel:
-    """One model's row: its two workers under the plan's time limit, then `examine` on its trace."""
+def preload(names: list[str]) -> list[str]:
+    """What the workers' starter imports once (benchmark/starter.py): torch, and the libraries
+    the models come from, as far as every model of theirs imports them before it is built."""
+    modules = ["torch"]
+    if any(name.startswith("hf:") for name in names):
+        modules += ["transformers", "transformers.modeling_utils"]
+    if any(name.startswith("timm:") for name in names):
+        modules.append("timm")
+    return modules
+
+
+def measure_model(name: str, plan: ZooPlan, examine: Examine, gpu: int | None = None, starter: Starter | None = None) -> ZooModel:
+    """One model's row: its two workers under the plan's time limit (forked by `starter` where
+    one is given), then `examine` on its trace."""
     started = time.perf_counter()
     deadline = started + plan.time_limit_s
     row = ZooModel(name=name, status="pass")
@@ -113,7 +127,7 @@ def measure_model(name: str, plan: ZooPlan, examine: Examine, gpu: int | None = 
             try:
                 if left <= 0:
                     raise TimedOut
-                result = run_worker(step, env, left)
+                result = run_worker(step, env, left, starter)
             except TimedOut:
                 row.status = "timeout"
                 row.reason = f"past the time limit ({plan.time_limit_s} s), in {_where_stopped(first, stage_file)}"
@@ -183,39 +197,50 @@ def sweep(
     examine: Examine,
     started: Callable[[str], None] = lambda name: None,
     finished: Callable[[ZooModel], None] = lambda row: None,
+    warned: Callable[[str], None] = lambda text: None,
 ) -> list[ZooModel]:
     """Every model of the plan, `plan.jobs` at a time, in the plan's order in the result.
-    `started`/`finished` are told of each model (the progress bar)."""
+    `started`/`finished` are told of each model (the progress bar), `warned` of what slows the
+    sweep."""
     rows: dict[str, ZooModel] = {}
     free = list(range(plan.jobs))
     lock = threading.Lock()
+    starters: dict[int, Starter] = {}
 
     def one(name: str) -> ZooModel:
         with lock:
             slot = free.pop(0)
         try:
+            if slot not in starters:
+                starters[slot] = Starter(preload(plan.names))
+                if not starters[slot].ready:
+                    warned(f"each worker starts afresh (slower): {starters[slot].why}")
             started(name)
             gpu = slot if plan.device.startswith("cuda") and plan.jobs > 1 else None
-            return measure_model(name, plan, examine, gpu)
+            return measure_model(name, plan, examine, gpu, starters[slot])
         finally:
             with lock:
                 free.append(slot)
 
-    if plan.jobs == 1:
-        for name in plan.names:
-            rows[name] = one(name)
-            finished(rows[name])
-    else:
-        pool = ThreadPoolExecutor(max_workers=plan.jobs)
-        try:
-            futures = {pool.submit(one, name): name for name in plan.names}
-            for future in as_completed(futures):
-                row = future.result()
-                rows[futures[future]] = row
-                finished(row)
-        except BaseException:  # Ctrl-C: the models still running end now, the rest never start
-            pool.shutdown(wait=False, cancel_futures=True)
-            stop_all()
-            raise
-        pool.shutdown()
+    try:
+        if plan.jobs == 1:
+            for name in plan.names:
+                rows[name] = one(name)
+                finished(rows[name])
+        else:
+            pool = ThreadPoolExecutor(max_workers=plan.jobs)
+            try:
+                futures = {pool.submit(one, name): name for name in plan.names}
+                for future in as_completed(futures):
+                    row = future.result()
+                    rows[futures[future]] = row
+                    finished(row)
+            except BaseException:  # Ctrl-C: the models still running end now, the rest never start
+                pool.shutdown(wait=False, cancel_futures=True)
+                stop_all()
+                raise
+            pool.shutdown()
+    finally:
+        for starter in starters.values():
+            starter.close()
     return [rows[name] for name in plan.names if name in rows]

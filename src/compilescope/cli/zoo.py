@@ -292,7 +292,7 @@ class ZooCommand:
             stopped = None
             with _terminated_as_interrupt() as signals:
                 try:
-                    sweep(plan, check, started, finished)
+                    sweep(plan, check, started, finished, lambda text: progress.console.print(Text(text)))
                 except KeyboardInterrupt:
                     why = signals[-1] if signals else "Ctrl-C"
                     stopped = f"stopped ({why}) after {len(done)} of {len(names)} models"
