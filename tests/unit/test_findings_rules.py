@@ -34,6 +34,23 @@ def test_a_number_compiled_in_as_a_constant_names_it_and_its_line() -> None:
     assert "torch.tensor(s)" in constant.fix
 
 
+def test_a_length_compiled_in_is_not_advised_a_tensor_or_dynamic() -> None:
+    # (the zoo's Whisper in training: `len(args)` of transformers' layer wrapper changed)
+    items = found("lengths")
+    arguments = one(items, kind="recompile", title_has="positional arguments")
+    assert (
+        arguments.title
+        == "The number of items in the positional arguments it was called with changed: 2 recompiles of total (its versions before had 1, 2)"
+    )
+    assert "Guard failed: len(args) == 1" in arguments.detail
+    assert "no setting makes a length dynamic" in arguments.fix and "Call it the same way each time" in arguments.fix
+    listed = one(items, kind="recompile", title_has="`items`")
+    assert listed.title == "The number of items in `items` changed: 2 recompiles of stack (its versions before had 1, 2)"
+    assert "stack them into one tensor" in listed.fix
+    for finding in (arguments, listed):
+        assert "torch.tensor(" not in finding.fix and finding.try_fixes == () and finding.try_command is None
+
+
 def test_the_recompile_limit_is_said_with_the_recompiles_that_led_to_it() -> None:
     items = found("diagnosis")
     limit = one(items, kind="recompile", title_has="recompile limit")

@@ -126,6 +126,13 @@ def _caller(compiles: list[Compile]) -> str | None:
     return None
 
 
+def _length_of(subject: str | None) -> str | None:
+    """`parts` for a guard on `len(parts)`: the length of a list, tuple or *args, which Dynamo
+    compiles in; None for any other subject."""
+    found = re.fullmatch(r"len\(([^()]+)\)", subject or "")
+    return found.group(1) if found else None
+
+
 def _finding(cause: _Cause, session: Session) -> Finding:
     met = cause.met
     compiles = [c for _, c, _ in met]
@@ -163,6 +170,22 @@ def _finding(cause: _Cause, session: Session) -> Finding:
             f"convert where the tensor is made or before the call ({_cast(cause.guard)}){' at ' + caller if caller else ''}; "
             "if it is, expect one compile per dtype."
         )
+    elif kind == "value" and (length := _length_of(cause.guard.subject)):
+        frame = met[0][0]
+        what = "the positional arguments it was called with" if length in ("args", "*args") else f"`{length}`"
+        # (torch says which length a version was compiled for, not the new one's)
+        title = f"The number of items in {what} changed: {plural(len(met), 'recompile')} of {frame.label} (its versions before had {listed(values)})"
+        detail_lines.append(f"Guard failed: {cause.guard.text}" + (f" (from `{cause.guard.user_code}`)" if cause.guard.user_code else ""))
+        # (Dynamo guards every list's and tuple's length and never makes one symbolic: dynamic=True
+        # compiles as many versions, and a tensor of the count would not change the list)
+        fix = "Each length gets its own compiled version, and no setting makes a length dynamic (dynamic=True compiles as many). "
+        if length in ("args", "*args"):
+            fix += "Call it the same way each time: the same arguments, each passed the same way (always, positionally or by keyword)."
+        else:
+            fix += (
+                "Pass the same number of items each time (pad to one or a few counts), or stack them into one tensor, "
+                "whose size can change without a recompile (torch._dynamo.mark_dynamic)."
+            )
     elif kind == "value":
         subject = cause.guard.subject or "a value"
         frame = met[0][0]
@@ -216,7 +239,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         detail_lines.append("Calls served: " + "; ".join(served))
     if len(labels) > 1:
         detail_lines.append(f"One change, {len(labels)} functions compiled again: {', '.join(labels)}.")
-    try_fixes = ("dynamic",) if kind in ("size", "stride", "value") else ()
+    try_fixes = ("dynamic",) if kind in ("size", "stride", "value") and not _length_of(cause.guard.subject) else ()
     first_call = next((c for c in compiles if c.called_from), None)
     place = first_call.called_from[-1].split(" in ")[0] if first_call else where(met[0][0].filename, met[0][0].lineno)
     return Finding(
