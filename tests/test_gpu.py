@@ -237,3 +237,25 @@ def test_the_tour_on_the_gpu(tmp_path: Path) -> None:
     assert models["ManySmallSteps"]["size"] == 4096 and models["ManySmallSteps"]["speedup"] > 2
     assert 0.8 < models["OneBigMatmul"]["speedup"] < 1.25
     print({name: (m["eager_ms"], m["compiled_ms"], m["speedup"]) for name, m in models.items()})
+
+
+def test_the_zoo_on_the_gpu_forks_its_workers_and_measures_cuda_memory(tmp_path: Path) -> None:
+    # GIVEN a Hugging Face model and a timm model, tiny, on the GPU: their workers are forked from
+    # a starter that imported torch, transformers and timm without initialising CUDA
+    pytest.importorskip("timm")
+    pytest.importorskip("transformers")
+    result = run_cli(
+        "zoo", "--models", "hf:gpt2,timm:resnet18", "--size", "tiny", "--device", "cuda", "--amp", "--runs", "5",
+        "--json", "zoo.json", cwd=tmp_path,
+    )  # fmt: skip
+    print(result.stdout, result.stderr[-2000:])
+    assert result.returncode == 0, result.stderr[-3000:]
+    # THEN no worker had to start afresh, both passed in bfloat16, and memory is CUDA's, per side
+    assert "afresh" not in result.stderr + result.stdout
+    report = json.loads((tmp_path / "zoo.json").read_text())
+    assert [(m["name"], m["status"]) for m in report["models"]] == [("hf:gpt2", "pass"), ("timm:resnet18", "pass")]
+    for model in report["models"]:
+        assert model["compiles"] >= 1 and model["speedup"] > 0 and model["cold_compile_s"] > model["warm_compile_s"] > 0
+        assert model["memory_kind"].startswith("CUDA") and model["eager_memory_mb"] > 0 and model["compiled_memory_mb"] > 0
+        assert model["compilescope_problems"] == []
+    assert report["summary"]["pass_rate"] == 1.0 and report["summary"]["memory_compression"] > 0

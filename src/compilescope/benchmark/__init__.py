@@ -5,12 +5,13 @@
     compilescope.bench(model, x)                      # an object: measured in this process
 
 `make()` returns (model_or_function, example_inputs). For a "file.py:make" target every
-configuration is measured in fresh worker processes: one with an empty compile cache folder
+configuration is measured in fresh worker processes: one with a cold compile cache folder
 (the cold first call), one with the folder the first filled (the warm first call, then the
 steady-state timing, memory and accuracy). An object cannot travel to another process, so it is
-measured here: its cold first call runs with an empty cache folder after torch._dynamo.reset(),
+measured here: its cold first call runs with a cold cache folder after torch._dynamo.reset(),
 and "warm" reuses that folder in this same process (so in-memory caches help it too; the result
-says so).
+says so). A cold cache holds no compiled code, only what Inductor builds once per cache
+whatever it compiles (its CPU probes, benchmark/compile_cache.py), as a user's does.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from compilescope.benchmark.by_name import ByName
+from compilescope.benchmark.compile_cache import Seed, cache_env, seed
 from compilescope.benchmark.measure import Config
 from compilescope.session.model import (
     BenchConditions,
@@ -101,7 +104,7 @@ def _worker(target: str, config: Config, cache_dir: str, plan: Plan, first_call_
         "by_name": dataclasses.asdict(plan.by_name) if plan.by_name else None,
     }
     try:
-        result = run_worker(spec, {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache_dir}, plan.timeout)
+        result = run_worker(spec, {**os.environ, **cache_env(Path(cache_dir))}, plan.timeout)
     except TimedOut:
         return config.failed(f"timed out after {plan.timeout} s")
     if "config" not in result:  # the worker died before writing: its last words
@@ -153,20 +156,33 @@ def bench_target(target: str, plan: Plan) -> list[Benchmark]:
     else:
         check_target(target)
     results = []
-    for config in configs(plan.backends, plan.modes, plan.training, plan.device):
-        with tempfile.TemporaryDirectory(prefix="compilescope-bench-cache-") as cache_dir:
-            plan.progress(f"{config.label}: first call, cold compile cache")
-            cold = _worker(target, config, cache_dir, plan, True)
-            plan.progress(f"{config.label}: warm compile cache, {plan.runs} timed calls")
-            warm = _worker(target, config, cache_dir, plan, False) if "error" not in cold and "skipped" not in cold else cold
-            profiled = {}
-            if plan.profile and "error" not in warm and "skipped" not in warm:
-                plan.progress(f"{config.label}: profiling the compiled calls")
-                profiled = _worker(target, config, cache_dir, plan, False, profile=True)
-        bench = to_benchmark(cold, warm, in_process=False)
-        _add_profile(bench, profiled)
-        results.append(bench)
+    with tempfile.TemporaryDirectory(prefix="compilescope-bench-probes-") as probes:
+        probed = Seed(None)
+        if "inductor" in plan.backends:
+            plan.progress("Inductor's CPU probes, once (not part of any cold compile)")
+            probed = seed(Path(probes) / "cache")
+            if probed.why_not:
+                plan.progress(f"the cold first calls include Inductor's CPU probes: {probed.why_not}")
+        for config in configs(plan.backends, plan.modes, plan.training, plan.device):
+            results.append(_bench_config(target, config, plan, probed))
     return results
+
+
+def _bench_config(target: str, config: Config, plan: Plan, probed: Seed) -> Benchmark:
+    with tempfile.TemporaryDirectory(prefix="compilescope-bench-cache-") as folder:
+        cache_dir = str(Path(folder) / "cache")
+        probed.start_cold(Path(cache_dir))
+        plan.progress(f"{config.label}: first call, cold compile cache")
+        cold = _worker(target, config, cache_dir, plan, True)
+        plan.progress(f"{config.label}: warm compile cache, {plan.runs} timed calls")
+        warm = _worker(target, config, cache_dir, plan, False) if "error" not in cold and "skipped" not in cold else cold
+        profiled = {}
+        if plan.profile and "error" not in warm and "skipped" not in warm:
+            plan.progress(f"{config.label}: profiling the compiled calls")
+            profiled = _worker(target, config, cache_dir, plan, False, profile=True)
+    bench = to_benchmark(cold, warm, in_process=False)
+    _add_profile(bench, profiled)
+    return bench
 
 
 def bench(
@@ -220,6 +236,7 @@ def _bench_object(target: Any, args: tuple, plan: Plan) -> list[Benchmark]:
     import torch
 
     from compilescope.benchmark.measure import measure
+    from compilescope.benchmark.torch_adapter import probe_cpu_vector_isa
 
     results = []
     previous = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
@@ -231,6 +248,8 @@ def _bench_object(target: Any, args: tuple, plan: Plan) -> list[Benchmark]:
         with tempfile.TemporaryDirectory(prefix="compilescope-bench-cache-") as cache_dir:
             os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
             try:
+                if config.backend == "inductor":  # (once per process, not part of the cold compile)
+                    probe_cpu_vector_isa()
                 plan.progress(f"{config.label}: first call, cold compile cache")
                 torch._dynamo.reset()
                 cold = measure(make, config, first_call_only=True)

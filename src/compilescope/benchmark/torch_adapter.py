@@ -42,3 +42,32 @@ def ask_inductor_for_profile_details() -> list[str]:
 
             notes.append(f"torch._inductor.config.{path}: not available in torch {torch.__version__}")
     return notes
+
+
+def probe_cpu_vector_isa() -> str | None:
+    """Run Inductor's probes of the CPU's vector instruction sets (the test libraries it compiles
+    into the compile cache before it first generates C++; benchmark/compile_cache.py). Returns
+    None, or why they could not run."""
+    try:
+        from torch._inductor.cpu_vec_isa import valid_vec_isa_list
+    except Exception:
+        import torch
+
+        return f"torch._inductor.cpu_vec_isa.valid_vec_isa_list is not available in torch {torch.__version__}"
+    try:
+        valid_vec_isa_list()
+    except Exception as error:  # (no C++ compiler: Inductor's first CPU compile will say so itself)
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+def compiled_graph_cache_counts() -> dict[str, int] | None:
+    """Inductor's on-disk cache of compiled graphs so far in this process: {"hits", "misses"}
+    (torch's own counters), or None where this torch does not keep them."""
+    try:
+        from torch._dynamo.utils import counters
+
+        inductor = counters["inductor"]
+        return {"hits": int(inductor["fxgraph_cache_hit"]), "misses": int(inductor["fxgraph_cache_miss"])}
+    except Exception:
+        return None

@@ -2,11 +2,12 @@
 model that crashes, hangs or runs out of memory ends only its own row.
 
 Per model, two worker processes (benchmark/worker.py), as `bench` measures one configuration:
-1. an empty compile cache: build the model, call it eagerly once (a model that fails there is
-   an `error`, not torch.compile's failure), then the first compiled call, timed (the cold
-   compile), while compilescope records what torch.compile did, as `compilescope run` would;
-2. the cache the first filled, in a new process: the first compiled call again (the warm
-   compile), then eager and compiled taking turns for the per-call times, memory and accuracy.
+1. a compile cache empty of compiled code (compile_cache.py: Inductor's once-per-cache CPU
+   probes are in it, as in a user's): build the model, call it eagerly once (a model that fails
+   there is an `error`, not torch.compile's failure), then the first compiled call, timed (the
+   cold compile), while compilescope records what torch.compile did, as `compilescope run` would;
+2. the cache the first filled, in a new process: the eager call again, the first compiled call
+   again (the warm compile; with how many graphs missed the cache and were compiled again), then eager and compiled taking turns for the per-call times, memory and accuracy.
 Both are forked from a starter that imported torch and the model library once
 (benchmark/starter.py), where it can start; a fresh process each where it cannot. The parent
 imports no torch; `examine` (the CLI's) reads each model's trace: compiles, graph
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from compilescope.benchmark.by_name import ByName, is_by_name
+from compilescope.benchmark.compile_cache import Seed, cache_env, seed
 from compilescope.benchmark.measure import Config
 from compilescope.benchmark.spawn import Starter, TimedOut, run_worker, stop_all
 from compilescope.session.zoo import ZooModel
@@ -74,8 +76,13 @@ def safe_name(name: str) -> str:
 
 
 # Where a worker stopped at the time limit was, from the last stage it said it completed
-_AFTER_FIRST = {"": "building the model", "built": "the eager call", "eager": "the first compiled call (compiling, with an empty cache)"}
-_AFTER_SECOND = {"": "building the model", "built": "the first compiled call with the filled cache", "compiled": "the timed calls"}
+_AFTER_FIRST = {"": "building the model", "built": "the eager call", "eager": "the first compiled call (compiling, with a cold cache)"}
+_AFTER_SECOND = {
+    "": "building the model",
+    "built": "the eager call",
+    "eager": "the first compiled call with the filled cache",
+    "compiled": "the timed calls",
+}
 
 
 def _where_stopped(first: bool, stage_file: Path) -> str:
@@ -94,19 +101,23 @@ def preload(names: list[str]) -> list[str]:
     return modules
 
 
-def measure_model(name: str, plan: ZooPlan, examine: Examine, gpu: int | None = None, starter: Starter | None = None) -> ZooModel:
+def measure_model(
+    name: str, plan: ZooPlan, examine: Examine, gpu: int | None = None, starter: Starter | None = None, cold: Seed | None = None
+) -> ZooModel:
     """One model's row: its two workers under the plan's time limit (forked by `starter` where
-    one is given), then `examine` on its trace."""
+    one is given), the first in a cold cache (`cold`'s copy, else empty), then `examine` on its
+    trace."""
     started = time.perf_counter()
     deadline = started + plan.time_limit_s
     row = ZooModel(name=name, status="pass")
     config = plan.measure_config()
     with _model_folder(plan.work, name) as folder:
         cache = folder / "inductor-cache"
-        cache.mkdir(exist_ok=True)
+        shutil.rmtree(cache, ignore_errors=True)  # (--work kept from a run stopped before it cleaned up: warm)
+        (cold or Seed(None)).start_cold(cache)
         trace = folder / "trace.log"
         trace.unlink(missing_ok=True)
-        env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(cache)}
+        env = {**os.environ, **cache_env(cache)}
         if gpu is not None:
             env["CUDA_VISIBLE_DEVICES"] = str(gpu)
         spec: dict[str, Any] = {
@@ -122,7 +133,8 @@ def measure_model(name: str, plan: ZooPlan, examine: Examine, gpu: int | None = 
             left = deadline - time.perf_counter()
             stage_file = folder / "stage"
             stage_file.unlink(missing_ok=True)
-            step = {**spec, "first_call_only": first, "check_eager": first, "capture": str(trace) if first else None}
+            # (both call the model eagerly first: a warm first call must meet the model as the cold one did)
+            step = {**spec, "first_call_only": first, "check_eager": True, "capture": str(trace) if first else None}
             step["stage_file"] = str(stage_file)
             try:
                 if left <= 0:
@@ -177,6 +189,7 @@ def _fill(row: ZooModel, results: list[dict[str, Any]]) -> None:
         return
     warm = results[1]
     row.warm_compile_s = warm.get("first_call_s")
+    row.warm_cache_misses = (warm.get("first_call_cache") or {}).get("misses")
     row.eager_ms, row.compiled_ms, row.speedup = warm.get("eager_ms"), warm.get("compiled_ms"), warm.get("speedup")
     row.verdict = warm.get("verdict")
     row.accuracy = warm.get("accuracy")
@@ -198,14 +211,17 @@ def sweep(
     started: Callable[[str], None] = lambda name: None,
     finished: Callable[[ZooModel], None] = lambda row: None,
     warned: Callable[[str], None] = lambda text: None,
+    seeded: Callable[[Seed], None] = lambda cold: None,
 ) -> list[ZooModel]:
     """Every model of the plan, `plan.jobs` at a time, in the plan's order in the result.
     `started`/`finished` are told of each model (the progress bar), `warned` of what slows the
-    sweep."""
+    sweep or changes its figures, `seeded` of what the cold caches start from."""
     rows: dict[str, ZooModel] = {}
     free = list(range(plan.jobs))
     lock = threading.Lock()
     starters: dict[int, Starter] = {}
+    seeds = tempfile.TemporaryDirectory(prefix="compilescope-zoo-probes-")
+    cold = Seed(None)
 
     def one(name: str) -> ZooModel:
         with lock:
@@ -217,12 +233,17 @@ def sweep(
                     warned(f"each worker starts afresh (slower): {starters[slot].why}")
             started(name)
             gpu = slot if plan.device.startswith("cuda") and plan.jobs > 1 else None
-            return measure_model(name, plan, examine, gpu, starters[slot])
+            return measure_model(name, plan, examine, gpu, starters[slot], cold)
         finally:
             with lock:
                 free.append(slot)
 
     try:
+        if plan.backend == "inductor":
+            cold = seed(Path(seeds.name) / "cache")
+            if cold.why_not:
+                warned(f"each cold compile includes Inductor's CPU probes: {cold.why_not}")
+        seeded(cold)
         if plan.jobs == 1:
             for name in plan.names:
                 rows[name] = one(name)
@@ -243,4 +264,5 @@ def sweep(
     finally:
         for starter in starters.values():
             starter.close()
+        seeds.cleanup()
     return [rows[name] for name in plan.names if name in rows]

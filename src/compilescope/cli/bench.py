@@ -52,7 +52,8 @@ class BenchCommand:
     config for that model type (--size tiny: a few small layers; --config key=value,... sets the
     rest), never downloading, with inputs that fit it (token ids and mask, pixel values, labels
     for --train). Each configuration runs in fresh worker
-    processes: the first call with an empty compile cache (cold) and with the filled one (warm),
+    processes: the first call with a cold compile cache (no compiled code; Inductor's CPU probes,
+    run once first, as a user's cache holds them) and with the filled one (warm),
     then eager and compiled calls taking turns (a warm-up until their times stop falling, then
     --runs timed calls; medians and IQR), peak memory, and compiled-vs-eager accuracy. Each
     row's verdict (faster, slower, about even, too noisy to say) says whether the figures settle

@@ -203,6 +203,7 @@ class ZooCommand:
         from rich.text import Text
 
         from compilescope.benchmark.by_name import parse_overrides
+        from compilescope.benchmark.compile_cache import Seed
         from compilescope.benchmark.zoo import ZooPlan, sweep
         from compilescope.render.console import console_for
         from compilescope.render.zoo import zoo_html, zoo_table
@@ -265,7 +266,7 @@ class ZooCommand:
         console = Console(file=sys.stderr, highlight=False)
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=console, transient=True) as progress:
-            task = progress.add_task("starting", total=len(names))
+            task = progress.add_task("Inductor's CPU probes (once)" if args.backend == "inductor" else "starting", total=len(names))
 
             def started(name: str) -> None:
                 running.append(name)
@@ -286,13 +287,17 @@ class ZooCommand:
                     settle(f"in progress: {len(done)} of {len(names)} models measured")
                     run.save(args.json)
 
+            def seeded(cold: Seed) -> None:
+                run.cold_cache = cold.describe()
+                progress.update(task, description="starting")
+
             def check(trace: Path, row: ZooModel, session_path: Path | None) -> None:
                 examine(trace, row, session_path, args.backend, run.environment)
 
             stopped = None
             with _terminated_as_interrupt() as signals:
                 try:
-                    sweep(plan, check, started, finished, lambda text: progress.console.print(Text(text)))
+                    sweep(plan, check, started, finished, lambda text: progress.console.print(Text(text)), seeded)
                 except KeyboardInterrupt:
                     why = signals[-1] if signals else "Ctrl-C"
                     stopped = f"stopped ({why}) after {len(done)} of {len(names)} models"

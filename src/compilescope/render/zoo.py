@@ -92,6 +92,10 @@ def zoo_table(run: ZooRun) -> _Escaped:
             notes.append(f"{row.name} {row.status}: ", style=_STATUS_STYLE[row.status])
             notes.append(row.reason + "\n")
     for row in run.models:
+        if row.warm_cache_misses:
+            notes.append(f"{row.name}: ", style="bold")
+            notes.append(_missed(row) + "\n")
+    for row in run.models:
         if row.top_break:
             notes.append(f"{row.name}: ", style="bold")
             notes.append(f"{row.graph_breaks} graph break{'s' if row.graph_breaks != 1 else ''}; the costliest: {row.top_break}\n")
@@ -102,7 +106,8 @@ def zoo_table(run: ZooRun) -> _Escaped:
     notes.append(summary_line(run.summary), style="bold")
     notes.append(
         "\nspeedup: eager median / compiled median per call (verdict in its colour: green faster, red slower, yellow too noisy);"
-        " compile: the first compiled call with an empty compile cache (cold) and with the filled one, in a new process (warm);"
+        " compile: the first compiled call with a cold compile cache (cold) and with the filled one, in a new process (warm);"
+        f" the cold cache held {run.cold_cache or 'unknown'};"
         f" memory: {next((r.memory_kind for r in run.models if r.memory_kind), 'not measured')}."
         " The geomean speedup and the median compile time are over the models that passed.",
         style="dim",
@@ -174,6 +179,14 @@ def _cell(value: float | int | None, digits: int = 2, note: str = "") -> str:
     return f'<td class="n" data-v="{value!r}">{shown}{note}</td>'
 
 
+def _missed(row: ZooModel) -> str:
+    count = row.warm_cache_misses
+    return (
+        f"the warm first call compiled {count} graph{'s' if count != 1 else ''} again (not found in the filled cache):"
+        " its time is not a warm compile's (the cold run's graph differed from this run's)"
+    )
+
+
 def _row(row: ZooModel) -> str:
     e = html.escape
     notes = []
@@ -181,6 +194,8 @@ def _row(row: ZooModel) -> str:
         notes.append(e(row.reason))
     if row.top_break:
         notes.append(e(f"costliest graph break: {row.top_break}"))
+    if row.warm_cache_misses:
+        notes.append(e(_missed(row)))
     notes += [e(f"compilescope failed: {p}") for p in row.compilescope_problems]
     return (
         "<tr>"
@@ -276,7 +291,7 @@ def zoo_html(run: ZooRun) -> str:
     parts.append(_chart(run.models))
     parts.append(
         '<p class="muted">Click a column to sort by it. Speedup: eager median / compiled median per call; compile: the first compiled call '
-        "with an empty compile cache (cold) and with the filled one in a new process (warm); memory: "
+        f"with a cold compile cache (cold; it held {e(run.cold_cache or 'unknown')}) and with the filled one in a new process (warm); memory: "
         f"{e(next((r.memory_kind or '' for r in run.models if r.memory_kind), 'not measured'))}.</p>\n"
     )
     parts.append(f'<table class="zoo">\n<thead><tr>{head}</tr></thead>\n<tbody>\n')

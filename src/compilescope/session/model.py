@@ -402,7 +402,7 @@ class Benchmark:
     compiled_ms: float | None = None
     compiled_iqr_ms: list[float] | None = None
     speedup: float | None = None  # eager median / compiled median
-    first_call_cold_s: float | None = None  # first compiled call, empty compile cache
+    first_call_cold_s: float | None = None  # first compiled call, cold compile cache (compile_cache.py)
     first_call_warm_s: float | None = None  # first compiled call, cache filled by the cold run
     break_even_calls: float | None = None  # None: the compiled version never pays for its compile
     runs: int | None = None

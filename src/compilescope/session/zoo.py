@@ -39,8 +39,9 @@ class ZooModel:
     compiled_ms: float | None = None
     speedup: float | None = None
     verdict: str | None = None  # bench's: faster, slower, about even, too noisy to say
-    cold_compile_s: float | None = None  # the first compiled call with an empty compile cache
+    cold_compile_s: float | None = None  # the first compiled call with a cold compile cache
     warm_compile_s: float | None = None  # the same in a new process with the filled cache
+    warm_cache_misses: int | None = None  # graphs that warm call compiled again, missing the filled cache (0: none)
     eager_memory_mb: float | None = None  # peak per call (CUDA), or the process's peak RSS
     compiled_memory_mb: float | None = None
     memory_kind: str | None = None
@@ -102,6 +103,7 @@ class ZooRun:
     backend: str
     mode: str
     time_limit_s: int
+    cold_cache: str | None = None  # what each cold compile's cache held (benchmark/compile_cache.py)
     command: list[str] = field(default_factory=list)
     environment: dict[str, str] = field(default_factory=dict)  # python, torch, transformers, timm, device
     started: str | None = None  # ISO time

@@ -1,0 +1,55 @@
+"""One zoo result from the parts of a sweep split across device calls:
+
+    python benchmarks/merge_zoo.py OUT.json OUT.html PART.json PART.json ...
+
+The parts must have measured the same way (size, device, training, precision, backend, mode);
+each model once. The summary is computed again over all the models, as `compilescope zoo`
+computes it; `command` lists the parts' commands, `wall_s` is their sum."""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+from compilescope.render.zoo import zoo_html
+from compilescope.session.zoo import load_zoo, summarize
+
+SAME = ("size", "device", "training", "precision", "backend", "mode")
+
+
+def main(out_json: str, out_html: str, parts: list[str]) -> int:
+    runs = [load_zoo(Path(part).read_text()) for part in parts]
+    first = runs[0]
+    for part, run in zip(parts, runs):
+        differs = [name for name in SAME if getattr(run, name) != getattr(first, name)]
+        if differs:
+            print(f"{part} measured differently ({', '.join(differs)}): not merged", file=sys.stderr)
+            return 1
+    merged = copy.copy(first)  # (its fields but not its lists, which are filled here)
+    seen: set[str] = set()
+    merged.models = []
+    merged.command = []
+    for part, run in zip(parts, runs):
+        for model in run.models:
+            if model.name in seen:
+                print(f"{model.name} is in more than one part ({part})", file=sys.stderr)
+                return 1
+            seen.add(model.name)
+            merged.models.append(model)
+        merged.command += [f"[{Path(part).name}]", *run.command]
+    merged.suite = ",".join(dict.fromkeys(s for run in runs for s in run.suite.split(",")))
+    merged.wall_s = sum(run.wall_s or 0 for run in runs)
+    merged.stopped = None
+    merged.summary = summarize(merged.models)
+    merged.save(out_json)
+    Path(out_html).write_text(zoo_html(merged), encoding="utf-8")
+    print(f"{len(merged.models)} models from {len(parts)} parts: {out_json}, {out_html}")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 4:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3:]))
