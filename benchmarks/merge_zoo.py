@@ -12,6 +12,7 @@ import copy
 import sys
 from pathlib import Path
 
+from compilescope.benchmark.suites import SUITES
 from compilescope.render.zoo import zoo_html
 from compilescope.session.zoo import load_zoo, summarize
 
@@ -38,7 +39,12 @@ def main(out_json: str, out_html: str, parts: list[str]) -> int:
             seen.add(model.name)
             merged.models.append(model)
         merged.command += [f"[{Path(part).name}]", *run.command]
-    merged.suite = ",".join(dict.fromkeys(s for run in runs for s in run.suite.split(",")))
+    # (a part that named its models reads "models": the suites all of them belong to, where they do)
+    suites = [name for name, members in SUITES.items() if any(m.name in members for m in merged.models)]
+    if all(any(m.name in SUITES[name] for name in suites) for m in merged.models) and suites:
+        merged.suite = ",".join(suites)
+    else:
+        merged.suite = ",".join(dict.fromkeys(s for run in runs for s in run.suite.split(",")))
     merged.wall_s = sum(run.wall_s or 0 for run in runs)
     merged.stopped = None
     merged.summary = summarize(merged.models)

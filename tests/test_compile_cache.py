@@ -1,6 +1,7 @@
 """The cold compile cache `bench` and the zoo start from (benchmark/compile_cache.py): Inductor's
-probes of the CPU, run once into a seed, are found by a new process in a copy of it, so that no
-cold compile rebuilds them (9 s of a tiny GPT-2's 20 s here), while nothing compiled is in it."""
+probes of the CPU, run once per machine and kept, are found by a new process in a copy of them,
+so that no cold compile rebuilds them (9 s of a tiny GPT-2's 20 s here), while nothing compiled
+is in it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from compilescope.benchmark.compile_cache import Seed, cache_env, seed
+from compilescope.benchmark import compile_cache
+from compilescope.benchmark.compile_cache import Seed, cache_env, kept_seed
 
 pytest.importorskip("torch")
 
@@ -24,14 +26,18 @@ def _files(folder: Path) -> set[str]:
     return {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and p.parent.name != "locks"}
 
 
-def test_a_copy_of_the_probes_spares_a_new_process_building_them(tmp_path: Path) -> None:
-    # GIVEN the probes, run once into a seed
-    probes = seed(tmp_path / "seed")
+def test_the_probes_kept_once_spare_every_later_cold_cache_building_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN no probes kept yet: the first command runs them and keeps them, marked complete
+    root = tmp_path / "kept"
+    probes = kept_seed(tmp_path / "fallback", root=root)
     assert probes.folder is not None and probes.why_not is None
+    assert probes.folder.parent == root and probes.folder.name.startswith("torch-")
+    assert (root / f"{probes.folder.name}.complete").exists() and not (tmp_path / "fallback").exists()
+    assert [p.name for p in root.iterdir() if p.is_dir()] == [probes.folder.name]  # (its work folder gone)
     built = _files(probes.folder)
     assert any(name.endswith(".so") for name in built), built
     assert probes.describe().startswith("no compiled code, only Inductor's CPU probes")
-    # WHEN a cold cache starts as its copy and a new process asks Inductor what the CPU can do
+    # WHEN a cold cache starts as their copy and a new process asks Inductor what the CPU can do
     cold = tmp_path / "cold"
     probes.start_cold(cold)
     env = {**os.environ, **cache_env(cold)}
@@ -42,6 +48,13 @@ def test_a_copy_of_the_probes_spares_a_new_process_building_them(tmp_path: Path)
     assert _files(cold) == built
     if platform.machine() in ("x86_64", "AMD64"):
         assert "avx2" in asked.stdout, asked.stdout
+
+    # AND the next command finds them kept and runs nothing
+    def never(*args: object, **kwargs: object) -> Seed:
+        raise AssertionError("the probes were run again")
+
+    monkeypatch.setattr(compile_cache, "seed", never)
+    assert kept_seed(tmp_path / "fallback", root=root).folder == probes.folder
     # AND a cache started where there are no probes is empty
     empty = tmp_path / "empty"
     Seed(None).start_cold(empty)

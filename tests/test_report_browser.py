@@ -415,6 +415,40 @@ def test_a_jobs_ranks_in_one_page(browser, tmp_path: Path) -> None:
     view.assert_clean()
 
 
+def test_the_zoo_page_sorts_a_real_sweep_by_any_column(browser, tmp_path: Path) -> None:
+    # GIVEN the zoo's results of a real sweep: 27 Hugging Face models in bf16 on an H200, merged
+    # from its parts (committed: benchmarks/results/2026-12-03-h200-zoo/)
+    from compilescope.render.zoo import zoo_html
+    from compilescope.session.zoo import load_zoo
+
+    results = Path(__file__).parent.parent / "benchmarks" / "results" / "2026-12-03-h200-zoo" / "hf-base-bf16.json"
+    run = load_zoo(results.read_text())
+    (tmp_path / "zoo.html").write_text(zoo_html(run), encoding="utf-8")
+    view = Opened(browser, tmp_path / "zoo.html")
+    table = view.page.locator("table.zoo")
+    first = lambda: table.locator("tbody tr").first.locator("td").first.inner_text()  # noqa: E731
+    header = lambda name: table.locator(f'th:text-is("{name}")')  # noqa: E731
+    assert table.locator("tbody tr").count() == 27 and view.page.locator("svg circle").count() == 27
+    # WHEN a column's header is clicked: its values ascending; clicked again, descending
+    slowest = min(run.models, key=lambda m: m.speedup or 0)
+    fastest = max(run.models, key=lambda m: m.speedup or 0)
+    speedup = header("speedup")
+    speedup.click()
+    assert first() == slowest.name and speedup.get_attribute("aria-sort") == "ascending"
+    speedup.click()
+    assert first() == fastest.name and speedup.get_attribute("aria-sort") == "descending"
+    # numbers sort as numbers (a 9.4 s cold compile before a 13.5 s one), names as words
+    header("cold compile s").click()
+    cold = [float(t) for t in table.locator("tbody tr td:nth-child(6)").all_inner_texts()]
+    assert cold == sorted(cold) and cold[0] < 10 < cold[-1]
+    header("graph breaks").click()
+    header("graph breaks").click()
+    assert first() == "hf:longformer"  # the one model whose graph broke, with its costliest break
+    assert "costliest graph break: Graph break in forward" in table.locator("tbody tr").first.inner_text()
+    view.screenshot("zoo.png")
+    view.assert_clean()
+
+
 @pytest.mark.parametrize("lang", ["en", "zh", "th"])
 def test_the_tour_page_in_each_language(browser, tmp_path: Path, lang: str) -> None:
     # GIVEN lesson 4 of the tour (Dynamo's graph and guards) in each language

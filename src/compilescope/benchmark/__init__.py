@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from compilescope.benchmark.by_name import ByName
-from compilescope.benchmark.compile_cache import Seed, cache_env, seed
+from compilescope.benchmark.compile_cache import Seed, cache_env, kept_seed
 from compilescope.benchmark.measure import Config
 from compilescope.session.model import (
     BenchConditions,
@@ -159,8 +159,8 @@ def bench_target(target: str, plan: Plan) -> list[Benchmark]:
     with tempfile.TemporaryDirectory(prefix="compilescope-bench-probes-") as probes:
         probed = Seed(None)
         if "inductor" in plan.backends:
-            plan.progress("Inductor's CPU probes, once (not part of any cold compile)")
-            probed = seed(Path(probes) / "cache")
+            plan.progress("Inductor's CPU probes, once per machine (not part of any cold compile)")
+            probed = kept_seed(Path(probes) / "cache")
             if probed.why_not:
                 plan.progress(f"the cold first calls include Inductor's CPU probes: {probed.why_not}")
         for config in configs(plan.backends, plan.modes, plan.training, plan.device):

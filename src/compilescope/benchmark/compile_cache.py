@@ -9,7 +9,8 @@ compile read 20 s with them and 11 s without. A user pays it the first time Indu
 for the CPU with their cache (the default, /tmp/torchinductor_USER, lives until /tmp is
 cleared), not once per model: a cold compile measured in a brand-new cache would put it on
 every model. So `bench` and the zoo run the probes once, in a process of their own, into a seed
-folder, and start each cold cache as a copy of it. (Loading the libraries to check them, a
+folder kept between runs (~/.cache/compilescope/inductor-cpu-probes/, per torch, Python and
+compiler), and start each cold cache as a copy of it. (Loading the libraries to check them, a
 second or so, happens in every new process, as it does for the user: that stays in the
 figures.)
 
@@ -17,10 +18,15 @@ figures.)
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import os
+import platform
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +44,8 @@ class Seed:
         """What a cold compile's cache held, in the results' words (after "it held")."""
         if self.folder is not None:
             return (
-                "no compiled code, only Inductor's CPU probes, run once before (as a user's cache holds them after its first CPU compile)"
+                "no compiled code, only Inductor's CPU probes, run once on this machine before"
+                " (as a user's cache holds them after its first CPU compile)"
             )
         if self.why_not:
             return f"nothing: Inductor's CPU probes could not run first ({self.why_not}), so a cold compile for the CPU includes them"
@@ -65,6 +72,49 @@ def seed(folder: Path, env: dict[str, str] | None = None, timeout: float = PROBE
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
         return Seed(None, f"Inductor's CPU probes failed: {last}")
     return Seed(folder)
+
+
+def kept_seed(fallback: Path, env: dict[str, str] | None = None, root: Path | None = None) -> Seed:
+    """The probes for this torch, this Python and this compiler, kept between runs in
+    compilescope's cache folder (~/.cache/compilescope/inductor-cpu-probes/): run once per machine,
+    as a user's own cache keeps them, not once per command. Run into `fallback` (the caller's
+    temporary folder) where that folder cannot be written."""
+    environ = os.environ if env is None else env
+    root = root or Path(environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "compilescope" / "inductor-cpu-probes"
+    key = _key(environ)
+    kept, complete = root / key, root / f"{key}.complete"
+    if complete.exists() and kept.is_dir():
+        return Seed(kept)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=root))
+    except OSError:
+        return seed(fallback, env)
+    try:
+        made = seed(work / "cache", env)
+        if made.folder is None:
+            return made
+        shutil.rmtree(kept, ignore_errors=True)  # (one left without its mark: a run stopped while keeping it)
+        try:
+            os.rename(made.folder, kept)
+        except OSError:  # (another run kept its own a moment before: the same probes)
+            pass
+        complete.write_text("the probes in the folder of this name are complete\n", encoding="utf-8")
+        return Seed(kept)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _key(environ: Mapping[str, str]) -> str:
+    """What the probes depend on: torch's version, the Python, the C++ compiler Inductor would
+    use (CXX), the machine. (Inductor names each probe by a hash of its source and flags: a probe
+    kept under a key that missed something is not found, and built again, never wrong.)"""
+    try:
+        torch_version = importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        torch_version = "none"
+    facts = "\0".join((torch_version, sys.executable, environ.get("CXX", ""), platform.machine(), platform.python_version()))
+    return f"torch-{torch_version.replace('+', '-')}-{hashlib.sha256(facts.encode()).hexdigest()[:12]}"
 
 
 def cache_env(cache: Path) -> dict[str, str]:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from compilescope.benchmark.by_name import ByName, is_by_name
-from compilescope.benchmark.compile_cache import Seed, cache_env, seed
+from compilescope.benchmark.compile_cache import Seed, cache_env, kept_seed
 from compilescope.benchmark.measure import Config
 from compilescope.benchmark.spawn import Starter, TimedOut, run_worker, stop_all
 from compilescope.session.zoo import ZooModel
@@ -240,7 +240,7 @@ def sweep(
 
     try:
         if plan.backend == "inductor":
-            cold = seed(Path(seeds.name) / "cache")
+            cold = kept_seed(Path(seeds.name) / "cache")
             if cold.why_not:
                 warned(f"each cold compile includes Inductor's CPU probes: {cold.why_not}")
         seeded(cold)

@@ -266,7 +266,9 @@ class ZooCommand:
         console = Console(file=sys.stderr, highlight=False)
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=console, transient=True) as progress:
-            task = progress.add_task("Inductor's CPU probes (once)" if args.backend == "inductor" else "starting", total=len(names))
+            task = progress.add_task(
+                "Inductor's CPU probes (once per machine)" if args.backend == "inductor" else "starting", total=len(names)
+            )
 
             def started(name: str) -> None:
                 running.append(name)
