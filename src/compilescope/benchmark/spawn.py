@@ -18,6 +18,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ class TimedOut(Exception):
 
 _LIVE: set[int] = set()  # the process groups of the workers running now (the zoo runs several at once)
 _LIVE_LOCK = threading.Lock()
+STARTER_IMPORT_LIMIT_S = 300  # (torch, transformers and timm import in seconds; past this, something hangs)
 
 
 def stop_all() -> None:
@@ -57,7 +59,10 @@ class Starter:
         )
         self._lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
-        first = self._next(timeout=300)
+        try:
+            first = self._next(timeout=STARTER_IMPORT_LIMIT_S)
+        except queue.Empty:
+            first = {"why": f"its imports took over {STARTER_IMPORT_LIMIT_S} s"}
         self.ready = bool(first and first.get("ready"))
         self.why = "" if self.ready else str((first or {}).get("why") or "it ended while importing")
         if not self.ready:
@@ -88,9 +93,7 @@ class Starter:
         if started is None:
             return None
         group = int(started["pid"])
-        with _LIVE_LOCK:
-            _LIVE.add(group)
-        try:
+        with _running(group):
             try:
                 ended = self._next(timeout=deadline - time.monotonic())
             except queue.Empty:
@@ -98,13 +101,6 @@ class Starter:
                 with contextlib.suppress(queue.Empty):
                     self._next(timeout=30)  # (its exit, once killed)
                 raise TimedOut from None
-            except BaseException:  # Ctrl-C in the parent: the worker and its compile workers end too
-                _kill_group(group)
-                raise
-        finally:
-            _kill_group(group)  # (Inductor's compile pool may outlive the worker)
-            with _LIVE_LOCK:
-                _LIVE.discard(group)
         return None if ended is None else int(ended["exit"])
 
     def close(self) -> None:
@@ -153,25 +149,32 @@ def _run_fresh(spec_json: str, env: dict[str, str], log_path: str, timeout: floa
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    with _LIVE_LOCK:
-        _LIVE.add(process.pid)
-    try:
-        process.wait(timeout=max(timeout, 0.1))
-    except subprocess.TimeoutExpired:
-        _kill_group(process.pid)
-        with contextlib.suppress(Exception):
-            process.wait(timeout=10)
-        raise TimedOut from None
-    except BaseException:  # Ctrl-C in the parent: the worker and its compile workers end too
-        _kill_group(process.pid)
-        with contextlib.suppress(Exception):
-            process.wait(timeout=10)
-        raise
-    finally:
-        _kill_group(process.pid)  # (the worker's own children, Inductor's compile pool, may outlive it)
-        with _LIVE_LOCK:
-            _LIVE.discard(process.pid)
+    with _running(process.pid):
+        try:
+            process.wait(timeout=max(timeout, 0.1))
+        except BaseException as error:  # past the limit, or Ctrl-C in the parent: it ends now, and is reaped
+            _kill_group(process.pid)
+            with contextlib.suppress(Exception):
+                process.wait(timeout=10)
+            if isinstance(error, subprocess.TimeoutExpired):
+                raise TimedOut from None
+            raise
     return process.returncode
+
+
+@contextlib.contextmanager
+def _running(group: int) -> Iterator[None]:
+    """While a worker runs: its process group listed for stop_all; when it ends, however it
+    ends (exit, time limit, Ctrl-C in the parent), the group killed: the worker's own children,
+    Inductor's compile pool, may outlive it."""
+    with _LIVE_LOCK:
+        _LIVE.add(group)
+    try:
+        yield
+    finally:
+        _kill_group(group)
+        with _LIVE_LOCK:
+            _LIVE.discard(group)
 
 
 def _kill_group(group: int) -> None:

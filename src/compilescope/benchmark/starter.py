@@ -5,8 +5,9 @@ A worker started fresh spends seconds importing torch and transformers before it
 anything; the zoo starts two per model, and on this project's two cores those imports were a
 fifth of a sweep. A forked worker starts where a fresh one stands after those imports and no
 further: nothing is compiled, built or run here, CUDA is never initialised here (a forked child
-could not use it), Inductor and Dynamo are not imported here (their import is part of a fresh
-process's first compile, and stays in the worker's), and the worker gets the parent's
+could not use it), Inductor is not imported here (its import is part of a fresh process's first
+compile, and stays in the worker's; Dynamo is, where transformers imports it, as it does in a
+fresh worker before that worker compiles), and the worker gets the parent's
 environment, its own process group, and the exit a fresh process has (atexit handlers run).
 
 The protocol, one JSON object per line:

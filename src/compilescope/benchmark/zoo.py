@@ -7,7 +7,8 @@ Per model, two worker processes (benchmark/worker.py), as `bench` measures one c
    there is an `error`, not torch.compile's failure), then the first compiled call, timed (the
    cold compile), while compilescope records what torch.compile did, as `compilescope run` would;
 2. the cache the first filled, in a new process: the eager call again, the first compiled call
-   again (the warm compile; with how many graphs missed the cache and were compiled again), then eager and compiled taking turns for the per-call times, memory and accuracy.
+   again (the warm compile; with how many graphs missed the cache and were compiled again),
+   then eager and compiled taking turns for the per-call times, memory and accuracy.
 Both are forked from a starter that imported torch and the model library once
 (benchmark/starter.py), where it can start; a fresh process each where it cannot. The parent
 imports no torch; `examine` (the CLI's) reads each model's trace: compiles, graph

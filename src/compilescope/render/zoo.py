@@ -12,6 +12,7 @@ from rich.console import Group
 from rich.text import Text
 
 from compilescope._version import __version__
+from compilescope.findings.finding import plural
 from compilescope.render.console import _VERDICT_STYLE, Column, FitTable, _bounded_text, _Escaped, _together
 from compilescope.session.zoo import ZooModel, ZooRun, ZooSummary
 
@@ -180,9 +181,8 @@ def _cell(value: float | int | None, digits: int = 2, note: str = "") -> str:
 
 
 def _missed(row: ZooModel) -> str:
-    count = row.warm_cache_misses
     return (
-        f"the warm first call compiled {count} graph{'s' if count != 1 else ''} again (not found in the filled cache):"
+        f"the warm first call compiled {plural(row.warm_cache_misses or 0, 'graph')} again (not found in the filled cache):"
         " its time is not a warm compile's (the cold run's graph differed from this run's)"
     )
 
