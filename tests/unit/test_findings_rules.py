@@ -35,7 +35,6 @@ def test_a_number_compiled_in_as_a_constant_names_it_and_its_line() -> None:
 
 
 def test_a_length_compiled_in_is_not_advised_a_tensor_or_dynamic() -> None:
-    # (the zoo's Whisper in training: `len(args)` of transformers' layer wrapper changed)
     items = found("lengths")
     arguments = one(items, kind="recompile", title_has="positional arguments")
     assert (
@@ -49,6 +48,29 @@ def test_a_length_compiled_in_is_not_advised_a_tensor_or_dynamic() -> None:
     assert "stack them into one tensor" in listed.fix
     for finding in (arguments, listed):
         assert "torch.tensor(" not in finding.fix and finding.try_fixes == () and finding.try_command is None
+
+
+def test_functions_sharing_one_code_are_one_finding_that_points_at_the_breaks(tmp_path) -> None:
+    # (the zoo's Whisper in training: transformers' decorators' wrappers, each compiled once per
+    # function it wraps after the LayerDrop break, were explained as `len(args)` changing, with
+    # the advice to call the function the same way each time)
+    items = found("shared_code")
+    shared = one(items, kind="recompile")
+    assert shared.title == "2 functions compiled one by one, each as a version of a code it shares with others (`wrapper`): 1 recompile"
+    assert shared.level == "warning"  # a consequence: the breaks' findings lead
+    assert "`wrapper`: 1/0_1 encode, 1/1_1 decode" in shared.detail
+    assert "(`len(args) == 1` in 1/1_1). These recompiles are not changes of your inputs." in shared.detail
+    assert "Calls served: `wrapper`: 1/0_1 (encode) 2, 1/1_1 (decode) 2 (of 4 calls)" in shared.detail
+    assert "This run has 6 graph breaks (the first at programs/shared_code.py:23: Data-dependent branching): remove them" in shared.fix
+    assert "Call it the same way" not in shared.fix and shared.try_fixes == () and shared.try_command is None
+    # the function each version was compiled for is kept in the saved session
+    saved = tmp_path / "shared.json"
+    session("shared_code").save(saved)
+    import compilescope
+
+    (wrapper,) = [frame for frame in compilescope.load(saved).frames if frame.name == "wrapper"]
+    assert [c.for_function for c in wrapper.compiles] == ["encode", "decode"] and wrapper.shared_by == ["encode", "decode"]
+    assert wrapper.label_of(wrapper.compiles[1]) == "decode (through `wrapper`)"
 
 
 def test_the_recompile_limit_is_said_with_the_recompiles_that_led_to_it() -> None:

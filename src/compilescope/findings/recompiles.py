@@ -49,10 +49,22 @@ class _Cause:
 def recompile_findings(session: Session) -> list[Finding]:
     causes: dict[tuple, _Cause] = {}
     for frame in session.frames:
+        shared = bool(frame.shared_by)
+        compiled_for: dict[str, str | None] = {}  # compile id -> the function it was compiled for
         for c in frame.compiles:
+            first_for_it = c.for_function not in compiled_for.values()
+            compiled_for[c.compile_id] = c.for_function
             if not c.recompile_reason or is_limit_refusal(c):
                 continue
             guard = c.failed_guards[0] if c.failed_guards else FailedGuard(text="; ".join(c.recompile_reason))
+            if shared and c.for_function and first_for_it:
+                # a function of its own meeting the code another function compiled: not a change
+                # of any input (its guards fail on what tells the functions apart)
+                key: tuple = ("shared code",)  # one finding: one cause, whatever codes it met
+                causes.setdefault(key, _Cause(key, guard)).met.append((frame, c, guard))
+                continue
+            if shared:  # a version of the same function before it: that version's guard is the cause
+                guard = next((g for g in c.failed_guards if compiled_for.get(g.previous_compile or "") == c.for_function), guard)
             if carried_over_a_break(frame, guard):
                 continue
             key = _cause_key(frame, guard)
@@ -137,16 +149,19 @@ def _finding(cause: _Cause, session: Session) -> Finding:
     met = cause.met
     compiles = [c for _, c, _ in met]
     functions = list(dict.fromkeys(f.name for f, _, _ in met))
-    labels = list(dict.fromkeys(f.label for f, _, _ in met))
+    labels = list(dict.fromkeys(f.label_of(c) for f, c, _ in met))
     known = list(dict.fromkeys(f.known_as for f, _, _ in met))
     cost_s, cost = _compile_cost(compiles)
     caller = _caller(compiles)
     kind = cause.key[0]
     values = _values(met)
-    level: Level = PROBLEM if len(met) >= 4 else WARNING
-    detail_lines = []
+    # (code shared by functions recompiles as a consequence: of graph breaks, whose findings lead)
+    level: Level = PROBLEM if len(met) >= 4 and kind != "shared code" else WARNING
+    detail_lines: list[str] = []
     fix = ""
-    if kind in ("size", "stride"):
+    if kind == "shared code":
+        title, detail_lines, fix = _shared_code(met, session)
+    elif kind in ("size", "stride"):
         dim = cause.key[1]
         title = f"The {'size' if kind == 'size' else 'stride'} of dimension {dim} changed ({' → '.join(_short_values(values))}): {plural(len(met), 'recompile')} of {_names(known)}"
         became_dynamic = any(d.kind in ("automatic dynamic", "symbol") for c in compiles for d in c.dynamic)
@@ -174,7 +189,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         frame = met[0][0]
         what = "the positional arguments it was called with" if length in ("args", "*args") else f"`{length}`"
         # (torch says which length a version was compiled for, not the new one's)
-        title = f"The number of items in {what} changed: {plural(len(met), 'recompile')} of {frame.label} (its versions before had {listed(values)})"
+        title = f"The number of items in {what} changed: {plural(len(met), 'recompile')} of {frame.label_of(met[0][1])} (its versions before had {listed(values)})"
         detail_lines.append(f"Guard failed: {cause.guard.text}" + (f" (from `{cause.guard.user_code}`)" if cause.guard.user_code else ""))
         # (Dynamo guards every list's and tuple's length and never makes one symbolic: dynamic=True
         # compiles as many versions, and a tensor of the count would not change the list)
@@ -190,7 +205,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         subject = cause.guard.subject or "a value"
         frame = met[0][0]
         constants = [g.expected for _, _, g in met if g.expected is not None]
-        title = f"`{subject}` in {frame.label} was compiled in as a constant ({listed(list(dict.fromkeys(constants)))}): {plural(len(met), 'recompile')}"
+        title = f"`{subject}` in {frame.label_of(met[0][1])} was compiled in as a constant ({listed(list(dict.fromkeys(constants)))}): {plural(len(met), 'recompile')}"
         origin = (
             f"`{cause.guard.user_code}`"
             + (f" at {short(where(cause.guard.filename, cause.guard.lineno) or '')}" if cause.guard.filename else "")
@@ -227,9 +242,9 @@ def _finding(cause: _Cause, session: Session) -> Finding:
             fix = "Gradient mode changed (torch.no_grad vs training): each mode gets its own compiled version. This is expected when a model is used for both."
     else:
         frame = met[0][0]
-        title = f"{frame.label} compiled again: {plural(len(met), 'recompile')}"
+        title = f"{frame.label_of(met[0][1])} compiled again: {plural(len(met), 'recompile')}"
         detail_lines.append(f"Guard failed: {_without_ids(cause.guard.text)}")
-    if (chain := _flip_flops(met)) is not None:
+    if kind != "shared code" and (chain := _flip_flops(met)) is not None:
         detail_lines.append(
             f"It flip-flops ({' → '.join(_short_values(chain))}): a value met before came back and compiled again, "
             "so every switch costs a compile."
@@ -237,7 +252,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
     served = [line for frame in dict((id(f), f) for f, _, _ in met).values() if (line := calls_served(frame))]
     if served:
         detail_lines.append("Calls served: " + "; ".join(served))
-    if len(labels) > 1:
+    if len(labels) > 1 and kind != "shared code":
         detail_lines.append(f"One change, {len(labels)} functions compiled again: {', '.join(labels)}.")
     try_fixes = ("dynamic",) if kind in ("size", "stride", "value") and not _length_of(cause.guard.subject) else ()
     first_call = next((c for c in compiles if c.called_from), None)
@@ -256,6 +271,59 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         cost=cost,
         try_fixes=try_fixes,
     )
+
+
+def _code_name(frame: Frame) -> str:
+    """transformers' `wrapped_func`: the code, and whose it is."""
+    from compilescope.session.places import library
+
+    owner = library(frame.filename)
+    return f"{owner}' `{frame.name}`" if owner and owner.endswith("s") else f"{owner}'s `{frame.name}`" if owner else f"`{frame.name}`"
+
+
+def _shared_code(met: list[tuple[Frame, Compile, FailedGuard]], session: Session) -> tuple[str, list[str], str]:
+    """Title, detail and fix for versions of one code compiled for different functions: a
+    decorator's inner function (transformers' `wrapped_func` wraps many a forward) or a method
+    several classes inherit (their objects name it: "BaseModelOutput.__init__"). Dynamo keeps compiled code per code object, so each function
+    that runs it is another version, guarded on what tells them apart; none is an input change.
+    Dynamo compiles a function on its own only where a frame starts there: the function
+    torch.compile was given, or a call a graph break stopped it tracing into its caller."""
+    frames = list({id(frame): frame for frame, _, _ in met}.values())
+    functions = {function for frame in frames for function in frame.shared_by}
+    codes = [_code_name(frame) for frame in frames]
+    title = (
+        f"{len(functions)} functions compiled one by one, each as a version of a code it shares with others "
+        f"({listed(codes)}): {plural(len(met), 'recompile')}"
+    )
+    detail = []
+    for frame in frames:
+        versions = [f"{c.compile_id} {c.for_function}" for c in frame.compiles if c.for_function]
+        detail.append(f"{_code_name(frame)}: " + ", ".join(versions[:6]) + (f", and {len(versions) - 6} more" if len(versions) > 6 else ""))
+    guard = met[0][2]
+    detail.append(
+        "Dynamo keeps compiled code per code object, and a decorator's inner function (or a method several classes inherit) "
+        "is one code object for every function it serves: each function that runs it compiles another version, guarded on "
+        f"what tells the functions apart (`{_without_ids(guard.text)}` in {met[0][1].compile_id}). These recompiles are not "
+        "changes of your inputs."
+    )
+    breaks = session.graph_breaks
+    if breaks:
+        first = breaks[0]
+        place = short(where(first.filename, first.lineno) or "") or "an unknown place"
+        fix = (
+            "Dynamo compiles such a function on its own only where it starts a frame there: the function given to "
+            f"torch.compile, or a call that a graph break stopped it tracing into its caller's graph. This run has "
+            f"{plural(len(breaks), 'graph break')} (the first at {place}: {first.reason}): remove them, and these "
+            "functions are traced into their callers' graphs instead of compiled one by one."
+        )
+    else:
+        fix = (
+            "Dynamo compiles such a function on its own only where it starts a frame there. This run has no graph "
+            "break, so each was called from code Dynamo did not trace (given to torch.compile one by one, say): "
+            "compile one module or function that calls them all, and they are traced into its graph."
+        )
+    fix += " Each version counts toward torch._dynamo.config.recompile_limit: past it, the functions after run uncompiled."
+    return title, detail, fix
 
 
 # torch's dtype names in guard messages, as the torch.dtype a user writes
@@ -298,7 +366,7 @@ def _mark_dynamic(met: list[tuple[Frame, Compile, FailedGuard]], compiles: list[
 
 
 def _guard_lines(met: list[tuple[Frame, Compile, FailedGuard]], limit: int = 4) -> list[str]:
-    lines = [f"{frame.label} {c.compile_id}: {guard.text}" for frame, c, guard in met[:limit]]
+    lines = [f"{frame.label_of(c)} {c.compile_id}: {guard.text}" for frame, c, guard in met[:limit]]
     if len(met) > limit:
         lines.append(f"… and {len(met) - limit} more like these")
     return lines
@@ -462,14 +530,20 @@ def _flip_flops_in_calls(session: Session, causes: dict[tuple, _Cause], found: d
 
 def calls_served(frame: Frame) -> str:
     """ "f: 0/0 2, 0/1 40, no compiled code 1 (of 43 calls)", or "" when calls were not recorded."""
-    parts = [f"{c.compile_id} {c.calls.calls}" for c in frame.compiles if c.calls is not None]
+    shared = bool(frame.shared_by)  # (each version named by its function: "1/0 (encode) 2")
+    parts = [
+        f"{c.compile_id}{f' ({c.for_function})' if shared and c.for_function else ''} {c.calls.calls}"
+        for c in frame.compiles
+        if c.calls is not None
+    ]
     eager = frame.calls_without_compiled_code
     if eager is not None and eager.calls:
         parts.append(f"no compiled code {eager.calls}")
     if not parts:
         return ""
     total = compiled_calls(frame) + (eager.calls if eager else 0)
-    return f"{frame.label}: " + ", ".join(parts) + f" (of {total} calls)"
+    name = f"`{frame.name}`" if shared else frame.label
+    return f"{name}: " + ", ".join(parts) + f" (of {total} calls)"
 
 
 def compiled_calls(frame: Frame) -> int:

@@ -688,6 +688,7 @@ class _Builder:
             compile_.resume_functions = {str(k): v for k, v in resumes.items() if isinstance(v, str)} if isinstance(resumes, dict) else {}
             compile_.compiled_graphs = [n for n in _list(version.get("compiled_graphs")) if isinstance(n, str)]
             compile_.called_as = [n for n in _list(version.get("called_as")) if isinstance(n, str)]
+            compile_.for_function = _text(version.get("wraps")) or _text(version.get("qualname"))
             frame = frames_of.get(id(compile_))
             if frame is not None and frame.qualname is None:
                 frame.qualname = _text(version.get("qualname"))

@@ -295,6 +295,12 @@ class Compile:
     compiled_graphs: list[str] = field(default_factory=list)
     # a resume function's global names, as transformed code calls it: ["__resume_at_102_2"]
     called_as: list[str] = field(default_factory=list)
+    # The function, as users know it, this version was compiled for ("WhisperModel.forward"). It
+    # can differ between versions of one frame: a decorator's inner function is one code object
+    # for every function it wraps, a method one for every class that inherits it (named by the
+    # object's class), and Dynamo keeps versions per code object. None: not recorded (as
+    # transformed_code).
+    for_function: str | None = None
 
 
 @dataclass
@@ -325,6 +331,13 @@ class Frame:
         return self.name.startswith("torch_dynamo_resume_in_")
 
     @property
+    def shared_by(self) -> list[str]:
+        """The functions its versions were compiled for, each once, where there are several (its
+        code is a decorator's wrapper, or a method classes inherit, shared by them); else []."""
+        functions = list(dict.fromkeys(c.for_function for c in self.compiles if c.for_function))
+        return functions if len(functions) > 1 else []
+
+    @property
     def known_as(self) -> str:
         """The function as users know it: "GPT2LMHeadModel.forward" (also for a decorator's
         wrapper of it), "Twice.forward", "f (after line 6)" for the code after a graph break,
@@ -343,12 +356,22 @@ class Frame:
         """known_as, and the wrapper Dynamo compiled where it compiled one:
         "GPT2LMHeadModel.forward (through transformers' `wrapper`)"."""
         if self.wraps:
-            from compilescope.session.places import library
-
-            owner = library(self.filename)
-            whose = f"{owner}' " if owner and owner.endswith("s") else f"{owner}'s " if owner else ""
-            return f"{self.wraps} (through {whose}`{self.name}`)"
+            return self._through(self.wraps)
         return self.known_as
+
+    def label_of(self, version: Compile) -> str:
+        """label, for one version: where its code is shared, the function that version was
+        compiled for ("WhisperDecoderLayer.forward (through transformers' `forward_with_checkpointing`)")."""
+        if self.shared_by and version.for_function:
+            return self._through(version.for_function) if self.wraps else version.for_function
+        return self.label
+
+    def _through(self, function: str) -> str:
+        from compilescope.session.places import library
+
+        owner = library(self.filename)
+        whose = f"{owner}' " if owner and owner.endswith("s") else f"{owner}'s " if owner else ""
+        return f"{function} (through {whose}`{self.name}`)"
 
 
 @dataclass
