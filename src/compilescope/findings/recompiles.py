@@ -138,6 +138,11 @@ def _caller(compiles: list[Compile]) -> str | None:
     return None
 
 
+def _is_flag(constants: list[str]) -> bool:
+    """Whether the constants compiled in were True or False (a flag), as torch's guard says them."""
+    return bool(constants) and all(value in ("True", "False") for value in constants)
+
+
 def _length_of(subject: str | None) -> str | None:
     """`parts` for a guard on `len(parts)`: the length of a list, tuple or *args, which Dynamo
     compiles in; None for any other subject."""
@@ -215,7 +220,15 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         detail_lines.append(f"Guard failed: {cause.guard.text}" + (f" (from {origin})" if origin else ""))
         became_dynamic = any(subject in (d.source or "") for c in compiles for d in c.dynamic)
         fix = f"A Python number passed as `{subject}` was compiled into the graph as the constant {cause.guard.expected}, so a new value compiles again."
-        if became_dynamic:
+        if _is_flag(constants):
+            # (a flag as a tensor would make its `if` data-dependent: a graph break; and
+            # dynamic=True makes numbers symbolic, never a bool)
+            fix = (
+                f"`{subject}` is a flag, True or False, and Dynamo compiles each value in: code that branches on it gets "
+                "a version for each of its two values. That is as it should be, and nothing to change: as a tensor, "
+                "the branch on it would depend on a tensor's value, a graph break."
+            )
+        elif became_dynamic:
             fix += f" torch then made `{subject}` symbolic, so later values reuse one version; to skip the recompile, pass it as a tensor (torch.tensor({subject})), or compile with dynamic=True."
         else:
             fix += f" Pass it as a tensor (torch.tensor({subject})) so its value is an input, not a constant, or compile with dynamic=True."
@@ -255,6 +268,8 @@ def _finding(cause: _Cause, session: Session) -> Finding:
     if len(labels) > 1 and kind != "shared code":
         detail_lines.append(f"One change, {len(labels)} functions compiled again: {', '.join(labels)}.")
     try_fixes = ("dynamic",) if kind in ("size", "stride", "value") and not _length_of(cause.guard.subject) else ()
+    if kind == "value" and _is_flag([g.expected for _, _, g in met if g.expected is not None]):
+        try_fixes = ()
     first_call = next((c for c in compiles if c.called_from), None)
     place = first_call.called_from[-1].split(" in ")[0] if first_call else where(met[0][0].filename, met[0][0].lineno)
     return Finding(
