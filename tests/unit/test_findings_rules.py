@@ -54,7 +54,7 @@ def test_a_flag_compiled_in_is_advised_nothing_to_change() -> None:
     # (the zoo's Whisper in training: a flag of transformers' cache, `is_updated`, was advised
     # torch.tensor() and dynamic=True; a flag as a tensor makes its `if` a graph break)
     flag = one(found("flag"), kind="recompile")
-    assert flag.title == "`training` in step was compiled in as a constant (True): 1 recompile"
+    assert flag.title == "`training` in step is a flag, True or False, compiled in: 1 recompile"
     assert "Guard failed: training == True (from `if training:` at programs/flag.py:10)" in flag.detail
     assert flag.fix.startswith("`training` is a flag, True or False, and Dynamo compiles each value in")
     assert "nothing to change" in flag.fix and "torch.tensor(" not in flag.fix and "dynamic=True" not in flag.fix

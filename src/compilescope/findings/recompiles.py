@@ -221,6 +221,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         became_dynamic = any(subject in (d.source or "") for c in compiles for d in c.dynamic)
         fix = f"A Python number passed as `{subject}` was compiled into the graph as the constant {cause.guard.expected}, so a new value compiles again."
         if _is_flag(constants):
+            title = f"`{subject}` in {frame.label_of(met[0][1])} is a flag, True or False, compiled in: {plural(len(met), 'recompile')}"
             # (a flag as a tensor would make its `if` data-dependent: a graph break; and
             # dynamic=True makes numbers symbolic, never a bool)
             fix = (
