@@ -51,8 +51,10 @@ def recompile_findings(session: Session) -> list[Finding]:
     for frame in session.frames:
         shared = bool(frame.shared_by)
         compiled_for: dict[str, str | None] = {}  # compile id -> the function it was compiled for
+        met_before: set[str | None] = set()  # (a set: a frame can have thousands of versions)
         for c in frame.compiles:
-            first_for_it = c.for_function not in compiled_for.values()
+            first_for_it = c.for_function not in met_before
+            met_before.add(c.for_function)
             compiled_for[c.compile_id] = c.for_function
             if not c.recompile_reason or is_limit_refusal(c):
                 continue
@@ -164,6 +166,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
     level: Level = PROBLEM if len(met) >= 4 and kind != "shared code" else WARNING
     detail_lines: list[str] = []
     fix = ""
+    flag = False  # a True/False value compiled in: nothing to try
     if kind == "shared code":
         title, detail_lines, fix = _shared_code(met, session)
     elif kind in ("size", "stride"):
@@ -219,8 +222,8 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         )
         detail_lines.append(f"Guard failed: {cause.guard.text}" + (f" (from {origin})" if origin else ""))
         became_dynamic = any(subject in (d.source or "") for c in compiles for d in c.dynamic)
-        fix = f"A Python number passed as `{subject}` was compiled into the graph as the constant {cause.guard.expected}, so a new value compiles again."
-        if _is_flag(constants):
+        flag = _is_flag(constants)
+        if flag:
             title = f"`{subject}` in {frame.label_of(met[0][1])} is a flag, True or False, compiled in: {plural(len(met), 'recompile')}"
             # (a flag as a tensor would make its `if` data-dependent: a graph break; and
             # dynamic=True makes numbers symbolic, never a bool)
@@ -229,10 +232,12 @@ def _finding(cause: _Cause, session: Session) -> Finding:
                 "a version for each of its two values. That is as it should be, and nothing to change: as a tensor, "
                 "the branch on it would depend on a tensor's value, a graph break."
             )
-        elif became_dynamic:
-            fix += f" torch then made `{subject}` symbolic, so later values reuse one version; to skip the recompile, pass it as a tensor (torch.tensor({subject})), or compile with dynamic=True."
         else:
-            fix += f" Pass it as a tensor (torch.tensor({subject})) so its value is an input, not a constant, or compile with dynamic=True."
+            fix = f"A Python number passed as `{subject}` was compiled into the graph as the constant {cause.guard.expected}, so a new value compiles again."
+            if became_dynamic:
+                fix += f" torch then made `{subject}` symbolic, so later values reuse one version; to skip the recompile, pass it as a tensor (torch.tensor({subject})), or compile with dynamic=True."
+            else:
+                fix += f" Pass it as a tensor (torch.tensor({subject})) so its value is an input, not a constant, or compile with dynamic=True."
     elif kind == "backend":
         frame = met[0][0]
         title = f"{frame.label} is compiled by more than one torch.compile(...) call: {plural(len(met), 'recompile')}"
@@ -268,9 +273,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         detail_lines.append("Calls served: " + "; ".join(served))
     if len(labels) > 1 and kind != "shared code":
         detail_lines.append(f"One change, {len(labels)} functions compiled again: {', '.join(labels)}.")
-    try_fixes = ("dynamic",) if kind in ("size", "stride", "value") and not _length_of(cause.guard.subject) else ()
-    if kind == "value" and _is_flag([g.expected for _, _, g in met if g.expected is not None]):
-        try_fixes = ()
+    try_fixes = ("dynamic",) if kind in ("size", "stride", "value") and not _length_of(cause.guard.subject) and not flag else ()
     first_call = next((c for c in compiles if c.called_from), None)
     place = first_call.called_from[-1].split(" in ")[0] if first_call else where(met[0][0].filename, met[0][0].lineno)
     return Finding(
@@ -289,24 +292,16 @@ def _finding(cause: _Cause, session: Session) -> Finding:
     )
 
 
-def _code_name(frame: Frame) -> str:
-    """transformers' `wrapped_func`: the code, and whose it is."""
-    from compilescope.session.places import library
-
-    owner = library(frame.filename)
-    return f"{owner}' `{frame.name}`" if owner and owner.endswith("s") else f"{owner}'s `{frame.name}`" if owner else f"`{frame.name}`"
-
-
 def _shared_code(met: list[tuple[Frame, Compile, FailedGuard]], session: Session) -> tuple[str, list[str], str]:
     """Title, detail and fix for versions of one code compiled for different functions: a
     decorator's inner function (transformers' `wrapped_func` wraps many a forward) or a method
-    several classes inherit (their objects name it: "BaseModelOutput.__init__"). Dynamo keeps compiled code per code object, so each function
-    that runs it is another version, guarded on what tells them apart; none is an input change.
-    Dynamo compiles a function on its own only where a frame starts there: the function
+    several classes inherit (their objects name it: "BaseModelOutput.__init__"). Dynamo keeps
+    compiled code per code object, so each function that runs it is another version, guarded on
+    what tells them apart; none is an input change. Dynamo compiles a function on its own only where a frame starts there: the function
     torch.compile was given, or a call a graph break stopped it tracing into its caller."""
     frames = list({id(frame): frame for frame, _, _ in met}.values())
     functions = {function for frame in frames for function in frame.shared_by}
-    codes = [_code_name(frame) for frame in frames]
+    codes = [frame.code_name for frame in frames]
     title = (
         f"{len(functions)} functions compiled one by one, each as a version of a code it shares with others "
         f"({listed(codes)}): {plural(len(met), 'recompile')}"
@@ -314,7 +309,7 @@ def _shared_code(met: list[tuple[Frame, Compile, FailedGuard]], session: Session
     detail = []
     for frame in frames:
         versions = [f"{c.compile_id} {c.for_function}" for c in frame.compiles if c.for_function]
-        detail.append(f"{_code_name(frame)}: " + ", ".join(versions[:6]) + (f", and {len(versions) - 6} more" if len(versions) > 6 else ""))
+        detail.append(f"{frame.code_name}: " + ", ".join(versions[:6]) + (f", and {len(versions) - 6} more" if len(versions) > 6 else ""))
     guard = met[0][2]
     detail.append(
         "Dynamo keeps compiled code per code object, and a decorator's inner function (or a method several classes inherit) "

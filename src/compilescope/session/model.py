@@ -366,12 +366,18 @@ class Frame:
             return self._through(version.for_function) if self.wraps else version.for_function
         return self.label
 
-    def _through(self, function: str) -> str:
+    @property
+    def code_name(self) -> str:
+        """The code Dynamo compiled, and whose it is: "transformers' `wrapped_func`", or
+        "`wrapper`" for the user's own."""
         from compilescope.session.places import library
 
         owner = library(self.filename)
         whose = f"{owner}' " if owner and owner.endswith("s") else f"{owner}'s " if owner else ""
-        return f"{function} (through {whose}`{self.name}`)"
+        return f"{whose}`{self.name}`"
+
+    def _through(self, function: str) -> str:
+        return f"{function} (through {self.code_name})"
 
 
 @dataclass
