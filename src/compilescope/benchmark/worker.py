@@ -73,7 +73,8 @@ def main() -> int:
         exception = error_summary(error)
         result = config.failed(exception)
         stage = reached[-1] if reached else ""
-        result["failed_at"] = FAILED_AT[stage] if spec.get("check_eager") or stage != "built" else "the compiled call"
+        eager_first = spec.get("check_eager") or spec["config"].get("training")  # (measure's order)
+        result["failed_at"] = FAILED_AT[stage] if eager_first or stage != "built" else "the compiled call"
         result["traceback"] = traceback.format_exc()[-20000:]
     if capture is not None:
         capture.record_program(
