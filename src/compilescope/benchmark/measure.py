@@ -64,7 +64,8 @@ def _loss(output: Any):
     Hugging Face model given labels), else the sum of its floating outputs. Not the sum where a
     loss is there: with the logits added (8 x 128 tokens x a vocabulary of 32-256k), bf16 and
     fp32 sums of a 2-layer Llama differed by 2.5%, their losses by 0.002%, and an accuracy
-    check at 1e-2 compared rounding noise (Gemma's AMP training read `fail` on an H200)."""
+    check at 1e-2 compared rounding noise (most likely why Gemma's AMP training read `fail` on
+    an H200)."""
     import torch
 
     loss = output.get("loss") if isinstance(output, dict) else getattr(output, "loss", None)
@@ -343,6 +344,12 @@ def _step(model: Any, optimizer: Any, inputs: tuple | dict[str, Any], config: Co
     return train
 
 
+def calls_eager_first(config: Config, check_eager: bool) -> bool:
+    """Whether measure() calls the model eagerly before its first compiled call: where asked
+    (check_eager), and in training, whose accuracy check needs that eager step first."""
+    return check_eager or config.training
+
+
 def measure(
     make: Make,
     config: Config,
@@ -382,9 +389,9 @@ def measure(
         # batch norm on its running statistics); training in train mode.
         model.train(config.training)
     # Eager and compiled train one model, its weights held once, as the user's program holds them.
-    # (Two copies, one for each, made the H200 run out of memory on Qwen2's 12B parameters, 45
-    # GiB in float32, where one copy, its gradients and the compiled step fit; and they made the
-    # weights count twice in each step's peak memory.) What each step changes, the other meets:
+    # (Two copies, one for each, ran the H200 out of memory on Qwen2's 12B parameters: 2 x 45 GiB
+    # in float32 before any gradient; and they made the weights count twice in each step's peak
+    # memory.) What each step changes, the other meets:
     # the time of a step does not depend on the values of the weights it updates.
     compiled_model = torch.compile(model, backend=config.backend, mode=None if config.mode == "default" else config.mode)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3) if config.training else None
@@ -393,7 +400,7 @@ def measure(
     clock = _Clock(config.device)
     cuda = clock.cuda
     eager_first, draws = None, False
-    if check_eager or config.training:
+    if calls_eager_first(config, check_eager):
         # The eager call the accuracy is checked against. In training it must come first, and
         # leave the weights as they were (no optimizer step), so that the compiled first step
         # starts from the same weights; and it does in every training process, cold and warm, so

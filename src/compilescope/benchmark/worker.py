@@ -13,7 +13,7 @@ import sys
 import time
 import traceback
 
-from compilescope.benchmark.measure import Config, Make, measure
+from compilescope.benchmark.measure import Config, Make, calls_eager_first, measure
 from compilescope.benchmark.target import load_by_name, load_make
 from compilescope.session.model import error_summary
 
@@ -73,7 +73,7 @@ def main() -> int:
         exception = error_summary(error)
         result = config.failed(exception)
         stage = reached[-1] if reached else ""
-        eager_first = spec.get("check_eager") or spec["config"].get("training")  # (measure's order)
+        eager_first = calls_eager_first(config, bool(spec.get("check_eager")))
         result["failed_at"] = FAILED_AT[stage] if eager_first or stage != "built" else "the compiled call"
         result["traceback"] = traceback.format_exc()[-20000:]
     if capture is not None:

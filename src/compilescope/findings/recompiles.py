@@ -297,8 +297,9 @@ def _shared_code(met: list[tuple[Frame, Compile, FailedGuard]], session: Session
     decorator's inner function (transformers' `wrapped_func` wraps many a forward) or a method
     several classes inherit (their objects name it: "BaseModelOutput.__init__"). Dynamo keeps
     compiled code per code object, so each function that runs it is another version, guarded on
-    what tells them apart; none is an input change. Dynamo compiles a function on its own only where a frame starts there: the function
-    torch.compile was given, or a call a graph break stopped it tracing into its caller."""
+    what tells them apart; none is an input change. Dynamo compiles a function on its own only
+    where a frame starts there: the function torch.compile was given, or a call a graph break
+    stopped it tracing into its caller."""
     frames = list({id(frame): frame for frame, _, _ in met}.values())
     functions = {function for frame in frames for function in frame.shared_by}
     codes = [frame.code_name for frame in frames]
