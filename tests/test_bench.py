@@ -168,6 +168,15 @@ def test_bad_targets(models: Path) -> None:
     broken = run_cli("bench", "models.py:not_a_pair", "--runs", "2", cwd=models)
     assert broken.returncode == 1
     assert "must return (model_or_function, example_inputs)" in broken.stdout
+    assert run_cli("bench", "models.py:mlp", "--device", "gpu", cwd=models).returncode == 2
+
+
+def test_a_device_make_does_not_use_is_refused_not_mislabelled(models: Path) -> None:
+    # GIVEN make() builds on the CPU, and bench is asked for cuda (it moves nothing: make() decides)
+    run = run_cli("bench", "models.py:mlp", "--device", "cuda", "--backends", "eager", "--runs", "2", "--warmup-s", "0", cwd=models)
+    # THEN no figures labelled cuda that a CPU clock took: it says where make() put them
+    assert run.returncode == 1
+    assert "asked to measure on cuda, but make() put the model or its inputs on cpu" in " ".join(run.stdout.split())
 
 
 def test_bench_api_on_an_object() -> None:
@@ -232,6 +241,8 @@ def test_training_steps_one_model_and_checks_it_from_the_weights_eager_had(model
     # Qwen2's 12B parameters out of memory)
     assert result["config"] == "eager/default/training" and result.get("skipped") is None, result.get("skipped")
     assert result["compiled_ms"] > 0 and result["eager_ms"] > 0
+    # on the device make() put it on, no --device given
+    assert result["device"] == "cpu" and result["timer"] == "time.perf_counter"
     # and the compiled first step is checked against an eager step from the same weights
     assert result["accuracy"] == "pass"
 

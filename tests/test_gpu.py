@@ -292,8 +292,13 @@ def test_training_holds_the_weights_once_and_sees_the_gpus_random_numbers(tmp_pa
         )
         assert run.returncode == 0, run.stderr[-3000:]
         (results[name],) = json.loads((tmp_path / f"{name}.json").read_text())["benchmarks"]
-    print({name: (r["eager_peak_memory_mb"], r["compiled_peak_memory_mb"], r["accuracy"]) for name, r in results.items()})
-    # THEN a step's peak holds the weights and their gradients once, 2 GiB (a copy of the model
+    print({name: (r["device"], r["eager_peak_memory_mb"], r["compiled_peak_memory_mb"], r["accuracy"]) for name, r in results.items()})
+    # THEN with no --device, it is measured where make() put it: on the GPU, with CUDA's clock
+    # (bench once took the CPU for the default: a clock that saw only the kernels' launches, the
+    # process's RSS for memory, and the CPU's random numbers)
+    for result in results.values():
+        assert result["device"].startswith("cuda") and result["timer"] == "CUDA events, synchronized"
+    # AND a step's peak holds the weights and their gradients once, 2 GiB (a copy of the model
     # for eager, as bench once made, was a third GiB in every step)
     for result in results.values():
         for side in ("eager_peak_memory_mb", "compiled_peak_memory_mb"):

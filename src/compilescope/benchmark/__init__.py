@@ -134,7 +134,7 @@ class Plan:
     backends: tuple[str, ...] = DEFAULT_BACKENDS
     modes: tuple[str, ...] = DEFAULT_MODES
     training: tuple[bool, ...] = (False,)
-    device: str = "cpu"
+    device: str = "auto"  # "auto": where make() puts the model and inputs (a model by name: the CPU)
     runs: int = 50
     warmup: int = 3
     warmup_s: float | None = None  # the warm-up's floor in seconds; None: 1 s on a CPU, 2 s on a GPU
@@ -151,6 +151,8 @@ def bench_target(target: str, plan: Plan) -> list[Benchmark]:
     from compilescope.benchmark.target import check_target
 
     if is_by_name(target):
+        if plan.device == "auto":  # (a model by name is built on the device asked for; none: the CPU)
+            plan.device = "cpu"
         if plan.by_name is None or plan.by_name.target != target:
             plan.by_name = ByName(target)
     else:
@@ -201,7 +203,7 @@ def bench(
     ("faster", "slower", "about even" or "too noisy to say") and what it was measured under.
     `warmup` calls and `warmup_s` seconds at least (default 1 s on a CPU, 2 s on a GPU) are a
     floor: the warm-up goes on until the per-call times stop falling."""
-    plan = Plan(tuple(backends), tuple(modes), tuple(training), device or _default_device(target, args), runs, warmup, warmup_s)
+    plan = Plan(tuple(backends), tuple(modes), tuple(training), device or "auto", runs, warmup, warmup_s)
     return run_plan(target, args, plan)
 
 
@@ -214,20 +216,9 @@ def run_plan(target: Any, args: tuple, plan: Plan) -> Session:
         results = _bench_object(target, args, plan)
         name = getattr(target, "__qualname__", None) or type(target).__name__
     session = Session(program=Program(kind="bench", target=name), benchmarks=results)
-    _fill_environment(session, plan.device)
+    # (the device each configuration was measured on: "auto" became where make() put the tensors)
+    _fill_environment(session, next((b.device for b in results if b.device != "auto"), plan.device))
     return session
-
-
-def _default_device(target: Any, args: tuple) -> str:
-    try:
-        import torch
-
-        for value in args:
-            if isinstance(value, torch.Tensor):
-                return str(value.device)
-    except ImportError:
-        pass
-    return "cpu"
 
 
 def _bench_object(target: Any, args: tuple, plan: Plan) -> list[Benchmark]:
@@ -278,7 +269,7 @@ def _fill_environment(session: Session, device: str) -> None:
         from compilescope.benchmark.measure import device_name
 
         env.torch = str(torch.__version__)
-        env.device = device_name(device)
+        env.device = None if device == "auto" else device_name(device)  # (None: unknown, nothing was built)
         env.threads = torch.get_num_threads()
     except ImportError:
         pass

@@ -40,6 +40,8 @@ class Config:
     backend: str = "inductor"
     mode: str = "default"  # torch.compile mode; "default" passes none
     training: bool = False
+    # "cpu", "cuda", "cuda:1"; or "auto": where make() puts the model and its inputs, found once
+    # they are built (`placed`)
     device: str = "cpu"
     # "fp32": as built; "bf16": the model and its floating inputs in bfloat16; "amp": float32
     # weights, the forward and the loss under torch.autocast(bfloat16) (PyTorch's dashboard
@@ -344,6 +346,35 @@ def _step(model: Any, optimizer: Any, inputs: tuple | dict[str, Any], config: Co
     return train
 
 
+class WrongDevice(Exception):
+    """make() put the model or its inputs on another device than the one asked for."""
+
+
+def placed(config: Config, model: Any, inputs: Inputs) -> Config:
+    """The configuration on the device make() put the model and its inputs on. With the device
+    left as "auto", it is that one: a make() that returns CUDA tensors is measured as CUDA work
+    (CUDA events and synchronizes around each call, CUDA memory, the GPU's random numbers), not
+    with a CPU clock that sees only the kernels' launches. A device asked for that is not where
+    they are is refused: bench does not move them (make() decides), and figures labelled with
+    the wrong device would be wrong."""
+    import dataclasses
+
+    import torch
+
+    tensors = list(inputs.values()) if isinstance(inputs, dict) else list(inputs)
+    if isinstance(model, torch.nn.Module):
+        tensors += [*model.parameters(), *model.buffers()]
+    found = next((str(t.device) for t in tensors if isinstance(t, torch.Tensor) and t.device.type != "cpu"), "cpu")
+    if config.device == "auto":
+        return dataclasses.replace(config, device=found)
+    if found.split(":")[0] != config.device.split(":")[0]:
+        raise WrongDevice(
+            f"asked to measure on {config.device}, but make() put the model or its inputs on {found}: "
+            "leave the device out (bench measures where make() puts them), or move them in make()"
+        )
+    return config
+
+
 def calls_eager_first(config: Config, check_eager: bool) -> bool:
     """Whether measure() calls the model eagerly before its first compiled call: where asked
     (check_eager), and in training, whose accuracy check needs that eager step first."""
@@ -375,6 +406,7 @@ def measure(
     model, inputs = make()
     if not isinstance(inputs, (tuple, dict)):
         inputs = (inputs,)
+    config = placed(config, model, inputs)
     if config.precision == "bf16":
         model, inputs = _in_bf16(model, inputs)
     stages.append("built")

@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from compilescope.benchmark.measure import Config, Make, _Clock, _step
+from compilescope.benchmark.measure import Config, Make, _Clock, _step, placed
 
 
 def _copy_gbps(clock: _Clock) -> float:
@@ -57,6 +57,9 @@ def profile_config(make: Make, config: Config, runs: int = 10) -> dict[str, Any]
 
     notes = torch_adapter.ask_inductor_for_profile_details()
     model, inputs = make()
+    if not isinstance(inputs, (tuple, dict)):
+        inputs = (inputs,)
+    config = placed(config, model, inputs)
     if isinstance(model, torch.nn.Module):
         model.train(config.training)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3) if config.training else None

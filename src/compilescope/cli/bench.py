@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -77,7 +78,9 @@ class BenchCommand:
         parser.add_argument("--modes", default="default", help=f"inductor modes, comma-separated: {', '.join(MODES)} (default: default)")
         parser.add_argument("--train", action="store_true", help="also measure a training step (forward, backward, SGD step)")
         parser.add_argument("--train-only", action="store_true", help="measure only the training step")
-        parser.add_argument("--device", default=None, help="cpu or cuda (default: where make()'s inputs are)")
+        parser.add_argument(
+            "--device", default=None, help="cpu or cuda (default: where make() puts the model and its inputs; a model by name: cpu)"
+        )
         parser.add_argument("--runs", type=int, default=50, help="timed calls of each (default 50)")
         parser.add_argument(
             "--warmup",
@@ -119,7 +122,9 @@ class BenchCommand:
             raise CommandError("--json and --html name the same file: give each its own")
         by_name = _by_name(args)
         training = (True,) if args.train_only else ((False, True) if args.train else (False,))
-        device = args.device or "cpu"
+        if args.device is not None and not re.fullmatch(r"cpu|cuda(:\d+)?", args.device):
+            raise CommandError(f"--device: cpu or cuda (got {args.device!r}); left out, bench measures where make() puts the model")
+        device = args.device or "auto"
         count = len(configs(backends, modes, training, device))
         console = Console(file=sys.stderr, highlight=False)
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console, transient=True) as progress:
