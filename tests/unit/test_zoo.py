@@ -46,7 +46,12 @@ def test_a_result_that_differs_from_eager_fails_and_the_figures_are_kept() -> No
     warm |= {"eager_peak_memory_mb": 100.0, "compiled_peak_memory_mb": 80.0, "memory_kind": "CUDA max allocated"}
     row = _row("hf:gpt2")
     _fill(row, [cold, warm])
-    assert row.status == "fail" and row.reason is not None and "differs from eager" in row.reason
+    assert row.status == "fail" and row.reason == "accuracy: compiled differs from eager"
+    # and where the worker said by how much, the reason says it
+    detailed = _row("timm:inception_v3")
+    by = "largest difference 0.031, where eager's largest value is 2.05, 1.51% of it; tolerance 0.01"
+    _fill(detailed, [cold, {**warm, "accuracy": f"fail ({by})"}])
+    assert detailed.status == "fail" and detailed.reason == f"accuracy: compiled differs from eager: {by}"
     assert (row.cold_compile_s, row.warm_compile_s, row.speedup) == (20.0, 3.0, 2.0)
     assert row.memory_compression == pytest.approx(1.25)
     # on a CPU there is one peak for both: no compression ratio is made up from it

@@ -76,19 +76,53 @@ def _loss(output: Any):
     return _floating_sum(output)
 
 
-def _floating_sum(output: Any):
+def _floating_tensors(output: Any) -> list[Any]:
+    """The floating tensors of a model's output, in order: a tensor, or those inside its tuples,
+    lists, dicts and transformers' ModelOutputs."""
     import torch
 
     if isinstance(output, torch.Tensor):
-        return output.float().sum() if output.is_floating_point() else None
+        return [output] if output.is_floating_point() else []
     if isinstance(output, dict):
         output = list(output.values())
     if hasattr(output, "to_tuple"):  # transformers' ModelOutput
         output = output.to_tuple()
     if isinstance(output, (list, tuple)):
-        parts = [p for p in (_floating_sum(o) for o in output) if p is not None]
-        return sum(parts) if parts else None
-    return None
+        return [tensor for part in output for tensor in _floating_tensors(part)]
+    return []
+
+
+def _floating_sum(output: Any):
+    tensors = _floating_tensors(output)
+    return sum(tensor.float().sum() for tensor in tensors) if tensors else None
+
+
+def largest_difference(eager: Any, compiled: Any) -> str | None:
+    """By how much a compiled result differs from eager's, in words: the largest difference of
+    one value, against the largest value of eager's in that output (the tensor where that ratio
+    is largest). None where the two do not pair up tensor for tensor."""
+    import torch
+
+    ours, theirs = _floating_tensors(eager), _floating_tensors(compiled)
+    pairs = list(zip(ours, theirs))
+    if not pairs or len(ours) != len(theirs) or any(a.shape != b.shape for a, b in pairs):
+        return None
+    worst: tuple[float, float, float] | None = None  # (ratio, difference, eager's largest)
+    with torch.no_grad():
+        for a, b in pairs:
+            if a.numel() == 0:
+                continue
+            a, b = a.detach().double(), b.detach().double()
+            difference = float((a - b).abs().nan_to_num(float("inf")).max())
+            largest = float(a.abs().nan_to_num(float("inf")).max())
+            ratio = difference / largest if largest > 0 else (0.0 if difference == 0 else float("inf"))
+            if worst is None or ratio > worst[0]:
+                worst = (ratio, difference, largest)
+    if worst is None:
+        return None
+    ratio, difference, largest = worst
+    share = f", {ratio:.2%} of it" if 0 < ratio < float("inf") else ""
+    return f"largest difference {difference:.3g}, where eager's largest value is {largest:.3g}{share}"
 
 
 Inputs = tuple | dict[str, Any]  # positional, or by name
@@ -375,6 +409,20 @@ def placed(config: Config, model: Any, inputs: Inputs) -> Config:
     return config
 
 
+def _fresh(inputs: Inputs) -> Inputs:
+    """A copy of the inputs for each call the accuracy compares: a model that changes its inputs
+    in place (`x += self.bias`) would hand the second call other values than the first had, and
+    the two would differ for that alone. (PyTorch's harness clones them for each run too.)"""
+    import torch
+
+    def fresh(value: Any) -> Any:
+        return value.clone() if isinstance(value, torch.Tensor) else value
+
+    if isinstance(inputs, dict):
+        return {name: fresh(value) for name, value in inputs.items()}
+    return tuple(fresh(value) for value in inputs)
+
+
 def calls_eager_first(config: Config, check_eager: bool) -> bool:
     """Whether measure() calls the model eagerly before its first compiled call: where asked
     (check_eager), and in training, whose accuracy check needs that eager step first."""
@@ -437,18 +485,19 @@ def measure(
         # leave the weights as they were (no optimizer step), so that the compiled first step
         # starts from the same weights; and it does in every training process, cold and warm, so
         # that the first compiled calls they time meet the model alike.
-        first = _step(model, optimizer, inputs, config, update=False) if config.training else eager_step
+        first = _step(model, optimizer, _fresh(inputs), config, update=False)
         eager_first, draws = _drawing_random_numbers(first, cuda)
         if cuda:
             torch.cuda.synchronize()
         stages.append("eager")
 
     # The first compiled call, compile included. (Wall clock: it is mostly host-side work.)
+    compiled_first_step = _step(compiled_model, optimizer, _fresh(inputs), config)
     if cuda:
         torch.cuda.synchronize()
     cache_before = torch_adapter.compiled_graph_cache_counts()
     started = time.perf_counter()
-    compiled_first = compiled_step()
+    compiled_first = compiled_first_step()
     if cuda:
         torch.cuda.synchronize()
     result["first_call_s"] = time.perf_counter() - started
@@ -462,7 +511,7 @@ def measure(
 
     # Accuracy: the first eager call, on the same weights and inputs, against the first compiled one.
     if eager_first is None:  # (inference: the compiled call changed no weights)
-        eager_first, draws = _drawing_random_numbers(eager_step, cuda)
+        eager_first, draws = _drawing_random_numbers(_step(model, optimizer, _fresh(inputs), config), cuda)
     tolerance = _tolerance(model, inputs, config.training, config.precision)
     if draws:
         # Compiled code draws its random numbers differently (Inductor generates its own): the
@@ -470,8 +519,11 @@ def measure(
         # of dropout modules missed Swin's drop path, and called its training a failure.)
         result["accuracy"] = "unknown (the model draws random numbers (dropout, drop path): eager and compiled code draw different ones)"
     else:
-        reference = None if config.training else _fp64_reference(model, inputs)
+        reference = None if config.training else _fp64_reference(model, _fresh(inputs))
         result["accuracy"] = torch_adapter.same(eager_first, compiled_first, tolerance, reference)
+        if result["accuracy"] == "fail":  # (by how much: rounding a looser check would pass, or a wrong result)
+            by = largest_difference(eager_first, compiled_first)
+            result["accuracy"] = f"fail ({by}; tolerance {tolerance:g})" if by else f"fail (tolerance {tolerance:g})"
         result["accuracy_reference"] = "fp64 copy of the model" if reference is not None else "eager"
     result["tolerance"] = tolerance
 

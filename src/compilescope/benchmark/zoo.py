@@ -203,7 +203,9 @@ def _fill(row: ZooModel, results: list[dict[str, Any]]) -> None:
         row.compiled_memory_mb = warm.get("peak_memory_mb")  # (a CPU: the process's peak, both together)
     if row.status == "pass" and isinstance(row.accuracy, str) and row.accuracy.startswith("fail"):
         row.status = "fail"
-        row.reason = f"accuracy: compiled differs from eager ({row.accuracy})"
+        # ("fail (largest difference ...; tolerance ...)": the detail after the word)
+        detail = row.accuracy.removeprefix("fail").strip().removeprefix("(").removesuffix(")")
+        row.reason = "accuracy: compiled differs from eager" + (f": {detail}" if detail else "")
 
 
 def sweep(

@@ -830,7 +830,7 @@ def bench_table(session: Session) -> _Escaped:
             f"{_together(_seconds(b.first_call_cold_s))} / {_together(_seconds(b.first_call_warm_s))}",
             even,
             _together(_unknown(None if b.peak_memory_mb is None else f"{b.peak_memory_mb:.0f} MB")),
-            Text(_unknown(b.accuracy), style="red" if b.accuracy == "fail" else ""),
+            Text(_unknown(b.accuracy), style="red" if (b.accuracy or "").startswith("fail") else ""),
         )
     measured = next((b for b in session.benchmarks if not b.skipped), None)
     notes = Text("", style="dim")

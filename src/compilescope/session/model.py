@@ -442,7 +442,7 @@ class Benchmark:
     eager_peak_memory_mb: float | None = None
     compiled_peak_memory_mb: float | None = None
     memory_kind: str | None = None
-    accuracy: str | None = None  # "pass", "fail", or "unknown (...)"
+    accuracy: str | None = None  # "pass", "fail (by how much; the tolerance)", or "unknown (...)"
     tolerance: float | None = None
     warm_in_process: bool = False  # the warm first call ran in the same process as the cold one
     profile: Profile | None = None  # with --profile: time per kernel over the compiled calls

@@ -493,7 +493,7 @@
             el("td", null, seconds(b.first_call_cold_s)), el("td", null, seconds(b.first_call_warm_s)),
             el("td", null, b.break_even_calls === null ? (b.speedup !== null ? "never" : unknown(null)) : b.break_even_calls.toFixed(0) + " calls"),
             el("td", null, b.peak_memory_mb === null ? unknown(null) : b.peak_memory_mb.toFixed(0) + " MB"),
-            el("td", { "class": b.accuracy === "fail" ? "actual" : "" }, unknown(b.accuracy)));
+            el("td", { "class": String(b.accuracy).indexOf("fail") === 0 ? "actual" : "" }, unknown(b.accuracy)));
         })));
       var measured = benchmarks.filter(function (b) { return !b.skipped && b.eager_ms !== null; });
       if (measured.length) {
