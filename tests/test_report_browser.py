@@ -326,7 +326,10 @@ def test_scale(browser, tmp_path: Path) -> None:
     view.page.wait_for_selector("#compile-view td:has-text('add_1999')")
     open_graph_s = time.perf_counter() - started
     print(f"300 compiles, 2,000 kernels: page ready in {view.ready_s:.2f} s, the 20,000-op graph opened in {open_graph_s:.2f} s")
-    assert view.ready_s + open_graph_s < 3.0, (view.ready_s, open_graph_s)  # 1.13-1.24 s here on 2026-12-02, a busy machine
+    # 1.13-1.24 s here on 2026-12-02; on 2026-12-03, alone, 2.0-2.2 s (and 2.5-2.8 s for 79fb722's
+    # page, the 12-02 one: the machine, not the page, was slower), and 3.36 s in CI beside the
+    # other worker's compiles
+    assert view.ready_s + open_graph_s < 5.0, (view.ready_s, open_graph_s)
     assert view.page.locator("#compile-view button:has-text('show 2000 more of 20000')").count() == 1
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "scale.json").write_text(
