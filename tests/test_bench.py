@@ -13,7 +13,7 @@ import pytest
 
 import compilescope
 from compilescope.benchmark import break_even
-from compilescope.benchmark.measure import largest_difference
+from compilescope.benchmark.measure import _fresh, largest_difference
 from conftest import run_cli
 
 pytestmark = pytest.mark.slow
@@ -276,6 +276,21 @@ def test_a_failed_match_says_by_how_much_in_the_output_where_it_is_largest() -> 
     assert largest_difference(logits, logits[:1]) is None
     # AND identical outputs differ by nothing
     assert largest_difference(eager, eager) == "largest difference 0, where eager's largest value is 10"
+
+
+def test_each_compared_call_gets_its_own_inputs_and_one_tensor_passed_twice_stays_one() -> None:
+    import torch
+
+    x, ids = torch.randn(4), torch.tensor([1, 2])
+    positional = _fresh((x, x, ids, True))
+    assert isinstance(positional, tuple)
+    a, b, c, flag = positional
+    assert a is b and a is not x and torch.equal(a, x) and c is not ids and flag is True
+    # (Dynamo compiles f(x, x) for two inputs that are one tensor: copies of each apart would
+    # recompile it when the timed calls pass x twice again)
+    named = _fresh({"input_ids": ids, "labels": ids})
+    assert isinstance(named, dict)
+    assert named["input_ids"] is named["labels"] is not ids
 
 
 def test_a_model_that_changes_its_input_is_compared_on_the_same_values(models: Path) -> None:

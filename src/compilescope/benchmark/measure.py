@@ -412,11 +412,19 @@ def placed(config: Config, model: Any, inputs: Inputs) -> Config:
 def _fresh(inputs: Inputs) -> Inputs:
     """A copy of the inputs for each call the accuracy compares: a model that changes its inputs
     in place (`x += self.bias`) would hand the second call other values than the first had, and
-    the two would differ for that alone. (PyTorch's harness clones them for each run too.)"""
+    the two would differ for that alone. (PyTorch's harness clones them for each run too.) One
+    tensor passed twice stays one tensor: Dynamo compiles for inputs that are the same tensor,
+    and the calls timed after would not match that graph."""
     import torch
 
+    copies: dict[int, Any] = {}
+
     def fresh(value: Any) -> Any:
-        return value.clone() if isinstance(value, torch.Tensor) else value
+        if not isinstance(value, torch.Tensor):
+            return value
+        if id(value) not in copies:
+            copies[id(value)] = value.clone()
+        return copies[id(value)]
 
     if isinstance(inputs, dict):
         return {name: fresh(value) for name, value in inputs.items()}
