@@ -294,15 +294,15 @@ def test_each_compared_call_gets_its_own_inputs_and_one_tensor_passed_twice_stay
 
 
 def test_a_model_that_changes_its_input_is_compared_on_the_same_values(models: Path) -> None:
-    # GIVEN a model that adds 1 to its input in place, measured in inference and training
+    # GIVEN a model that adds 1 to its input in place, trained (its eager check step comes first)
     run = run_cli(
-        "bench", "models.py:adds_to_its_input", "--train", "--backends", "aot_eager", "--runs", "3", "--warmup-s", "0", "--json", "adds.json", cwd=models
+        "bench", "models.py:adds_to_its_input", "--train-only", "--backends", "aot_eager", "--runs", "3", "--warmup-s", "0", "--json", "adds.json", cwd=models
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
-    inference, training = json.loads((models / "adds.json").read_text())["benchmarks"]
-    # THEN eager's call and compiled's first each start from the inputs make() returned, and
-    # match (sharing them, the second call saw x + 1 where the first saw x: bench said "fail")
-    assert (inference["accuracy"], training["accuracy"]) == ("pass", "pass")
+    (training,) = json.loads((models / "adds.json").read_text())["benchmarks"]
+    # THEN eager's step and compiled's first each start from the inputs make() returned, and
+    # match (sharing them, the second saw x + 1 where the first saw x: bench said "fail")
+    assert training["accuracy"] == "pass"
 
 
 @measure
