@@ -139,6 +139,22 @@ def _values(inputs: tuple | dict[str, Any]) -> list[Any]:
     return list(inputs.values()) if isinstance(inputs, dict) else list(inputs)
 
 
+def _each_input(inputs: Inputs, change: Callable[[Any], Any]) -> Inputs:
+    """The inputs with `change` applied to each, positional or by name as they were."""
+    if isinstance(inputs, dict):
+        return {name: change(value) for name, value in inputs.items()}
+    return tuple(change(value) for value in inputs)
+
+
+def built(make: Make, config: Config) -> tuple[Any, Inputs, Config]:
+    """make()'s model and its inputs (one input alone made a tuple), and the configuration on
+    the device make() put them on (`placed`)."""
+    model, inputs = make()
+    if not isinstance(inputs, (tuple, dict)):
+        inputs = (inputs,)
+    return model, inputs, placed(config, model, inputs)
+
+
 def _tolerance(model: Any, inputs: tuple | dict[str, Any], training: bool, precision: str = "fp32") -> float:
     import torch
 
@@ -165,9 +181,7 @@ def _fp64_reference(model: Any, inputs: tuple | dict[str, Any]) -> Any:
     try:
         copy64 = copy.deepcopy(model).double() if isinstance(model, torch.nn.Module) else model
         with torch.no_grad():
-            if isinstance(inputs, dict):
-                return copy64(**{name: to64(a) for name, a in inputs.items()})
-            return copy64(*[to64(a) for a in inputs])
+            return call(copy64, _each_input(inputs, to64))
     except Exception:
         return None
 
@@ -342,9 +356,7 @@ def _in_bf16(model: Any, inputs: Inputs) -> tuple[Any, Inputs]:
 
     if isinstance(model, torch.nn.Module):
         model = model.to(torch.bfloat16)
-    if isinstance(inputs, dict):
-        return model, {name: cast(value) for name, value in inputs.items()}
-    return model, tuple(cast(value) for value in inputs)
+    return model, _each_input(inputs, cast)
 
 
 def _step(model: Any, optimizer: Any, inputs: tuple | dict[str, Any], config: Config, update: bool = True) -> Callable[[], Any]:
@@ -395,7 +407,7 @@ def placed(config: Config, model: Any, inputs: Inputs) -> Config:
 
     import torch
 
-    tensors = list(inputs.values()) if isinstance(inputs, dict) else list(inputs)
+    tensors = _values(inputs)
     if isinstance(model, torch.nn.Module):
         tensors += [*model.parameters(), *model.buffers()]
     found = next((str(t.device) for t in tensors if isinstance(t, torch.Tensor) and t.device.type != "cpu"), "cpu")
@@ -426,9 +438,7 @@ def _fresh(inputs: Inputs) -> Inputs:
             copies[id(value)] = value.clone()
         return copies[id(value)]
 
-    if isinstance(inputs, dict):
-        return {name: fresh(value) for name, value in inputs.items()}
-    return tuple(fresh(value) for value in inputs)
+    return _each_input(inputs, fresh)
 
 
 def calls_eager_first(config: Config, check_eager: bool) -> bool:
@@ -459,10 +469,7 @@ def measure(
     from compilescope.benchmark import torch_adapter
 
     stages = reached if reached is not None else []
-    model, inputs = make()
-    if not isinstance(inputs, (tuple, dict)):
-        inputs = (inputs,)
-    config = placed(config, model, inputs)
+    model, inputs, config = built(make, config)
     if config.precision == "bf16":
         model, inputs = _in_bf16(model, inputs)
     stages.append("built")

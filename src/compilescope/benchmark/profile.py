@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from compilescope.benchmark.measure import Config, Make, _Clock, _step, placed
+from compilescope.benchmark.measure import Config, Make, _Clock, _step, built
 
 
 def _copy_gbps(clock: _Clock) -> float:
@@ -56,10 +56,7 @@ def profile_config(make: Make, config: Config, runs: int = 10) -> dict[str, Any]
     from compilescope.record import capture
 
     notes = torch_adapter.ask_inductor_for_profile_details()
-    model, inputs = make()
-    if not isinstance(inputs, (tuple, dict)):
-        inputs = (inputs,)
-    config = placed(config, model, inputs)
+    model, inputs, config = built(make, config)
     if isinstance(model, torch.nn.Module):
         model.train(config.training)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3) if config.training else None

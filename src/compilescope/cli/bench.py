@@ -24,6 +24,12 @@ def _choices(text: str, allowed: tuple[str, ...], option: str) -> tuple[str, ...
     return items
 
 
+def check_device(device: str, hint: str = "") -> None:
+    """--device, for bench and zoo: cpu, cuda or cuda:N."""
+    if not re.fullmatch(r"cpu|cuda(:\d+)?", device):
+        raise CommandError(f"--device: cpu or cuda (got {device!r}){hint}")
+
+
 def _by_name(args: argparse.Namespace):  # -> ByName | None
     """A model by name's size and config, checked before anything runs."""
     from compilescope.benchmark.by_name import ByName, is_by_name, parse_overrides
@@ -122,8 +128,8 @@ class BenchCommand:
             raise CommandError("--json and --html name the same file: give each its own")
         by_name = _by_name(args)
         training = (True,) if args.train_only else ((False, True) if args.train else (False,))
-        if args.device is not None and not re.fullmatch(r"cpu|cuda(:\d+)?", args.device):
-            raise CommandError(f"--device: cpu or cuda (got {args.device!r}); left out, bench measures where make() puts the model")
+        if args.device is not None:
+            check_device(args.device, "; left out, bench measures where make() puts the model")
         device = args.device or "auto"
         count = len(configs(backends, modes, training, device))
         console = Console(file=sys.stderr, highlight=False)

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from compilescope.benchmark.by_name import SIZES
-from compilescope.cli.bench import MODES
+from compilescope.cli.bench import MODES, check_device
 from compilescope.cli.errors import CommandError
 from compilescope.cli.options import open_command
 from compilescope.outputs import absolute, check_writable
@@ -210,8 +210,7 @@ class ZooCommand:
         from compilescope.session.zoo import summarize
 
         suite, names = model_names(args.suite, args.models)
-        if args.device not in ("cpu", "cuda") and not args.device.startswith("cuda:"):
-            raise CommandError(f"--device: cpu or cuda (got {args.device!r})")
+        check_device(args.device)
         if args.runs < 2 or args.time_limit < 1 or args.jobs < 1:
             raise CommandError("--runs must be at least 2, --time-limit and --jobs at least 1")
         for given, what in ((args.json, "the results"), (args.html, "the page")):
