@@ -305,6 +305,19 @@ def test_a_model_that_changes_its_input_is_compared_on_the_same_values(models: P
     assert training["accuracy"] == "pass"
 
 
+def test_profile_runs_to_the_end_and_keeps_what_it_profiled(models: Path) -> None:
+    # GIVEN the README's `bench models.py:make --profile` (aot_eager here: the crash came after the
+    # profiling, whatever compiled; Inductor's kernels are the measured test's below)
+    run = run_cli(
+        "bench", "models.py:mlp", "--profile", "--backends", "aot_eager", "--runs", "2", "--warmup-s", "0", "--json", "profiled.json", cwd=models
+    )  # fmt: skip
+    # THEN it ends with the profile (a profile's result was taken for a dead worker's: KeyError)
+    assert run.returncode == 0, run.stderr[-3000:]
+    (result,) = json.loads((models / "profiled.json").read_text())["benchmarks"]
+    assert result["profile"]["profile_error"] is None and result["profile"]["profiled_calls"] == 10
+    assert result["profile"]["compiled_regions"] == {"0/0": 10}
+
+
 @measure
 def test_profile_maps_kernel_time_to_ops_and_source(models: Path) -> None:
     result = run_cli("bench", "models.py:small_steps", "--runs", "5", "--profile", "--json", "profiled.json", cwd=models)

@@ -82,7 +82,16 @@ def profile_config(make: Make, config: Config, runs: int = 10) -> dict[str, Any]
         else {}
     )
     kernels, regions = kernel_times(prof, session, cuda, peaks)
-    return {"kernels": kernels, "profiled_calls": runs, "compiled_regions": dict(regions), "profile_notes": notes, **peaks}
+    # (it starts with the configuration's keys, as measure()'s results do: bench takes a result
+    # without them for a worker that died before writing)
+    return {
+        **config.describe(),
+        "kernels": kernels,
+        "profiled_calls": runs,
+        "compiled_regions": dict(regions),
+        "profile_notes": notes,
+        **peaks,
+    }
 
 
 def kernel_times(
