@@ -76,7 +76,7 @@ def test_each_kind_builds_tiny_and_trains_on_its_inputs(model_type: str, built: 
     assert type(model).__name__ == built and model.training
     assert sum(p.numel() for p in model.parameters()) < 3_000_000  # a few small layers
     output = call(model, inputs)
-    # the labels made a loss, and the training step takes it, not the sum of every output
+    # the labels made a loss, and the training step takes it, not the mean of every output
     # (the logits' sum: rounding noise in bf16, where an accuracy check compares it)
     loss = _loss(output)
     assert loss is output.loss
