@@ -1,13 +1,15 @@
 """One zoo result from the parts of a sweep split across device calls:
 
-    python benchmarks/merge_zoo.py OUT.json OUT.html PART.json PART.json ...
+    python benchmarks/merge_zoo.py [--measured-again] OUT.json OUT.html PART.json PART.json ...
 
 The parts must have measured the same way (size, device, training, precision, backend, mode);
-each model once. The summary is computed again over all the models, as `compilescope zoo`
+each model once, or with --measured-again, a model in more than one part takes its last part's
+result (measured again after a fix), which `command` says. The summary is computed again over all the models, as `compilescope zoo`
 computes it; `command` lists the parts' commands, `wall_s` is their sum."""
 
 from __future__ import annotations
 
+import argparse
 import copy
 import sys
 from pathlib import Path
@@ -19,7 +21,7 @@ from compilescope.session.zoo import load_zoo, summarize
 SAME = ("size", "device", "training", "precision", "backend", "mode")
 
 
-def main(out_json: str, out_html: str, parts: list[str]) -> int:
+def main(out_json: str, out_html: str, parts: list[str], measured_again: bool = False) -> int:
     runs = [load_zoo(Path(part).read_text()) for part in parts]
     first = runs[0]
     for part, run in zip(parts, runs):
@@ -28,17 +30,21 @@ def main(out_json: str, out_html: str, parts: list[str]) -> int:
             print(f"{part} measured differently ({', '.join(differs)}): not merged", file=sys.stderr)
             return 1
     merged = copy.copy(first)  # (its fields but not its lists, which are filled here)
-    seen: set[str] = set()
+    where: dict[str, int] = {}  # a model's name: its index in merged.models
     merged.models = []
     merged.command = []
     for part, run in zip(parts, runs):
-        for model in run.models:
-            if model.name in seen:
-                print(f"{model.name} is in more than one part ({part})", file=sys.stderr)
-                return 1
-            seen.add(model.name)
-            merged.models.append(model)
         merged.command += [f"[{Path(part).name}]", *run.command]
+        for model in run.models:
+            if model.name not in where:
+                where[model.name] = len(merged.models)
+                merged.models.append(model)
+            elif measured_again:
+                merged.models[where[model.name]] = model
+                merged.command.append(f"[{Path(part).name} measured {model.name} again: its result replaces the earlier part's]")
+            else:
+                print(f"{model.name} is in more than one part ({Path(part).name}); --measured-again takes the last", file=sys.stderr)
+                return 1
     # (a part that named its models reads "models": the suites all of them belong to, where they do)
     suites = [name for name, members in SUITES.items() if any(m.name in members for m in merged.models)]
     if all(any(m.name in SUITES[name] for name in suites) for m in merged.models) and suites:
@@ -55,7 +61,10 @@ def main(out_json: str, out_html: str, parts: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 4:
-        print(__doc__, file=sys.stderr)
-        sys.exit(2)
-    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3:]))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], usage=__doc__.split("\n\n")[1].strip())
+    parser.add_argument("--measured-again", action="store_true", help="a model in more than one part: its last part's result")
+    parser.add_argument("out_json")
+    parser.add_argument("out_html")
+    parser.add_argument("parts", nargs="+")
+    options = parser.parse_args()
+    sys.exit(main(options.out_json, options.out_html, options.parts, options.measured_again))
