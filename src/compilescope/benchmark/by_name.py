@@ -46,6 +46,7 @@ TINY_TEXT = {
 TINY_VISION = {"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 2, "intermediate_size": 128, "embed_dim": 32}
 SEQUENCE = {"tiny": 32, "base": 128}
 BATCH = {"tiny": 2, "base": 8}
+TIMM_TINY_SCALE = 64 / 224  # a timm model's image at --size tiny: its own, scaled (224 to 64)
 
 
 def is_by_name(target: str) -> bool:
@@ -219,12 +220,22 @@ def _timm(name: str, size: str, overrides: dict[str, Any], training: bool, devic
         near = difflib.get_close_matches(name, timm.list_models(), n=3)
         hint = f"; did you mean {', '.join(near)}?" if near else ""
         raise UnknownModel(f"timm {timm.__version__} has no model {name!r}{hint}")
+    channels, height, width = timm.get_pretrained_cfg_value(name, "input_size") or (3, 224, 224)
+    fixed = bool(timm.get_pretrained_cfg_value(name, "fixed_input_size"))
+    if size == "tiny":
+        # The model's own image scaled by 64/224 (Inception v3's 299 to 85): each network's last
+        # feature maps shrink alike, and stay large enough for its last kernels (at 64, Inception
+        # v3's 3 x 3 met a 2 x 2 map). A model built for one image size (position embeddings,
+        # attention biases: ViT, DeiT, BEiT, Swin, LeViT, Mixer) is built for the smaller one.
+        height, width = (max(32, round(side * TIMM_TINY_SCALE)) for side in (height, width))
+        if fixed:
+            overrides = {"img_size": (height, width), **overrides}
     torch.manual_seed(0)
     with torch.device(device):  # (on its device, as _hf builds)
         model = timm.create_model(name, pretrained=False, **overrides)
     model.train(training)
-    channels, height, width = model.pretrained_cfg.get("input_size", (3, 224, 224))
-    if size == "tiny":
-        height = width = min(height, 64)
+    if isinstance(overrides.get("img_size"), (int, tuple, list)):  # the image it was built for (--config img_size=...)
+        built_for = overrides["img_size"]
+        height, width = (built_for, built_for) if isinstance(built_for, int) else tuple(built_for)[-2:]
     generator = torch.Generator().manual_seed(0)
     return model, {"x": torch.randn(BATCH[size], channels, height, width, generator=generator)}
