@@ -4,8 +4,9 @@
 
 The parts must have measured the same way (size, device, training, precision, backend, mode);
 each model once, or with --measured-again, a model in more than one part takes its last part's
-result (measured again after a fix), which `command` says. The summary is computed again over all the models, as `compilescope zoo`
-computes it; `command` lists the parts' commands, `wall_s` is their sum."""
+result (measured again after a fix), which `command` says. The summary is computed again over
+all the models, as `compilescope zoo` computes it; `command` lists the parts' commands, `wall_s`
+is their sum."""
 
 from __future__ import annotations
 

@@ -77,7 +77,7 @@ def test_each_kind_builds_tiny_and_trains_on_its_inputs(model_type: str, built: 
     assert sum(p.numel() for p in model.parameters()) < 3_000_000  # a few small layers
     output = call(model, inputs)
     # the labels made a loss, and the training step takes it, not the mean of every output
-    # (the logits' sum: rounding noise in bf16, where an accuracy check compares it)
+    # (with the logits added, the accuracy check compared rounding noise in bf16)
     loss = _loss(output)
     assert loss is output.loss
     loss.backward()  # it reaches the weights

@@ -230,12 +230,12 @@ def _timm(name: str, size: str, overrides: dict[str, Any], training: bool, devic
         height, width = (max(32, round(side * TIMM_TINY_SCALE)) for side in (height, width))
         if fixed:
             overrides = {"img_size": (height, width), **overrides}
+    built_for = overrides.get("img_size")  # (--config img_size=...: the image is that size too)
+    if isinstance(built_for, (int, tuple, list)):
+        height, width = (built_for, built_for) if isinstance(built_for, int) else tuple(built_for)[-2:]
     torch.manual_seed(0)
     with torch.device(device):  # (on its device, as _hf builds)
         model = timm.create_model(name, pretrained=False, **overrides)
     model.train(training)
-    if isinstance(overrides.get("img_size"), (int, tuple, list)):  # the image it was built for (--config img_size=...)
-        built_for = overrides["img_size"]
-        height, width = (built_for, built_for) if isinstance(built_for, int) else tuple(built_for)[-2:]
     generator = torch.Generator().manual_seed(0)
     return model, {"x": torch.randn(BATCH[size], channels, height, width, generator=generator)}
