@@ -221,14 +221,13 @@ def _timm(name: str, size: str, overrides: dict[str, Any], training: bool, devic
         hint = f"; did you mean {', '.join(near)}?" if near else ""
         raise UnknownModel(f"timm {timm.__version__} has no model {name!r}{hint}")
     channels, height, width = timm.get_pretrained_cfg_value(name, "input_size") or (3, 224, 224)
-    fixed = bool(timm.get_pretrained_cfg_value(name, "fixed_input_size"))
     if size == "tiny":
         # The model's own image scaled by 64/224 (Inception v3's 299 to 85): each network's last
         # feature maps shrink alike, and stay large enough for its last kernels (at 64, Inception
         # v3's 3 x 3 met a 2 x 2 map). A model built for one image size (position embeddings,
         # attention biases: ViT, DeiT, BEiT, Swin, LeViT, Mixer) is built for the smaller one.
         height, width = (max(32, round(side * TIMM_TINY_SCALE)) for side in (height, width))
-        if fixed:
+        if timm.get_pretrained_cfg_value(name, "fixed_input_size"):
             overrides = {"img_size": (height, width), **overrides}
     built_for = overrides.get("img_size")  # (--config img_size=...: the image is that size too)
     if isinstance(built_for, (int, tuple, list)):

@@ -73,9 +73,9 @@ def _loss(output: Any):
     CPU the fp32 sum was 0.0000, eager's in AMP -0.039 and compiled's 0.0015, though compiled's
     logits were as close to fp32's as eager's (RMS 0.0044 and 0.0047). On an H200 the two sums
     differed by 0.126, and the check read `fail`.
-    Nor the mean where a loss is there: with the logits added (8 x 128 tokens x a vocabulary
-    of 32-256k), bf16 and fp32 sums of a 2-layer Llama differed by 2.5%, their losses by
-    0.002% (most likely why Gemma's AMP training read `fail` on an H200)."""
+    Nor the outputs beside a loss that is there: the loss plus the sum of the logits (8 x 128
+    tokens x a vocabulary of 32-256k) in bf16 and fp32 differed by 2.5% on a 2-layer Llama, the
+    losses alone by 0.002% (most likely why Gemma's AMP training read `fail` on an H200)."""
     import torch
 
     loss = output.get("loss") if isinstance(output, dict) else getattr(output, "loss", None)
