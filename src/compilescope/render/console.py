@@ -565,16 +565,26 @@ def _compile(c: Compile, show: set[str]) -> list:
     if "guards" in show:
         out.append(
             Text(
-                f"         guards: {len(c.guards)} (torch counts {_unknown(c.guard_count)}; checking them took {_unknown(c.guard_latency_us, ' µs')})",
+                f"         guards: {len(c.guards)} (torch counts {_unknown(c.guard_count)} before it builds them; checking them took {_unknown(c.guard_latency_us, ' µs')})",
                 style="bold",
             )
         )
+        marks = 0
         for kept in c.guards:
             if kept.kind == "DIMENSION_DYNAMIC_MARKING_GUARD":
+                marks += 1
                 continue
             row = Text(f"           {_line(kept.kind):16} ", style="dim")
             row.append(_line(kept.plain))
             out.append(row)
+        if marks:
+            out.append(
+                Text(
+                    f"           and {marks} DIMENSION_DYNAMIC_MARKING_GUARD, not listed: that a tensor carries no "
+                    "mark_dynamic / maybe_mark_dynamic / mark_unbacked / mark_static marks",
+                    style="dim",
+                )
+            )
     if "dynamic" in show and c.dynamic:
         out.append(Text("         dynamic shapes:", style="bold"))
         for d in c.dynamic:

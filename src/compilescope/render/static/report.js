@@ -662,11 +662,13 @@
           return [graphTable(graph), lazy("the graph as Python", function () { return codeBlock(graph.code, "python"); })];
         }));
       });
-      add(section, lazy("Guards: " + c.guards.length + " (torch counts " + unknownText(c.guard_count) + (c.guard_latency_us !== null ? "; checking them took " + c.guard_latency_us + " µs" : "") + ")", function () {
+      add(section, lazy("Guards: " + c.guards.length + " (torch counts " + unknownText(c.guard_count) + " before it builds them" + (c.guard_latency_us !== null ? "; checking them took " + c.guard_latency_us + " µs" : "") + ")", function () {
         var shown = c.guards.filter(function (g) { return g.kind !== "DIMENSION_DYNAMIC_MARKING_GUARD"; });
+        var marks = c.guards.length - shown.length;
         return [rowsTable(["kind", "in plain words", "torch's check"], shown, function (g) {
           return el("tr", null, el("td", { "class": "mono" }, g.kind), el("td", null, g.plain), el("td", { "class": "mono" }, g.text));
-        }), lazy("torch's guard tree", function () { return el("pre", { "class": "code" }, c.guards_text); })];
+        }), marks ? el("p", { "class": "muted" }, "and " + marks + " DIMENSION_DYNAMIC_MARKING_GUARD, not listed: that a tensor carries no mark_dynamic / maybe_mark_dynamic / mark_unbacked / mark_static marks") : null,
+        lazy("torch's guard tree (its managers reach each subject; each other line is one guard)", function () { return el("pre", { "class": "code" }, c.guards_text); })];
       }));
       var dynamoCode = dynamoCodeSection(entry);
       if (dynamoCode) add(section, dynamoCode);
