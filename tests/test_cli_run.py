@@ -144,6 +144,32 @@ def test_program_without_torch_at_all(tmp_path: Path) -> None:
     assert "compiled object" not in result.stderr  # no advice about calling the compiled one
 
 
+def test_show_guards_of_a_compiled_sequential_names_each_guards_own_subject(tmp_path: Path) -> None:
+    # GIVEN a compiled nn.Sequential: torch guards the keys of its submodules, '0' and '1'
+    write(
+        tmp_path,
+        "sequential.py",
+        """
+        import torch
+        from torch import nn
+
+        model = torch.compile(nn.Sequential(nn.Linear(4, 4), nn.ReLU()), backend="eager")
+        model(torch.ones(2, 4))
+        """,
+    )
+    # WHEN it runs with its guards shown
+    result = run_cli("run", "--no-save", "--show", "guards", "sequential.py", cwd=tmp_path)
+    # THEN each key guard is about the Sequential's submodules, not the guard before it's subject,
+    # and the managers of torch's tree (KeyManager, ValueManager) are not listed as guards
+    assert result.returncode == 0, result.stderr[-3000:]
+    text = " ".join(result.stderr.split())
+    assert "EQUALS_MATCH the first key of fn's submodules is '0'" in text
+    assert "EQUALS_MATCH the second key of fn's submodules is '1'" in text
+    assert "the type of fn[0] is exactly Linear" in text
+    assert "F.relu.__code__ == '0'" not in text
+    assert "KeyManager" not in text and "ValueManager" not in text
+
+
 # ---- report ----------------------------------------------------------------------------------
 
 

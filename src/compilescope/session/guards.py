@@ -159,17 +159,22 @@ def _name(source: str | None, types: dict[str, str] | None = None) -> str:
     understood is torch's text as it is."""
     if not source:
         return "?"
-    rendered = _render(source, types or {})
+    rendered = _render(source, types or {}, 0)
     return source if rendered is None else rendered
 
 
-def _render(source: str, types: dict[str, str]) -> str | None:
+_DEEPEST = 16  # sources nested deeper (a key inside a key inside ...) keep torch's text
+
+
+def _render(source: str, types: dict[str, str], depth: int) -> str | None:
     position, out = 0, ""
+    if depth > _DEEPEST:
+        return None
     if source.startswith(_KEY_LIST):
         inner_end = _closing(source, len(_KEY_LIST) - 1)
         if inner_end is None or source[inner_end + 1 : inner_end + 2] != ")":
             return None
-        inner = _render(source[len(_KEY_LIST) : inner_end], types)
+        inner = _render(source[len(_KEY_LIST) : inner_end], types, depth + 1)
         if inner is None:
             return None
         out, position = f"list({inner})", inner_end + 2
@@ -209,7 +214,7 @@ def _render(source: str, types: dict[str, str]) -> str | None:
             if re.fullmatch(r"-?\d+|'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", inside):
                 out += f"[{inside}]"
             else:
-                index = _render(inside, types)
+                index = _render(inside, types, depth + 1)
                 if index is None:
                     return None
                 out += f"[{index}]"
