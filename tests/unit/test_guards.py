@@ -134,3 +134,18 @@ def test_diff_compares_guards_not_managers() -> None:
     items = list(aspects.guards(session("containers")))
     assert len(items) == sum(len(c.guards) for c in session("containers").compiles)
     assert not [i for i in items if "Manager" in i.key or "Manager" in i.text]
+
+
+def test_a_manager_written_otherwise_is_still_no_guard_and_subjects_come_from_the_text() -> None:
+    from compilescope.session.guards import parse_guard_tree
+
+    # GIVEN the Sequential's tree with its managers' lines in a form this reader does not know
+    c = compile_of("inner")
+    text = re.sub(r"GuardManager: source=.*", "GuardManager (reaches something)", c.guards_text)
+    guards = parse_guard_tree(text)
+    # THEN each guard is still there (no manager among them), and each is about the subject its
+    # own text names, as when the managers were understood
+    assert [g.text for g in guards] == [g.text for g in c.guards]
+    assert [g.plain for g in guards if g.kind == "EQUALS_MATCH"] == [g.plain for g in c.guards if g.kind == "EQUALS_MATCH"]
+    tensors = [(g.source, g.plain) for g in guards if g.kind == "TENSOR_MATCH"]
+    assert tensors == [(g.source, g.plain) for g in c.guards if g.kind == "TENSOR_MATCH"]

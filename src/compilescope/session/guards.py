@@ -38,6 +38,7 @@ _MANAGER = re.compile(
     r"(?:: source=(?P<source>.*?)(?:, accessed_by=.*?)?, type=(?P<type><.*?>)(?:, tag_safe=.*)?)?$"
 )
 _PAIR = re.compile(r"^KeyValueManager pair at index=\d+$")
+_ANY_MANAGER = re.compile(r"^(?:(?:Key|Value)Manager: )?\w*Manager\b")  # one written otherwise
 _HINT = re.compile(r"\s*\(HINT: (?P<hint>.*)\)\s*$")
 _CLASS = re.compile(r"<class '(?:[\w.<>]+\.)?(?P<name>[\w<>]+)'>")
 
@@ -108,6 +109,9 @@ def parse_guard_tree(text: str) -> list[Guard]:
             managers[depth] = _Manager(source, manager.group("type"))
             if source and manager.group("type"):
                 types[source] = manager.group("type")
+            continue
+        if _ANY_MANAGER.match(body):
+            managers[depth] = _Manager(None, None)  # what it reaches is not understood: not guessed
             continue
         leaf = _LEAF.match(body)
         if leaf is None or leaf.group("rest") is None:
