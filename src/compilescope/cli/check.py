@@ -23,13 +23,15 @@ class CheckCommand:
     @staticmethod
     def prepare_parser(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("run", metavar="SESSION_OR_TRACE", help="a session .json, a trace .log or a TORCH_TRACE folder")
-        parser.add_argument("--max-graph-breaks", type=_count, metavar="N", help="at most N graph breaks")
+        parser.add_argument(
+            "--max-graph-breaks", type=_count, metavar="N", help="at most N graph breaks (places: a break a recompile meets again is one)"
+        )
         parser.add_argument("--max-recompiles", type=_count, metavar="N", help="at most N recompiles")
         parser.add_argument("--max-compile-s", type=_seconds, metavar="S", help="at most S seconds compiling (per rank)")
         parser.add_argument(
             "--baseline",
             metavar="OLD",
-            help="no graph break, recompile or compiled function that OLD (the same kinds of path) did not have",
+            help="no graph break (by its place, not torch's wording), recompile or compiled function that OLD (the same kinds of path) did not have",
         )
 
     def run(self, args: argparse.Namespace) -> int:
@@ -55,7 +57,7 @@ class CheckCommand:
         checked = ", ".join(
             part
             for part in (
-                f"at most {args.max_graph_breaks} graph breaks" if args.max_graph_breaks is not None else "",
+                f"at most {args.max_graph_breaks} graph breaks (places)" if args.max_graph_breaks is not None else "",
                 f"at most {args.max_recompiles} recompiles" if args.max_recompiles is not None else "",
                 f"at most {args.max_compile_s:g} s compiling" if args.max_compile_s is not None else "",
                 f"nothing new since {args.baseline}" if args.baseline else "",

@@ -20,23 +20,28 @@ from compilescope.findings.aspects import (
     ddp_split,
     dynamic_shapes,
     functions,
+    graph_break_places,
     graph_breaks,
     guards,
     kernels,
     recompiles,
     tensor_metadata,
 )
+from compilescope.session.counts import label as count_label
 from compilescope.session.model import CallTimes, Session
 
-# Compared by their items: (JSON key, what a person calls it, the items, counted). Counted
+# Compared by their items: (JSON key, what a person calls it, the items, counted); the counts'
+# words are session/counts.py's. Graph breaks are matched by their place, never by torch's
+# wording of the reason (session/counts.py: break_place). Counted
 # aspects compare how many times each item occurs (a break met in one more compile is one more);
 # the others compare which items occur at all (a recompile repeats its function's guards and
 # kernels, which are not new checks or new kernels).
 ITEM_ASPECTS: list[tuple[str, str, Callable[..., Iterable[Item]], bool]] = [
-    ("compiled_functions", "compiled functions", functions, True),
-    ("compiles", "compiles", compiles, True),
-    ("graph_breaks", "graph breaks", graph_breaks, True),
-    ("recompiles", "recompiles", recompiles, True),
+    ("compiled_functions", count_label("functions"), functions, True),
+    ("compiles", count_label("compiles"), compiles, True),
+    ("graph_break_places", count_label("graph_break_places"), graph_break_places, False),
+    ("graph_breaks", count_label("graph_break_occurrences"), graph_breaks, True),
+    ("recompiles", count_label("recompiles"), recompiles, True),
     ("guards", "guards", guards, False),
     ("dynamic_shapes", "dynamic-shape decisions", dynamic_shapes, False),
     ("kernels", "kernels", kernels, False),

@@ -44,7 +44,8 @@ from compilescope.findings.rules import (
     plural,
 )
 from compilescope.render import DETAILS
-from compilescope.render.text import escape_control, one_line, width_for
+from compilescope.render.text import escape_control, one_line, short_message, width_for
+from compilescope.session.counts import calls_recorded_said, compile_id_note, counts
 from compilescope.session.model import (
     Benchmark,
     CallTimes,
@@ -263,6 +264,7 @@ def renderables(
         out.append(Text(f"No compiled function is named {_line(frame_filter)!r}.", style="red"))
     if frames:
         out.append(Text("Compiled functions", style="bold underline"))
+        out.append(Text(compile_id_note([c.compile_id for f in frames for c in f.compiles]), style="dim"))
         for frame in frames[:max_frames]:
             out.extend(_frame(frame, show))
         if len(frames) > max_frames:
@@ -341,13 +343,14 @@ def _header(session: Session) -> Text:
         text.append(_line(program.target), style="bold")
         if program.exit_status is not None:
             text.append(" · " + _together(f"exit status {program.exit_status}"))
-        if program.exception:
-            text.append(" · raised ")
-            text.append(_line(program.exception), style="red")
         if program.wall_time_s is not None:
             text.append(" · " + _together(f"ran {program.wall_time_s:.1f} s"))
     if session.rank is not None:
         text.append(f" · rank {session.rank}")
+    if program is not None and program.exception:
+        # (a line of its own, shortened and without the program's colours: it printed it whole)
+        text.append("\nraised ")
+        text.append(short_message(program.exception), style="red")
     env = session.environment
     text.append("\n")
     if never_imported_torch(session):  # so there was nothing to ask about the device or compiler
@@ -366,30 +369,32 @@ def _header(session: Session) -> Text:
 
 
 def _summary(session: Session) -> Text:
+    """The session's counts, in session/counts.py's words (the same in --try, diff, check, the
+    HTML report and the JSON)."""
+    counted = counts(session)
     compiles = session.compiles
-    recompiles = len(session.recompiles)
-    failed = sum(1 for c in compiles if c.status == "failed")
     text = Text("\n")
     # (each figure kept on one line: "5 compiles" / "(3 recompiles)", never "5" / "compiles")
-    text.append(_together(f"{plural(len(session.frames), 'function')} compiled") + " · " + _together(plural(len(compiles), "compile")))
-    if recompiles:
-        text.append(" " + _together(f"({plural(recompiles, 'recompile')})"), style="yellow")
-    if failed:
-        text.append(" · " + _together(f"{failed} failed"), style="red")
-    text.append(" · " + _together(plural(session.graph_count, "graph")) + " · ")
-    breaks = len(session.graph_breaks)
-    text.append(_together(plural(breaks, "graph break")), style="yellow" if breaks else "")
-    text.append(
-        " · "
-        + _together(plural(len(session.kernels), "kernel"))
-        + " · "
-        + _together(f"compile time {_seconds(session.total_compile_time_s)}")
-    )
+    text.append(_together(counted.said("functions")))
+    if counted.resume_functions:
+        text.append(" " + _together(f"({counted.resume_functions} of them the code after a graph break)"), style="dim")
+    text.append(" · " + _together(counted.said("compiles")))
+    if counted.recompiles:
+        text.append(" " + _together(f"({counted.said('recompiles')})"), style="yellow")
+    if counted.failed:
+        text.append(" · " + _together(counted.said("failed")), style="red")
+    text.append(" · " + _together(counted.said("graphs")) + " · ")
+    breaks = counted.graph_break_occurrences
+    text.append(_together(counted.said("graph_break_places")), style="yellow" if breaks else "")
+    if breaks:
+        text.append(", " + _together(counted.said("graph_break_occurrences")), style="yellow")
+    text.append(" · " + _together(counted.said("kernels")) + " · " + _together(f"compile time {_seconds(session.total_compile_time_s)}"))
     backward = sum(c.time.backward_s or 0.0 for c in session.compiles)
     if backward >= 0.005:
         text.append(f" (with {backward:.2f} s compiling backward graphs at the first backward)")
-    if session.calls_recorded and compiles:  # (nothing compiled: no calls to count either way)
-        text.append(f"\nCalls per compiled version: {session.calls_recorded}", style="dim")
+    recorded = calls_recorded_said(session)
+    if recorded and compiles:  # (nothing compiled: no calls to count either way)
+        text.append(f"\nCalls per compiled version: {recorded}", style="dim")
     return text
 
 
@@ -962,15 +967,13 @@ def _short_source(line: str) -> str:
     return f"{_short_path(where.rsplit(':', 1)[0])}:{where.rsplit(':', 1)[-1]}  {code}" if ":" in where else line
 
 
-def _counts(compiles: int, recompiles: int, breaks: int, seconds: float | None) -> str:
-    return f"{plural(compiles, 'compile')}, {plural(recompiles, 'recompile')}, {plural(breaks, 'graph break')}, compile time {_seconds(seconds)}"
-
-
 def brief(session: Session) -> str:
     """One line: what a rank other than 0 prints under a launcher (every rank printing the
     whole explanation would interleave them)."""
     rank = "" if session.rank is None else f" (rank {session.rank})"
-    return f"compilescope{rank}: {_counts(len(session.compiles), len(session.recompiles), len(session.graph_breaks), session.total_compile_time_s)}"
+    counted = counts(session)
+    said = ", ".join(counted.said(name) for name in ("compiles", "recompiles", "graph_break_places", "graph_break_occurrences"))
+    return f"compilescope{rank}: {said}, compile time {_seconds(session.total_compile_time_s)}"
 
 
 def console_for(stream: Any) -> Console:

@@ -166,7 +166,7 @@
         var line = el("div", null, p.kind === "capture" ? "" : p.kind + " ", el("span", { "class": "target" }, p.target));
         if (p.argv && p.argv.length) add(line, " " + p.argv.join(" "));
         if (p.exit_status !== null && p.exit_status !== undefined) add(line, " · exit status " + p.exit_status);
-        if (p.exception) add(line, " · raised ", el("span", { "class": "actual" }, p.exception));
+        if (p.exception) add(line, " · raised ", el("span", { "class": "actual", title: p.exception }, data.exception_line || p.exception));
         if (p.wall_time_s !== null && p.wall_time_s !== undefined) add(line, " · ran " + p.wall_time_s.toFixed(1) + " s");
         if (S.rank !== null && S.rank !== undefined) add(line, " · rank " + S.rank);
         add(h, line);
@@ -264,11 +264,20 @@
         if (c.status === "failed") failed++;
       });
       function card(n, label) { return el("div", { "class": "card" }, el("div", { "class": "n" }, n), el("div", { "class": "l" }, label)); }
+      // The counts and their words are the terminal's (session/counts.py), given with the data.
+      var counted = data.counts || {};
+      function count(name, fallback) {
+        var n = counted[name] === undefined ? fallback : counted[name];
+        var words = (data.count_words || {})[name];
+        return card(n, words ? words[n === 1 ? 0 : 1] : name);
+      }
       var section = el("section", { id: "overview" }, el("h2", null, "Overview"));
       add(section, el("div", { "class": "cards" },
-        card(S.frames.length, "functions compiled"), card(compiles.length, "compiles"),
-        card(recompiles, "recompiles"), card(breaks, "graph breaks"), card(failed, "failed"),
-        card(graphs, "graphs"), card(kernels, "kernels"), card(any ? total.toFixed(2) + " s" : "unknown", "compile time")));
+        count("functions", S.frames.length), count("compiles", compiles.length),
+        count("recompiles", recompiles), count("graph_break_places", breaks), count("graph_break_occurrences", breaks),
+        count("failed", failed), count("graphs", graphs), count("kernels", kernels),
+        card(any ? total.toFixed(2) + " s" : "unknown", "compile time")));
+      if (compiles.length && data.compile_id_note) add(section, el("p", { "class": "muted", id: "compile-ids" }, data.compile_id_note));
       var children = S.children || [];
       var compiledInChildren = children.filter(function (c) { return c.compiles > 0; });
       if (!compiles.length) add(section, el("p", null, compiledInChildren.length
@@ -452,7 +461,7 @@
         compiles.forEach(function (entry) { if (entry.frame === frame && entry.compile.calls) rows.push({ frame: frame, label: entry.compile.compile_id, times: entry.compile.calls, entry: entry }); });
         if (frame.calls_without_compiled_code && frame.calls_without_compiled_code.calls) rows.push({ frame: frame, label: "no compiled code", times: frame.calls_without_compiled_code });
       });
-      var parts = [el("h3", null, "Calls each compiled version served"), el("p", { "class": "muted" }, "Recorded by compilescope run: " + S.calls_recorded)];
+      var parts = [el("h3", null, "Calls each compiled version served"), el("p", { "class": "muted" }, "Recorded by compilescope run: " + (data.calls_recorded || S.calls_recorded))];
       parts.push(rowsTable(["function", "version", "calls", "median", "IQR", "total", "raised"], rows, function (r) {
         var iqr = r.times.iqr_us;
         return el("tr", { "class": r.entry ? "" : "eager" }, el("td", null, r.frame.name), el("td", { "class": "mono" }, r.entry ? compileLink(r.entry, r.label) : r.label),
@@ -474,7 +483,7 @@
       var benchmarks = S.benchmarks || [];
       var recorded = S.calls_recorded && S.frames.some(function (frame) { return frame.compiles.some(function (c) { return c.calls; }); });
       if (recorded) add(section, callsTable());
-      else if (S.calls_recorded) add(section, el("p", { "class": "muted" }, "Calls per compiled version: " + S.calls_recorded + "."));
+      else if (S.calls_recorded) add(section, el("p", { "class": "muted" }, "Calls per compiled version: " + (data.calls_recorded || S.calls_recorded) + "."));
       if (S.profile) add(section, kernelTimes(S.profile, true));
       if (!benchmarks.length) {
         if (!recorded && !S.profile) add(section, el("p", { "class": "muted" }, "No runtime figures in this session: it records what torch.compile did and what compiling cost, not how fast the compiled code ran. compilescope bench measures that."));
