@@ -483,3 +483,20 @@ def test_the_tour_page_in_each_language(browser, tmp_path: Path, lang: str) -> N
     assert drawn[0] != pytest.approx(drawn[1], rel=0.02), drawn
     view.screenshot(f"tour-{lang}.png")
     view.assert_clean()
+
+
+def test_a_bench_page_leads_with_its_verdict_and_the_machines_state(browser, tmp_path: Path) -> None:
+    # GIVEN bench's saved results (tests/traces/bench_mlp.json: compiled slower, a quiet machine)
+    session = compilescope.load(Path(__file__).parent / "traces" / "bench_mlp.json")
+    (bench,) = session.benchmarks
+    view = Opened(browser, write_html(session, tmp_path / "bench.html"))
+    # THEN the page opens on the verdict in words and the machine's state, as the terminal says
+    # them, not on the counts of a run that compiled nothing in this process
+    main = view.page.inner_text("#main")
+    assert main.startswith("Verdict")
+    verdict = view.page.inner_text("#verdict")
+    assert f"eager/default/inference: slower {bench.speedup:.2f}x" in verdict
+    assert bench.verdict_why in verdict and "measured on a quiet machine" in verdict
+    assert view.page.locator("#overview").count() == 0 and "Nothing stands out" not in main
+    assert f"slower {bench.speedup:.2f}x" in view.page.inner_text("#benchmarks")
+    view.assert_clean()

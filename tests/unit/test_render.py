@@ -136,3 +136,29 @@ def test_a_profile_run_does_not_advise_profile() -> None:
     from compilescope.render.html import report_data
 
     assert "this run's --profile counted" in report_data(run)[0]["calls_recorded"]
+
+
+def test_bench_says_its_verdict_in_words_piped_and_leads_its_page_with_it() -> None:
+    # GIVEN `bench bench_mlp.py:make --backends eager` as it saved its results (a real run:
+    # compiled took 1.67x as long, on a quiet machine)
+    from compilescope.render.console import console_for, runtime
+    from compilescope.render.html import report_data
+
+    run = session("bench_mlp.json")
+    (bench,) = run.benchmarks
+    assert bench.verdict == "slower" and bench.speedup is not None and bench.conditions is not None and not bench.conditions.busy
+    # WHEN its table is printed into a pipe (no colour: a CI log)
+    stream = io.StringIO()
+    for part in runtime(run):
+        console_for(stream).print(part)
+    piped = flat(stream.getvalue())
+    assert "\x1b[" not in stream.getvalue()
+    # THEN the verdict is words, with the speedup
+    assert f"speedup: slower {bench.speedup:.2f}x" in piped
+    # AND the page leads with the verdict and the machine's state, as the terminal says them
+    data, _ = report_data(run)
+    ((config, verdict, notes),) = [(x["config"], x["verdict"], x["notes"]) for x in data["bench_lead"]]
+    assert (config, verdict) == ("eager/default/inference", f"slower {bench.speedup:.2f}x")
+    assert notes[0] == bench.verdict_why and notes[0] in piped
+    assert notes[-1].startswith("measured on a quiet machine (other processes used 0.0 cores' worth of CPU while it measured")
+    # (the page drawn in Chromium: tests/test_report_browser.py)

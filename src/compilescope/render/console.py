@@ -784,18 +784,68 @@ def _joined_lines(text: Text) -> Text:
 _VERDICT_STYLE = {"faster": "green", "slower": "red", "about even": "", "too noisy to say": "yellow"}
 
 
+def verdict_words(verdict: str | None, speedup: float | None) -> str:
+    """A speedup with its verdict in words, for a terminal, a log or a page alike (a colour
+    alone is lost in a CI log): "faster 1.30x", "slower 0.76x", "about even 1.02x", "too noisy
+    to say (0.98x)"; the speedup alone where no verdict was given (a session saved before
+    verdicts), "unknown" where neither is known."""
+    if speedup is None:
+        return verdict or "unknown"
+    figure = f"{speedup:.2f}x"
+    if verdict is None:
+        return figure
+    return f"{verdict} ({figure})" if verdict == "too noisy to say" else f"{verdict} {figure}"
+
+
+def verdict_text(verdict: str | None, speedup: float | None) -> Text:
+    """verdict_words in the verdict's colour."""
+    style = _VERDICT_STYLE.get(verdict or "", "dim" if speedup is None else "")
+    if verdict is None and speedup is not None:  # (no verdict: the speedup's own colour)
+        style = "green" if speedup >= 1.05 else ("red" if speedup < 0.95 else "")
+    return Text(_together(verdict_words(verdict, speedup)), style=style)  # (one phrase: never cut in a cell)
+
+
+def bench_lead(session: Session) -> list[tuple[str, str, list[str]]]:
+    """What a bench report leads with, per configuration: its verdict in words and what a reader
+    needs to judge it (why; a busy machine; a warm-up that had not settled), as the terminal
+    says them under its table."""
+    return [
+        (
+            b.config,
+            f"no figures: {b.skipped}" if b.skipped else verdict_words(b.verdict, b.speedup),
+            [] if b.skipped else [*_judged(b), *_machine(b)],
+        )
+        for b in session.benchmarks
+    ]
+
+
+def _machine(bench: Benchmark) -> list[str]:
+    """The machine's state while it measured, where bench recorded it and _judged did not say it
+    was busy (it says that)."""
+    conditions = bench.conditions
+    if conditions is None or conditions.busy:
+        return []
+    facts = []
+    if conditions.others_cpu is not None:
+        facts.append(f"other processes used {conditions.others_cpu:.1f} cores' worth of CPU while it measured")
+    if conditions.load_before is not None or conditions.load_after is not None:
+        facts.append(f"load {_unknown(conditions.load_before)} before, {_unknown(conditions.load_after)} after")
+    if conditions.cpus is not None:
+        facts.append(f"on {plural(conditions.cpus, 'core')}")
+    return ["measured on a quiet machine" + (f" ({'; '.join(facts)})" if facts else "") + "."]
+
+
 def bench_table(session: Session) -> _Escaped:
     """The benchmark results as a table, with how they were measured underneath."""
     from rich import box
 
-    verdicts = any(b.verdict for b in session.benchmarks)  # (sessions saved before verdicts have none)
     columns = [
         # The configuration is never cut ("inductor/reduce-o…" names no mode): it wraps.
         Column("configuration"),
         Column("eager ms", "right", label="eager (ms)"),
         Column("compiled ms", "right", label="compiled (ms)"),
+        # the verdict in words with the speedup ("slower 0.76x"): a colour alone is lost in a log
         Column("speedup", "right"),
-        *([Column("verdict")] if verdicts else []),
         Column("first call: cold / warm", "right", label="first call (cold / warm)"),
         Column("break-even calls", "right"),
         Column("peak memory", "right"),
@@ -815,23 +865,17 @@ def bench_table(session: Session) -> _Escaped:
         if b.skipped:
             table.add_note(Text(b.config), Text("no figures (below)", style="yellow"))
             continue
-        speed = (
-            Text("unknown", style="dim")
-            if b.speedup is None
-            else Text(f"{b.speedup:.2f}x", style="green" if b.speedup >= 1.05 else ("red" if b.speedup < 0.95 else ""))
-        )
+        speed = verdict_text(b.verdict, b.speedup)
         even = (
             "never"
             if b.break_even_calls is None and b.speedup is not None
             else _unknown(None if b.break_even_calls is None else f"{b.break_even_calls:.0f}")
         )
-        verdict = [Text(_unknown(b.verdict), style=_VERDICT_STYLE.get(b.verdict or "", "dim"))] if verdicts else []
         table.add_row(
             Text(b.config),
             ms(b.eager_ms, b.eager_iqr_ms),
             ms(b.compiled_ms, b.compiled_iqr_ms),
             speed,
-            *verdict,
             f"{_together(_seconds(b.first_call_cold_s))} / {_together(_seconds(b.first_call_warm_s))}",
             even,
             _together(_unknown(None if b.peak_memory_mb is None else f"{b.peak_memory_mb:.0f} MB")),

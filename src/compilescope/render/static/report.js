@@ -17,6 +17,9 @@
     var view = ++latestView;
     function current() { return view === latestView; }
     var S = data.session;
+    // A bench report (benchmarks, nothing compiled in this process: bench compiles in its
+    // workers) leads with its verdicts and the machine's state, not with empty counts.
+    var benchOnly = (data.bench_lead || []).length > 0 && !S.frames.length && !(S.children || []).length;
     // The compiled functions come in blocks (html.py: a string has a length limit in the browser).
     (data.frame_blocks || []).forEach(function (n) {
       var part = block(n);
@@ -179,6 +182,12 @@
 
     function navigation() {
       var nav = el("nav", { id: "nav" });
+      if (benchOnly) {  // (bench's page: its verdicts and its figures, nothing compiled here)
+        add(nav, el("a", { "class": "section-link", href: "#verdict" }, "Verdict"));
+        add(nav, el("a", { "class": "section-link", href: "#runtime" }, "Runtime"));
+        return nav;
+      }
+      if ((data.bench_lead || []).length) add(nav, el("a", { "class": "section-link", href: "#verdict" }, "Verdict"));
       add(nav, el("a", { "class": "section-link", href: "#overview" }, "Overview"));
       add(nav, el("a", { "class": "section-link", href: "#findings" }, "What to look at (" + data.findings.length + ")"));
       add(nav, el("a", { "class": "section-link", href: "#time" }, "Compile time"));
@@ -478,6 +487,21 @@
       return parts;
     }
 
+    // bench's verdict per configuration, in words ("slower 0.76x"), with what to judge it by, as
+    // the terminal says them (render/console.py: bench_lead)
+    function verdictStyle(verdict) {
+      return { "faster": "expected", "slower": "actual", "too noisy to say": "unknown" }[verdict] || "";
+    }
+    function benchLead() {
+      var section = el("section", { id: "verdict" }, el("h2", null, "Verdict"));
+      (data.bench_lead || []).forEach(function (item) {
+        var b = (S.benchmarks || []).filter(function (x) { return x.config === item.config; })[0] || {};
+        add(section, el("p", { "class": "verdict" }, el("b", null, item.config + ": "), el("span", { "class": verdictStyle(b.verdict) }, item.verdict)));
+        if (item.notes.length) add(section, el("ul", null, item.notes.map(function (note) { return el("li", { "class": "muted" }, note); })));
+      });
+      return section;
+    }
+
     function runtimeSection() {
       var section = el("section", { id: "runtime" }, el("h2", null, "Runtime"));
       var benchmarks = S.benchmarks || [];
@@ -495,10 +519,11 @@
       }
       add(section, el("table", { id: "benchmarks" },
         el("tr", null, ["configuration", "eager ms", "compiled ms", "speedup", "first call, cold cache", "first call, warm cache", "break-even", "peak memory", "accuracy"].map(function (h) { return el("th", null, h); })),
-        benchmarks.map(function (b) {
+        benchmarks.map(function (b, index) {
+          var said = (data.bench_lead || [])[index];
           if (b.skipped) return el("tr", null, el("td", null, b.config), el("td", { colspan: "8", "class": "unknown" }, "no figures: " + b.skipped));
           return el("tr", null, el("td", null, b.config), el("td", null, ms(b.eager_ms, b.eager_iqr_ms)), el("td", null, ms(b.compiled_ms, b.compiled_iqr_ms)),
-            el("td", { "class": b.speedup >= 1.05 ? "expected" : (b.speedup < 0.95 ? "actual" : "") }, b.speedup === null ? unknown(null) : b.speedup.toFixed(2) + "x"),
+            el("td", { "class": verdictStyle(b.verdict) || (b.verdict ? "" : b.speedup >= 1.05 ? "expected" : (b.speedup < 0.95 ? "actual" : "")) }, said ? said.verdict : (b.speedup === null ? unknown(null) : b.speedup.toFixed(2) + "x")),
             el("td", null, seconds(b.first_call_cold_s)), el("td", null, seconds(b.first_call_warm_s)),
             el("td", null, b.break_even_calls === null ? (b.speedup !== null ? "never" : unknown(null)) : b.break_even_calls.toFixed(0) + " calls"),
             el("td", null, b.peak_memory_mb === null ? unknown(null) : b.peak_memory_mb.toFixed(0) + " MB"),
@@ -731,7 +756,8 @@
     var compileHolder = el("div", { id: "compile-holder" });
     add(app, header());
     add(app, el("div", { "class": "layout" }, navigation(), main));
-    add(main, overview(), findingsSection(), timeSection(), runtimeSection(), compileHolder);
+    if (benchOnly) add(main, benchLead(), runtimeSection(), compileHolder);
+    else add(main, (data.bench_lead || []).length ? benchLead() : null, overview(), findingsSection(), timeSection(), runtimeSection(), compileHolder);
 
     var shownIndex = null;
     function showCompile(index) {
