@@ -275,8 +275,14 @@ def test_check_baseline_matches_a_break_by_its_place_not_by_torchs_words(capsys:
     # THEN the break at the same place (quickstart.py:18, in forward) is not new
     assert status == 0, out
     assert out.startswith("compilescope check: passed (nothing new since")
+    # and diff matches it too, saying only that torch worded it anew
     changes = compilescope.diff(QUICKSTART, reworded)
-    assert changes.nothing_changed
+    assert all(not a.added and not a.removed for a in changes.aspects)
+    assert changes.reworded_breaks == [
+        f"forward at programs/quickstart.py (`if x.mean().item() > 0.5:`): {old} → Tensor.item() is not traced (capture_scalar_outputs is off)"
+    ]
+    status, out, _ = cli(capsys, "diff", str(QUICKSTART), str(reworded))
+    assert "~ forward at programs/quickstart.py (`if x.mean().item() > 0.5:`): " + old in " ".join(out.split())
     # and a run without that break, against a run with it, names the break by its place
     status, out, _ = cli(capsys, "check", str(QUICKSTART), "--baseline", str(TRACES / "tiny.log.gz"))
     assert status == 1

@@ -57,6 +57,14 @@ def renderables(d: Diff, summary: Any = None) -> list:
             if len(items) > SHOWN:
                 grid.add_row("", Text(f"… {len(items) - SHOWN} more {'added' if sign == '+' else 'removed'}", style="dim"))
         out.extend([grid, Text("")])
+    if d.reworded_breaks:
+        out.append(Text("graph breaks at the same place, for another reason (torch's words)", style="bold underline"))
+        grid = hanging(4)
+        for item in d.reworded_breaks[:SHOWN]:
+            grid.add_row(Text("  ~ ", style="yellow"), Text(one_line(item)))
+        if len(d.reworded_breaks) > SHOWN:
+            grid.add_row("", Text(f"… {len(d.reworded_breaks) - SHOWN} more", style="dim"))
+        out.extend([grid, Text("")])
     for title, figures in (("Compile time by stage", d.compile_time), ("Per-call times", d.call_times), ("Benchmarks", d.bench)):
         shown = [f for f in figures if f.before is not None or f.after is not None]
         if not shown:
@@ -66,7 +74,11 @@ def renderables(d: Diff, summary: Any = None) -> list:
             out.append(Text(f"  {'▲ ' if f.notable else '  '}{one_line(figure_line(f))}", style="yellow" if f.notable else ""))
         out.append(Text(""))
     out.append(
-        Text("+ added in the second run, − gone from it; ▲ a time that moved by 20% or more (compile times vary run to run).", style="dim")
+        Text(
+            "+ added in the second run, − gone from it; ~ a graph break at the same place, worded anew; "
+            "▲ a time that moved by 20% or more (compile times vary run to run).",
+            style="dim",
+        )
     )
     ids = _compile_ids(d)
     if ids:
@@ -92,6 +104,7 @@ def diff_json(d: Diff) -> dict[str, Any]:
     data: dict[str, Any] = {"schema": DIFF_SCHEMA, "before": d.before, "after": d.after, "versions": d.versions}
     for aspect in d.aspects:
         data[aspect.name] = {"added": aspect.added, "removed": aspect.removed, "before": aspect.before, "after": aspect.after}
+    data["graph_breaks_reworded"] = d.reworded_breaks
     data["compile_time"] = _figures(d.compile_time)
     data["call_times"] = _figures(d.call_times)
     data["bench"] = _figures(d.bench)
@@ -128,6 +141,10 @@ def diff_html(d: Diff) -> str:
         parts.append(f'<section id="{e(aspect.name)}"><h2>{e(aspect.title)}: {aspect.before} → {aspect.after}</h2>\n<ul>\n')
         parts += [f'<li class="added">+ {e(item)}</li>\n' for item in aspect.added]
         parts += [f'<li class="removed">− {e(item)}</li>\n' for item in aspect.removed]
+        parts.append("</ul></section>\n")
+    if d.reworded_breaks:
+        parts.append('<section id="graph_breaks_reworded"><h2>graph breaks at the same place, for another reason</h2>\n<ul>\n')
+        parts += [f'<li class="added">~ {e(item)}</li>\n' for item in d.reworded_breaks]
         parts.append("</ul></section>\n")
     for key, title, figures in (
         ("compile_time", "Compile time by stage", d.compile_time),
