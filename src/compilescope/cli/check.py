@@ -38,6 +38,7 @@ class CheckCommand:
         from compilescope.cli.report import read_sessions
         from compilescope.findings.check import Limits, violations
         from compilescope.render.text import one_line
+        from compilescope.session.counts import said
 
         limits = Limits(args.max_graph_breaks, args.max_recompiles, args.max_compile_s)
         if not limits.any and args.baseline is None:
@@ -57,8 +58,8 @@ class CheckCommand:
         checked = ", ".join(
             part
             for part in (
-                f"at most {args.max_graph_breaks} graph breaks (places)" if args.max_graph_breaks is not None else "",
-                f"at most {args.max_recompiles} recompiles" if args.max_recompiles is not None else "",
+                f"at most {said('graph_break_places', args.max_graph_breaks)}" if args.max_graph_breaks is not None else "",
+                f"at most {said('recompiles', args.max_recompiles)}" if args.max_recompiles is not None else "",
                 f"at most {args.max_compile_s:g} s compiling" if args.max_compile_s is not None else "",
                 f"nothing new since {args.baseline}" if args.baseline else "",
             )

@@ -46,6 +46,7 @@ from compilescope.findings.rules import (
 from compilescope.render import DETAILS
 from compilescope.render.text import escape_control, one_line, short_message, width_for
 from compilescope.session.counts import calls_recorded_said, compile_id_note, counts
+from compilescope.session.counts import said as count_said
 from compilescope.session.model import (
     Benchmark,
     CallTimes,
@@ -297,8 +298,8 @@ def _children(session: Session, limit: int = 10) -> list:
             row.append(f" (rank {child.rank})")
         row.append(f"  {_line(child.command)}\n    ")
         row.append(
-            f"{plural(child.functions, 'function')} · {plural(child.compiles, 'compile')} ({plural(child.recompiles, 'recompile')}) · "
-            f"{plural(child.graph_breaks, 'graph break')} · {plural(child.kernels, 'kernel')} · compile time {_seconds(child.compile_time_s)}"
+            f"{count_said('functions', child.functions)} · {count_said('compiles', child.compiles)} ({count_said('recompiles', child.recompiles)}) · "
+            f"{count_said('graph_break_occurrences', child.graph_breaks)} · {count_said('kernels', child.kernels)} · compile time {_seconds(child.compile_time_s)}"
         )
         if child.trace:
             row.append(f"\n    compilescope report {_short_path(child.trace)}", style="dim")

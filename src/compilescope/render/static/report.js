@@ -311,7 +311,7 @@
       var idle = children.length - compiled.length - missed.length;
       var parts = [el("h3", null, "Child processes")];
       if (compiled.length) {
-        parts.push(rowsTable(["pid", "rank", "process", "functions", "compiles", "recompiles", "graph breaks", "kernels", "compile time", "its trace"], compiled, function (c) {
+        parts.push(rowsTable(["pid", "rank", "process", "functions compiled", "compiles", "recompiles", "graph break occurrences", "kernels", "compile time", "its trace"], compiled, function (c) {
           return el("tr", null, el("td", null, unknown(c.pid)), el("td", null, c.rank === null ? "" : String(c.rank)), el("td", null, c.command),
             el("td", null, String(c.functions)), el("td", null, String(c.compiles)), el("td", null, String(c.recompiles)), el("td", null, String(c.graph_breaks)),
             el("td", null, String(c.kernels)), el("td", null, seconds(c.compile_time_s)),
