@@ -220,6 +220,7 @@ class ZooCommand:
         from compilescope.benchmark.by_name import parse_overrides
         from compilescope.benchmark.compile_cache import Seed
         from compilescope.benchmark.zoo import ZooPlan, sweep
+        from compilescope.findings.finding import plural
         from compilescope.render.console import console_for, verdict_words
         from compilescope.render.zoo import zoo_html, zoo_table
         from compilescope.session.zoo import summarize
@@ -284,7 +285,7 @@ class ZooCommand:
             first = "Inductor's CPU probes (once per machine)" if args.backend == "inductor" else "starting"
             task = progress.add_task(first, total=len(names))
             if not console.is_terminal:  # (piped: what the live display would show, as lines)
-                progress.console.print(Text(f"compilescope zoo: {len(names)} models; {first}"))
+                progress.console.print(Text(f"compilescope zoo: {plural(len(names), 'model')}; {first}"))
 
             def started(name: str) -> None:
                 running.append(name)

@@ -14,6 +14,7 @@ from rich.text import Text
 from compilescope._version import __version__
 from compilescope.findings.finding import plural
 from compilescope.render.console import Column, FitTable, _bounded_text, _Escaped, _together, verdict_text, verdict_words
+from compilescope.session.counts import said
 from compilescope.session.zoo import ZooModel, ZooRun, ZooSummary
 
 _STATUS_STYLE = {"pass": "green", "fail": "red", "error": "magenta", "timeout": "yellow"}
@@ -67,7 +68,7 @@ def zoo_table(run: ZooRun) -> _Escaped:
         Column("eager / compiled ms", "right", label="eager / compiled (ms)"),
         Column("compile cold / warm", "right", label="compile (cold / warm)"),
         Column("compiles", "right"),
-        Column("breaks", "right", label="graph breaks"),
+        Column("breaks", "right", label="graph break occurrences"),
         Column("recompiles", "right"),
         Column("memory eager / compiled", "right", label="memory (eager / compiled)"),
         Column("accuracy"),
@@ -99,7 +100,7 @@ def zoo_table(run: ZooRun) -> _Escaped:
     for row in run.models:
         if row.top_break:
             notes.append(f"{row.name}: ", style="bold")
-            notes.append(f"{row.graph_breaks} graph break{'s' if row.graph_breaks != 1 else ''}; the costliest: {row.top_break}\n")
+            notes.append(f"{said('graph_break_occurrences', row.graph_breaks or 0)}; the costliest: {row.top_break}\n")
     for row in run.models:
         for problem in row.compilescope_problems:
             notes.append(f"{row.name}: compilescope failed: ", style="bold red")
@@ -163,7 +164,7 @@ _COLUMNS = (
     ("cold compile s", "n"),
     ("warm compile s", "n"),
     ("compiles", "n"),
-    ("graph breaks", "n"),
+    ("graph break occurrences", "n"),
     ("recompiles", "n"),
     ("eager MB", "n"),
     ("compiled MB", "n"),
