@@ -118,6 +118,9 @@ def test_compile_ids_are_explained_where_they_are_shown() -> None:
         "Compile ids are torch's frame/compile: 0/1 is the second version compiled of the first function Dynamo met; "
         "_N after it, the attempt that made it after torch restarted its analysis (0/1_1: its second attempt"
     ) in text
+    # said once, where ids are first shown: the findings name 0/1_1 before the functions list
+    assert text.count("Compile ids are torch's") == 1
+    assert text.index("Block.forward 0/1_1: tensor 'x'") < text.index("Compile ids are torch's") < text.index("Compiled functions")
     from compilescope.render.html import report_data
 
     assert report_data(session("quickstart"))[0]["compile_id_note"].startswith("Compile ids are torch's frame/compile")

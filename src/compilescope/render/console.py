@@ -45,7 +45,7 @@ from compilescope.findings.rules import (
 )
 from compilescope.render import DETAILS
 from compilescope.render.text import escape_control, one_line, short_message, width_for
-from compilescope.session.counts import calls_recorded_said, compile_id_note, counts
+from compilescope.session.counts import calls_recorded_said, compile_id_note, compile_ids_in, counts
 from compilescope.session.counts import said as count_said
 from compilescope.session.model import (
     Benchmark,
@@ -253,19 +253,24 @@ def renderables(
         return [_header(session), Text(""), *runtime(session)]
     out: list = [_header(session), _summary(session), Text("")]
     found = findings(session) if found is None else found
+    named: list[str] = []  # the compile ids the findings show
     if found:
         out.append(Text("What to look at", style="bold underline"))
         for finding in found[:MAX_FINDINGS]:
             out.append(_finding(finding))
         if len(found) > MAX_FINDINGS:
             out.append(Text(f" … {len(found) - MAX_FINDINGS} more (the HTML report and the session's JSON have them all)", style="dim"))
+        named = compile_ids_in([f"{f.title}\n{f.detail}" for f in found[:MAX_FINDINGS]])
+        if named:  # (where ids are first shown, what they mean, for the ids below too; else under the functions)
+            out.append(Text(compile_id_note(named + [c.compile_id for c in session.compiles]), style="dim"))
         out.append(Text(""))
     frames = [f for f in session.frames if frame_filter is None or f.name == frame_filter]
     if frame_filter is not None and not frames:
         out.append(Text(f"No compiled function is named {_line(frame_filter)!r}.", style="red"))
     if frames:
         out.append(Text("Compiled functions", style="bold underline"))
-        out.append(Text(compile_id_note([c.compile_id for f in frames for c in f.compiles]), style="dim"))
+        if not named:
+            out.append(Text(compile_id_note([c.compile_id for f in frames for c in f.compiles]), style="dim"))
         for frame in frames[:max_frames]:
             out.extend(_frame(frame, show))
         if len(frames) > max_frames:

@@ -10,7 +10,6 @@ such object per aspect ..., "compile_time": [{"what", "before", "after", "change
 from __future__ import annotations
 
 import html
-import re
 from typing import Any
 
 from rich.text import Text
@@ -20,7 +19,7 @@ from compilescope.findings.diff import Diff, Figure
 from compilescope.render.compare import figure
 from compilescope.render.console import hanging
 from compilescope.render.text import one_line
-from compilescope.session.counts import compile_id_note
+from compilescope.session.counts import compile_id_note, compile_ids_in
 
 DIFF_SCHEMA = "compilescope/diff/1"
 SHOWN = 8  # items per aspect in the terminal
@@ -86,12 +85,9 @@ def renderables(d: Diff, summary: Any = None) -> list:
     return out
 
 
-_ID = re.compile(r"(?<![\w.])!?\d+/\d+(?:_\d+)?(?![\w/])")
-
-
 def _compile_ids(d: Diff) -> list[str]:
     """The compile ids in the items shown ("inner 0/1: ..."), to say what they mean."""
-    return [m.group() for a in d.aspects for item in (a.added[:SHOWN] + a.removed[:SHOWN]) for m in _ID.finditer(item)]
+    return compile_ids_in([item for a in d.aspects for item in (a.added[:SHOWN] + a.removed[:SHOWN])])
 
 
 def _figures(figures: list[Figure]) -> list[dict[str, Any]]:

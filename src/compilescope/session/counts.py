@@ -19,6 +19,7 @@ torch's wording of why, which changes between torch versions and between runs of
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 
 from compilescope.session.model import Frame, GraphBreak, Session
@@ -93,6 +94,15 @@ def counts(session: Session) -> Counts:
         graph_break_occurrences=len(breaks),
         kernels=len(session.kernels),
     )
+
+
+# A compile id within a text: "0/1", "0/1_1", "!0/1/0"
+COMPILE_ID = re.compile(r"(?<![\w./])!?\d+/\d+(?:/\d+)?(?:_\d+)?(?![\w/])")
+
+
+def compile_ids_in(texts: list[str]) -> list[str]:
+    """The compile ids these texts name, to say what they mean where they are shown."""
+    return [m.group() for text in texts for m in COMPILE_ID.finditer(text)]
 
 
 def compile_id_note(compile_ids: list[str]) -> str:
