@@ -9,7 +9,8 @@ report's cards and the session's JSON all count with `counts()` and name each co
 - compiles: the versions compiled of them, the first of each function included; recompiles are
   the compiles after a function's first;
 - graph breaks (places): the places in the code where Dynamo broke the graph, each once (its
-  file and line, and the function it is in), however often it broke there;
+  file, its line: the source text torch quoted, else its number, and the function it is in),
+  however often it broke there;
 - graph break occurrences: the times it broke, one per compile that met the break (a function
   compiled again meets its break again).
 
