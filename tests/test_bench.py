@@ -187,6 +187,23 @@ def test_bad_targets(models: Path) -> None:
     assert run_cli("bench", "models.py:mlp", "--device", "gpu", cwd=models).returncode == 2
 
 
+def test_piped_bench_says_its_progress_and_its_verdict_in_words(models: Path) -> None:
+    # GIVEN bench's output piped (run_cli: no terminal), as in a CI log
+    run = run_cli("bench", "models.py:mlp", "--backends", "eager", "--runs", "5", "--json", "piped.json", cwd=models)
+    assert run.returncode == 0, run.stderr
+    # THEN each step is a line as it starts (no live display to show it), and the verdict is
+    # words with the speedup, not a colour alone
+    assert "compilescope bench: eager/default/inference: first call, cold compile cache" in run.stderr
+    assert "compilescope bench: eager/default/inference: warm compile cache, 5 timed calls" in run.stderr
+    (bench,) = json.loads((models / "piped.json").read_text())["benchmarks"]
+    said = (
+        f"{bench['verdict']} ({bench['speedup']:.2f}x)"
+        if bench["verdict"] == "too noisy to say"
+        else f"{bench['verdict']} {bench['speedup']:.2f}x"
+    )
+    assert f"speedup: {said}" in " ".join(run.stdout.split()) and "\x1b[" not in run.stdout
+
+
 def test_a_device_make_does_not_use_is_refused_not_mislabelled(models: Path) -> None:
     # GIVEN make() builds on the CPU, and bench is asked for cuda (it moves nothing: make() decides)
     run = run_cli("bench", "models.py:mlp", "--device", "cuda", "--backends", "eager", "--runs", "2", "--warmup-s", "0", cwd=models)

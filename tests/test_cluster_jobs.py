@@ -85,18 +85,22 @@ def test_diff_and_check_before_and_after_a_fix(tmp_path: Path) -> None:
     (gone,) = set(changes["graph_breaks"]["removed"])
     assert len(changes["graph_breaks"]["removed"]) == 2
     assert gone.startswith("Failed to trace builtin operator at ") and 'train.py:6) in step: print("step")' in gone
+    assert len(changes["graph_break_places"]["removed"]) == 1  # one place, met by both compiles
+    assert changes["graph_break_places"]["removed"][0].startswith("Failed to trace builtin operator at ")
     assert any("after line" in f for f in changes["compiled_functions"]["removed"])
-    assert "graph breaks:" in result.stdout and "− " in result.stdout
+    shown = " ".join(result.stdout.split())
+    assert "graph breaks (places): 1 → 0" in shown and "graph break occurrences: 2 → 0" in shown and "− " in shown
     # AND the CI gate: the old run fails a no-break rule, the new one passes it and has nothing
     # new since the old; the old one against the new as its baseline has a new break
     failed = run_cli("check", "before.json", "--max-graph-breaks", "0", cwd=tmp_path)
     assert failed.returncode == 1 and "more than the 0 allowed (the first: " in failed.stdout
     passed = run_cli("check", "after.json", "--max-graph-breaks", "0", "--baseline", "before.json", cwd=tmp_path)
     assert passed.returncode == 0, passed.stdout
-    assert "passed (at most 0 graph breaks, nothing new since before.json)" in passed.stdout
+    assert "passed (at most 0 graph breaks (places), nothing new since before.json)" in passed.stdout
     regressed = run_cli("check", "before.json", "--baseline", "after.json", cwd=tmp_path)
     assert (
-        regressed.returncode == 1 and "2 new graph breaks compared with the baseline: Failed to trace builtin operator" in regressed.stdout
+        regressed.returncode == 1
+        and "1 new graph break (place) compared with the baseline: Failed to trace builtin operator" in regressed.stdout
     )
 
 

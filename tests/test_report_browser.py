@@ -444,8 +444,8 @@ def test_the_zoo_page_sorts_a_real_sweep_by_any_column(browser, tmp_path: Path) 
     header("cold compile s").click()
     cold = [float(t) for t in table.locator("tbody tr td:nth-child(6)").all_inner_texts()]
     assert cold == sorted(cold) and cold[0] < 10 < cold[-1]
-    header("graph breaks").click()
-    header("graph breaks").click()
+    header("graph break occurrences").click()
+    header("graph break occurrences").click()
     assert first() == "hf:longformer"  # the one model whose graph broke, with its costliest break
     assert "costliest graph break: Graph break in forward" in table.locator("tbody tr").first.inner_text()
     view.screenshot("zoo.png")
@@ -482,4 +482,21 @@ def test_the_tour_page_in_each_language(browser, tmp_path: Path, lang: str) -> N
     )
     assert drawn[0] != pytest.approx(drawn[1], rel=0.02), drawn
     view.screenshot(f"tour-{lang}.png")
+    view.assert_clean()
+
+
+def test_a_bench_page_leads_with_its_verdict_and_the_machines_state(browser, tmp_path: Path) -> None:
+    # GIVEN bench's saved results (tests/traces/bench_mlp.json: compiled slower, a quiet machine)
+    session = compilescope.load(Path(__file__).parent / "traces" / "bench_mlp.json")
+    (bench,) = session.benchmarks
+    view = Opened(browser, write_html(session, tmp_path / "bench.html"))
+    # THEN the page opens on the verdict in words and the machine's state, as the terminal says
+    # them, not on the counts of a run that compiled nothing in this process
+    main = view.page.inner_text("#main")
+    assert main.startswith("Verdict")
+    verdict = view.page.inner_text("#verdict")
+    assert f"eager/default/inference: slower {bench.speedup:.2f}x" in verdict
+    assert bench.verdict_why in verdict and "measured on a quiet machine" in verdict
+    assert view.page.locator("#overview").count() == 0 and "Nothing stands out" not in main
+    assert f"slower {bench.speedup:.2f}x" in view.page.inner_text("#benchmarks")
     view.assert_clean()

@@ -92,8 +92,8 @@ def test_report_on_a_folder_prints_the_cluster_view(capsys: pytest.CaptureFixtur
     status, out, _ = report(capsys, str(DDP))
     assert status == 0
     assert "compilescope · 2 ranks" in out
-    assert "rank 0: 1 compile, 0 recompiles, 0 graph breaks, compile time" in out
-    assert "rank 1: 2 compiles, 1 recompile, 0 graph breaks, compile time" in out
+    assert "rank 0: 1 compile, 0 recompiles, 0 graph break occurrences, compile time" in out
+    assert "rank 1: 2 compiles, 1 recompile, 0 graph break occurrences, compile time" in out
     assert "Where the ranks diverged ▲ recompiles rank 0: none rank 1: 1 recompile only it: inner 0/1: tensor 'args[0]'" in out
     assert "What to look at, across the ranks" in out
     assert f"One rank's whole explanation: compilescope report {DDP} --rank 0" in out
@@ -172,7 +172,7 @@ def test_a_model_compiled_with_no_graph_on_every_rank_is_flagged_per_rank(capsys
     # torch.compile(DDP(model)) on two ranks (tests/traces/programs/ddp_whole_ranks.py)
     status, out, _ = report(capsys, str(TRACES / "ranks" / "ddp_whole"))
     assert status == 0
-    assert "rank 0: 4 compiles, 0 recompiles, 3 graph breaks" in out and out.count("✖ no graph: it ran eagerly") == 2
+    assert "rank 0: 4 compiles, 0 recompiles, 3 graph break occurrences" in out and out.count("✖ no graph: it ran eagerly") == 2
     assert "The 2 ranks compiled the same way." in out
     assert "What to look at, across the ranks ✖ torch.compile captured nothing: the code ran eagerly (ranks 0, 1)" in out
     assert "DDP(torch.compile(model))" in out

@@ -75,7 +75,7 @@ def test_diff_of_two_folders_goes_rank_by_rank(capsys: pytest.CaptureFixture[str
 def test_check_exit_status_and_violations(capsys: pytest.CaptureFixture[str]) -> None:
     # within its limits: 0
     status, out, _ = cli(capsys, "check", RANK0, "--max-recompiles", "0", "--max-graph-breaks", "0")
-    assert status == 0 and out.startswith("compilescope check: passed (at most 0 graph breaks, at most 0 recompiles)")
+    assert status == 0 and out.startswith("compilescope check: passed (at most 0 graph breaks (places), at most 0 recompiles)")
     # past them: 1, each violation in a line, naming the rank of a job
     status, out, _ = cli(capsys, "check", str(DDP), "--max-recompiles", "0")
     assert status == 1
@@ -173,3 +173,117 @@ def test_per_call_times_and_bench_figures_before_and_after(capsys: pytest.Captur
         "unit": "×",
         "notable": True,
     }
+
+
+QUICKSTART = TRACES / "quickstart.log.gz"
+
+
+def _counts_said(text: str) -> dict[str, str]:
+    """The quickstart's counts as a view says them: the figure next to each count's words."""
+    import re
+
+    shown = " ".join(text.split())
+    found = {}
+    for words in ("functions compiled", "compiles", "recompiles", "graph breaks (places)", "graph break occurrences"):
+        table = re.search(rf"(?:^|\s){re.escape(words)} (\d+) (\d+)", shown)  # a row of the table: before, after
+        if table:
+            assert table.group(1) == table.group(2), shown
+            found[words] = table.group(1)
+    return found
+
+
+def test_one_vocabulary_of_counts_in_the_run_try_diff_check_json_and_html(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # GIVEN the real run of quickstart.py: Block.forward and the code after its graph break (2
+    # functions), 5 compiles (3 recompiles), one break at line 18 met by 2 compiles
+    from compilescope.render.compare import comparison
+    from compilescope.render.console import console_for, printable, render_text
+    from compilescope.render.html import report_data
+    from recorded import session
+
+    run = session("quickstart")
+    # WHEN each view says its counts
+    said = " ".join(render_text(run, width=100).split())
+    # THEN the run says each in its words
+    assert "2 functions compiled (1 of them the code after a graph break) · 5 compiles (3 recompiles)" in said
+    assert "1 graph break (place), 2 graph break occurrences" in said
+    # and --try's table and diff's table give the same figures by the same words
+    import io
+
+    stream = io.StringIO()
+    console_for(stream).print(printable(comparison(run, run, ["capture_scalar_outputs"])))
+    expected = {"functions compiled": "2", "compiles": "5", "recompiles": "3", "graph breaks (places)": "1", "graph break occurrences": "2"}
+    assert _counts_said(stream.getvalue()) == expected
+    status, out, _ = cli(capsys, "diff", str(QUICKSTART), str(QUICKSTART))
+    assert status == 0 and _counts_said(out) == expected
+    # check counts the same: one place, met twice
+    status, out, _ = cli(capsys, "check", str(QUICKSTART), "--max-graph-breaks", "0")
+    assert status == 1
+    assert "✖ 1 graph break (place) (2 graph break occurrences), more than the 0 allowed" in out
+    # the session's JSON and the HTML report carry the same counts and words
+    run.save(str(tmp_path / "q.json"))
+    counts = json.loads((tmp_path / "q.json").read_text(encoding="utf-8"))["counts"]
+    assert {k: counts[k] for k in ("functions", "compiles", "recompiles", "graph_break_places", "graph_break_occurrences")} == {
+        "functions": 2,
+        "compiles": 5,
+        "recompiles": 3,
+        "graph_break_places": 1,
+        "graph_break_occurrences": 2,
+    }
+    page, _ = report_data(run)
+    assert page["counts"] == counts
+    assert page["count_words"]["graph_break_places"] == ["graph break (place)", "graph breaks (places)"]
+    assert page["count_words"]["graph_break_occurrences"][1] == "graph break occurrences"
+    assert page["count_words"]["functions"][1] == "functions compiled"
+    assert compilescope.load(tmp_path / "q.json").frames  # (the derived key does not stop it loading)
+
+
+def _reworded(tmp_path: Path, old: str, new: str) -> Path:
+    """A copy of the quickstart's trace with torch's reason for its break worded anew (as another
+    torch version words it), each payload's checksum made to match, as torch writes it."""
+    import gzip
+    import hashlib
+
+    lines = gzip.open(QUICKSTART, "rt", encoding="utf-8").read().replace(old, new).split("\n")
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        payload = []
+        while index + 1 < len(lines) and lines[index + 1].startswith("\t"):
+            index += 1
+            payload.append(lines[index][1:])
+        if '"has_payload": "' in line:
+            digest = hashlib.md5("\n".join(payload).encode("utf-8")).hexdigest()
+            head, _, rest = line.partition('"has_payload": "')
+            line = head + '"has_payload": "' + digest + rest[32:]
+        out += [line, *("\t" + p for p in payload)]
+        index += 1
+    path = tmp_path / "reworded.log"
+    path.write_text("\n".join(out), encoding="utf-8")
+    return path
+
+
+def test_check_baseline_matches_a_break_by_its_place_not_by_torchs_words(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # GIVEN the quickstart's run, and the same run with torch's reason for its break worded anew
+    old = "Unsupported Tensor.item() call with capture_scalar_outputs=False"
+    reworded = _reworded(tmp_path, old, "Tensor.item() is not traced (capture_scalar_outputs is off)")
+    again = compilescope.load(reworded)
+    assert not again.skipped
+    assert {b.reason for b in again.graph_breaks} == {"Tensor.item() is not traced (capture_scalar_outputs is off)"}
+    # WHEN it is checked against the first run
+    status, out, _ = cli(capsys, "check", str(reworded), "--baseline", str(QUICKSTART))
+    # THEN the break at the same place (quickstart.py:18, in forward) is not new
+    assert status == 0, out
+    assert out.startswith("compilescope check: passed (nothing new since")
+    # and diff matches it too, saying only that torch worded it anew
+    changes = compilescope.diff(QUICKSTART, reworded)
+    assert all(not a.added and not a.removed for a in changes.aspects)
+    assert changes.reworded_breaks == [
+        f"forward at programs/quickstart.py (`if x.mean().item() > 0.5:`): {old} → Tensor.item() is not traced (capture_scalar_outputs is off)"
+    ]
+    status, out, _ = cli(capsys, "diff", str(QUICKSTART), str(reworded))
+    assert "~ forward at programs/quickstart.py (`if x.mean().item() > 0.5:`): " + old in " ".join(out.split())
+    # and a run without that break, against a run with it, names the break by its place
+    status, out, _ = cli(capsys, "check", str(QUICKSTART), "--baseline", str(TRACES / "tiny.log.gz"))
+    assert status == 1
+    assert "1 new graph break (place) compared with the baseline: " + old + " at programs/quickstart.py:18" in " ".join(out.split())

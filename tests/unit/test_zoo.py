@@ -175,3 +175,23 @@ def test_results_come_back_from_their_json(tmp_path: Path) -> None:
     assert again.models == run.models and again.summary == run.summary
     with pytest.raises(ValueError):
         load_zoo('{"schema": "compilescope/1"}')
+
+
+def test_verdicts_are_words_in_the_terminal_and_on_the_page() -> None:
+    # GIVEN models whose speedups bench judged faster, slower and too noisy to say
+    rows = [
+        _row("hf:gpt2", speedup=1.3, verdict="faster"),
+        _row("hf:bert", speedup=0.76, verdict="slower"),
+        _row("hf:t5", speedup=1.02, verdict="too noisy to say"),
+    ]
+    from rich.console import Console
+
+    # WHEN the table is printed without colour (a CI log) and the page is written
+    console = Console(width=160, record=True, color_system=None)
+    console.print(zoo_table(_run(rows)))
+    text = " ".join(console.export_text().split())
+    page = zoo_html(_run(rows))
+    # THEN each verdict is said in words with its speedup, in both
+    for said in ("faster 1.30x", "slower 0.76x", "too noisy to say (1.02x)"):
+        assert said in text and said in page
+    assert 'class="n slower" data-v="0.76"' in page  # (its colour too, and sorted by the figure)

@@ -49,8 +49,48 @@ BATCH = {"tiny": 2, "base": 8}
 TIMM_TINY_SCALE = 64 / 224  # a timm model's image at --size tiny: its own, scaled (224 to 64)
 
 
+# The library each kind of model by name is built with, and what installs it (pyproject.toml's
+# extra "models": transformers and timm)
+LIBRARIES = {"hf:": "transformers", "timm:": "timm"}
+INSTALL = "pip install 'compilescope[models]'"
+
+
 def is_by_name(target: str) -> bool:
     return target.startswith(PREFIXES)
+
+
+def library_of(target: str) -> str | None:
+    """The library a model by name needs ("transformers" for hf:gpt2); None for a file.py:make."""
+    return next((library for prefix, library in LIBRARIES.items() if target.startswith(prefix)), None)
+
+
+def missing_libraries(targets: list[str], python: str | None = None) -> dict[str, str]:
+    """The libraries these targets need that are not installed here: library -> Python's words
+    ("No module named 'transformers'"). Each is imported in a fresh Python (`python`, the one
+    bench's workers run: this one's by default), as the workers would, so this process imports
+    neither; a library that is there but fails otherwise on import is left to the worker to say."""
+    import subprocess
+    import sys
+
+    missing = {}
+    for library in dict.fromkeys(filter(None, map(library_of, targets))):
+        probe = f"try:\n    import {library}\nexcept ModuleNotFoundError as error:\n    print(error)\n    raise SystemExit(3)\n"
+        try:
+            done = subprocess.run([python or sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+        except (OSError, subprocess.TimeoutExpired):
+            continue  # (cannot tell: the workers will say)
+        if done.returncode == 3:
+            missing[library] = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else f"No module named {library!r}"
+    return missing
+
+
+def missing_said(missing: dict[str, str]) -> str:
+    """What is missing and the extra that installs it, to end a line ("hf:gpt2 needs ..."):
+    "transformers, not installed here (No module named 'transformers'); install it with: pip
+    install 'compilescope[models]'"."""
+    names = " and ".join(missing)
+    why = "; ".join(missing.values())
+    return f"{names}, not installed here ({why}); install {'it' if len(missing) == 1 else 'them'} with: {INSTALL}"
 
 
 def parse_overrides(text: str | None) -> dict[str, Any]:

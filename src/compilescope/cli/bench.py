@@ -32,7 +32,7 @@ def check_device(device: str, hint: str = "") -> None:
 
 def _by_name(args: argparse.Namespace):  # -> ByName | None
     """A model by name's size and config, checked before anything runs."""
-    from compilescope.benchmark.by_name import ByName, is_by_name, parse_overrides
+    from compilescope.benchmark.by_name import ByName, is_by_name, missing_libraries, missing_said, parse_overrides
 
     if not is_by_name(args.target):
         if args.size or args.config:
@@ -44,6 +44,9 @@ def _by_name(args: argparse.Namespace):  # -> ByName | None
         config = parse_overrides(args.config)
     except ValueError as error:
         raise CommandError(str(error)) from None
+    missing = missing_libraries([args.target])  # (before minutes of work, in one line: exit 2)
+    if missing:
+        raise CommandError(f"{args.target} needs {missing_said(missing)}")
     return ByName(args.target, args.size or "tiny", config)
 
 
@@ -112,6 +115,7 @@ class BenchCommand:
     def run(self, args: argparse.Namespace) -> int:
         from rich.console import Console
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+        from rich.text import Text
 
         from compilescope.benchmark import BenchError, Plan, configs, run_plan
         from compilescope.render.console import console_for, runtime
@@ -138,6 +142,8 @@ class BenchCommand:
 
             def step(label: str) -> None:
                 progress.update(task, description=label, advance=1 if progress.tasks[0].description != "starting" else 0)
+                if not console.is_terminal:  # (piped, a CI log: no live display, so a line per step)
+                    console.print(Text(f"compilescope bench: {label}"))
 
             plan = Plan(
                 backends,

@@ -23,19 +23,22 @@ class CheckCommand:
     @staticmethod
     def prepare_parser(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("run", metavar="SESSION_OR_TRACE", help="a session .json, a trace .log or a TORCH_TRACE folder")
-        parser.add_argument("--max-graph-breaks", type=_count, metavar="N", help="at most N graph breaks")
+        parser.add_argument(
+            "--max-graph-breaks", type=_count, metavar="N", help="at most N graph breaks (places: a break a recompile meets again is one)"
+        )
         parser.add_argument("--max-recompiles", type=_count, metavar="N", help="at most N recompiles")
         parser.add_argument("--max-compile-s", type=_seconds, metavar="S", help="at most S seconds compiling (per rank)")
         parser.add_argument(
             "--baseline",
             metavar="OLD",
-            help="no graph break, recompile or compiled function that OLD (the same kinds of path) did not have",
+            help="no graph break (by its place, not torch's wording), recompile or compiled function that OLD (the same kinds of path) did not have",
         )
 
     def run(self, args: argparse.Namespace) -> int:
         from compilescope.cli.report import read_sessions
         from compilescope.findings.check import Limits, violations
         from compilescope.render.text import one_line
+        from compilescope.session.counts import said
 
         limits = Limits(args.max_graph_breaks, args.max_recompiles, args.max_compile_s)
         if not limits.any and args.baseline is None:
@@ -55,8 +58,8 @@ class CheckCommand:
         checked = ", ".join(
             part
             for part in (
-                f"at most {args.max_graph_breaks} graph breaks" if args.max_graph_breaks is not None else "",
-                f"at most {args.max_recompiles} recompiles" if args.max_recompiles is not None else "",
+                f"at most {said('graph_break_places', args.max_graph_breaks)}" if args.max_graph_breaks is not None else "",
+                f"at most {said('recompiles', args.max_recompiles)}" if args.max_recompiles is not None else "",
                 f"at most {args.max_compile_s:g} s compiling" if args.max_compile_s is not None else "",
                 f"nothing new since {args.baseline}" if args.baseline else "",
             )

@@ -123,6 +123,21 @@ def examine(trace: Path, row: ZooModel, session_path: Path | None, backend: str 
             problems.append(f"saving its session: {error_summary(error)}{_where(error)}")
 
 
+def _check_libraries(names: list[str]) -> None:
+    """Before anything runs: the libraries the models need that are not installed, said in one
+    line; where no model can run without them, that line is the error (exit status 2)."""
+    from compilescope.benchmark.by_name import library_of, missing_libraries, missing_said
+
+    missing = missing_libraries(names)
+    if not missing:
+        return
+    blocked = [name for name in names if library_of(name) in missing]
+    said = f"{len(blocked)} of the {len(names)} models need {missing_said(missing)}"
+    if len(blocked) == len(names):
+        raise CommandError(said)
+    print(f"compilescope zoo: {said} (they will error)", file=sys.stderr)
+
+
 @contextlib.contextmanager
 def _terminated_as_interrupt() -> Iterator[list[str]]:
     """SIGTERM (a job's time limit, `timeout`) ends the sweep as Ctrl-C does: the workers
@@ -205,12 +220,14 @@ class ZooCommand:
         from compilescope.benchmark.by_name import parse_overrides
         from compilescope.benchmark.compile_cache import Seed
         from compilescope.benchmark.zoo import ZooPlan, sweep
-        from compilescope.render.console import console_for
+        from compilescope.findings.finding import plural
+        from compilescope.render.console import console_for, verdict_words
         from compilescope.render.zoo import zoo_html, zoo_table
         from compilescope.session.zoo import summarize
 
         suite, names = model_names(args.suite, args.models)
         check_device(args.device)
+        _check_libraries(names)
         if args.runs < 2 or args.time_limit < 1 or args.jobs < 1:
             raise CommandError("--runs must be at least 2, --time-limit and --jobs at least 1")
         for given, what in ((args.json, "the results"), (args.html, "the page")):
@@ -265,19 +282,22 @@ class ZooCommand:
         console = Console(file=sys.stderr, highlight=False)
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=console, transient=True) as progress:
-            task = progress.add_task(
-                "Inductor's CPU probes (once per machine)" if args.backend == "inductor" else "starting", total=len(names)
-            )
+            first = "Inductor's CPU probes (once per machine)" if args.backend == "inductor" else "starting"
+            task = progress.add_task(first, total=len(names))
+            if not console.is_terminal:  # (piped: what the live display would show, as lines)
+                progress.console.print(Text(f"compilescope zoo: {plural(len(names), 'model')}; {first}"))
 
             def started(name: str) -> None:
                 running.append(name)
                 progress.update(task, description=", ".join(running))
+                if not console.is_terminal:  # (piped, a CI log: no live display, so a line per model)
+                    progress.console.print(Text(f"{name}: started ({len(done) + len(running)} of {len(names)})"))
 
             def finished(row: ZooModel) -> None:
                 done.append(row)
                 running.remove(row.name)
                 progress.update(task, advance=1, description=", ".join(running) or "done")
-                speed = f"{row.speedup:.2f}x" if row.speedup is not None else ""
+                speed = verdict_words(row.verdict, row.speedup) if row.speedup is not None else ""  # (words: a log has no colour)
                 line = f"{row.name}: {row.status} {speed}".rstrip()
                 if row.reason:
                     line += f" ({row.reason[:160]})"

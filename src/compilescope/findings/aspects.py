@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compilescope.findings.finding import plural, short
-from compilescope.session.model import Compile, Frame, Session
+from compilescope.session.counts import break_place
+from compilescope.session.model import Compile, Frame, GraphBreak, Session
 
 # Items kept per aspect for display and for naming differences; equality uses a digest of all.
 KEPT_ITEMS = 500
@@ -108,14 +109,34 @@ def functions(session: Session, with_ids: bool = True) -> Iterable[Item]:
         yield Item(f"{frame.label} {short(frame.filename or '?')}", f"{frame.label} ({_place(frame.filename, frame.lineno)})")
 
 
+def _break_text(brk: GraphBreak, who: str) -> str:
+    code = (brk.code or "").strip()
+    mine = f" (from your {_place(brk.user_filename, brk.user_lineno)})" if brk.user_filename else ""
+    return f"{brk.reason} at {_place(brk.filename, brk.lineno)}{mine} in {who}" + (f": {code}" if code else "")
+
+
+def _break_key(frame: Frame, brk: GraphBreak, who: str) -> str:
+    # By its place (session/counts.py: break_place), never by torch's wording of the reason
+    return f"{who}: " + " · ".join(break_place(brk, frame))
+
+
 def graph_breaks(session: Session, with_ids: bool = True) -> Iterable[Item]:
+    """Graph break occurrences: one per compile that met a break."""
     for frame, c in _versions(session):
         for brk in c.graph_breaks:
-            code = (brk.code or "").strip()
-            mine = f" (from your {_place(brk.user_filename, brk.user_lineno)})" if brk.user_filename else ""
-            text = f"{brk.reason} at {_place(brk.filename, brk.lineno)}{mine} in {_who(frame, c, with_ids)}"
-            key = f"{_who(frame, c, with_ids)}: {brk.reason} at {short(brk.filename or '?')}: {code or brk.lineno}"
-            yield Item(key, text + (f": {code}" if code else ""))
+            yield Item(_break_key(frame, brk, _who(frame, c, with_ids)), _break_text(brk, _who(frame, c, with_ids)))
+
+
+def graph_break_places(session: Session, with_ids: bool = True) -> Iterable[Item]:
+    """Graph breaks (places): each place once, however many compiles met it (its text: the
+    first that did)."""
+    seen: set[str] = set()
+    for frame, c in _versions(session):
+        for brk in c.graph_breaks:
+            key = " · ".join(break_place(brk, frame))
+            if key not in seen:
+                seen.add(key)
+                yield Item(key, _break_text(brk, frame.known_as))
 
 
 def recompiles(session: Session, with_ids: bool = True) -> Iterable[Item]:

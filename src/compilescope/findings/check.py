@@ -1,6 +1,10 @@
 """A CI gate over a run: limits on graph breaks, recompiles and compile time, and nothing new
 compared with a baseline run. Each violation is one sentence naming what crossed the line.
 
+Counted as session/counts.py counts, in its words: --max-graph-breaks limits the graph breaks'
+places (a break met again by a recompile is one place; the recompile is counted as such), and a
+break is new where its place is new (torch's wording of its reason may change between runs).
+
 Used by `compilescope check` (exit status 1 where any is found) and by compilescope.check() in a
 test (an empty list where the run is within its limits).
 """
@@ -11,6 +15,7 @@ from dataclasses import dataclass
 
 from compilescope.findings.diff import diff
 from compilescope.findings.finding import plural, seconds
+from compilescope.session.counts import counts, said
 from compilescope.session.model import Session
 
 SHOWN = 5  # new items named per aspect; the rest are counted
@@ -31,13 +36,14 @@ def violations(session: Session, limits: Limits, baseline: Session | None = None
     """What in `session` breaks `limits`, or is new compared with `baseline`. `label` starts
     each sentence ("rank 1: "), for a job of several ranks."""
     out = []
-    breaks, recompiles, spent = len(session.graph_breaks), len(session.recompiles), session.total_compile_time_s
-    if limits.max_graph_breaks is not None and breaks > limits.max_graph_breaks:
-        out.append(f"{label}{plural(breaks, 'graph break')}, more than the {limits.max_graph_breaks} allowed{_first(session, 'breaks')}")
-    if limits.max_recompiles is not None and recompiles > limits.max_recompiles:
+    counted, spent = counts(session), session.total_compile_time_s
+    if limits.max_graph_breaks is not None and counted.graph_break_places > limits.max_graph_breaks:
         out.append(
-            f"{label}{plural(recompiles, 'recompile')}, more than the {limits.max_recompiles} allowed{_first(session, 'recompiles')}"
+            f"{label}{counted.said('graph_break_places')} ({counted.said('graph_break_occurrences')}), "
+            f"more than the {limits.max_graph_breaks} allowed{_first(session, 'breaks')}"
         )
+    if limits.max_recompiles is not None and counted.recompiles > limits.max_recompiles:
+        out.append(f"{label}{counted.said('recompiles')}, more than the {limits.max_recompiles} allowed{_first(session, 'recompiles')}")
     if limits.max_compile_s is not None:
         if spent is None:
             out.append(f"{label}compile time unknown (the trace does not say), so it cannot be held to {seconds(limits.max_compile_s)}")
@@ -45,11 +51,16 @@ def violations(session: Session, limits: Limits, baseline: Session | None = None
             out.append(f"{label}compile time {seconds(spent)}, more than the {seconds(limits.max_compile_s)} allowed")
     if baseline is not None:
         changes = diff(baseline, session)
-        for name, what in (("graph_breaks", "graph break"), ("recompiles", "recompile"), ("compiled_functions", "compiled function")):
+        # a graph break is new where its place is (not where torch words its reason anew)
+        for name, counted_as in (
+            ("graph_break_places", "graph_break_places"),
+            ("recompiles", "recompiles"),
+            ("compiled_functions", "functions"),
+        ):
             added = changes.aspect(name).added
             if added:
                 named = "; ".join(added[:SHOWN]) + (f"; and {len(added) - SHOWN} more" if len(added) > SHOWN else "")
-                out.append(f"{label}{plural(len(added), 'new ' + what)} compared with the baseline: {named}")
+                out.append(f"{label}{said(counted_as, len(added), 'new')} compared with the baseline: {named}")
         failed_before = sum(1 for c in baseline.compiles if c.status == "failed")
         failed_now = [c for c in session.compiles if c.status == "failed"]
         if len(failed_now) > failed_before:

@@ -125,7 +125,7 @@ class Cluster:
 _NOUNS = {
     "recompiles": ("recompile", None),
     "compiles": ("compile", None),
-    "graph_breaks": ("graph break", None),
+    "graph_breaks": ("graph break occurrence", None),
     "collectives": ("graph with collectives", "graphs with collectives"),
     "ddp_split": ("split graph", None),
     "dynamic_shapes": ("shape decision", None),

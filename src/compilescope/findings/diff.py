@@ -20,23 +20,29 @@ from compilescope.findings.aspects import (
     ddp_split,
     dynamic_shapes,
     functions,
+    graph_break_places,
     graph_breaks,
     guards,
     kernels,
     recompiles,
     tensor_metadata,
 )
+from compilescope.session.counts import break_place
+from compilescope.session.counts import label as count_label
 from compilescope.session.model import CallTimes, Session
 
-# Compared by their items: (JSON key, what a person calls it, the items, counted). Counted
+# Compared by their items: (JSON key, what a person calls it, the items, counted); the counts'
+# words are session/counts.py's. Graph breaks are matched by their place, never by torch's
+# wording of the reason (session/counts.py: break_place). Counted
 # aspects compare how many times each item occurs (a break met in one more compile is one more);
 # the others compare which items occur at all (a recompile repeats its function's guards and
 # kernels, which are not new checks or new kernels).
 ITEM_ASPECTS: list[tuple[str, str, Callable[..., Iterable[Item]], bool]] = [
-    ("compiled_functions", "compiled functions", functions, True),
-    ("compiles", "compiles", compiles, True),
-    ("graph_breaks", "graph breaks", graph_breaks, True),
-    ("recompiles", "recompiles", recompiles, True),
+    ("compiled_functions", count_label("functions"), functions, True),
+    ("compiles", count_label("compiles"), compiles, True),
+    ("graph_break_places", count_label("graph_break_places"), graph_break_places, False),
+    ("graph_breaks", count_label("graph_break_occurrences"), graph_breaks, True),
+    ("recompiles", count_label("recompiles"), recompiles, True),
     ("guards", "guards", guards, False),
     ("dynamic_shapes", "dynamic-shape decisions", dynamic_shapes, False),
     ("kernels", "kernels", kernels, False),
@@ -108,11 +114,16 @@ class Diff:
     call_times: list[Figure]
     bench: list[Figure]
     versions: list[str]  # "torch 2.13.0 → 2.14.1"
+    # graph breaks at the same place in both runs whose reason torch gave differently: not a new
+    # break (it is matched by its place), but said ("… at quickstart.py:18 in forward: A → B")
+    reworded_breaks: list[str] = field(default_factory=list)
 
     @property
     def nothing_changed(self) -> bool:
-        return not any(a.added or a.removed for a in self.aspects) and not any(
-            f.notable for f in self.compile_time + self.call_times + self.bench
+        return (
+            not any(a.added or a.removed for a in self.aspects)
+            and not self.reworded_breaks
+            and not any(f.notable for f in self.compile_time + self.call_times + self.bench)
         )
 
     def aspect(self, name: str) -> Changed:
@@ -132,7 +143,30 @@ def diff(before: Session, after: Session, before_name: str = "before", after_nam
         call_times=_call_times(before, after),
         bench=_bench(before, after),
         versions=_versions(before, after),
+        reworded_breaks=_reworded(before, after),
     )
+
+
+def _reasons(session: Session) -> dict[tuple[str, str, str], list[str]]:
+    """Each graph break's place, and the reasons torch gave there, each once, in order."""
+    out: dict[tuple[str, str, str], list[str]] = {}
+    for frame in session.frames:
+        for c in frame.compiles:
+            for brk in c.graph_breaks:
+                reasons = out.setdefault(break_place(brk, frame), [])
+                if brk.reason not in reasons:
+                    reasons.append(brk.reason)
+    return out
+
+
+def _reworded(before: Session, after: Session) -> list[str]:
+    old, new = _reasons(before), _reasons(after)
+    out = []
+    for place, reasons in new.items():
+        if place in old and set(old[place]) != set(reasons):
+            file, line, function = place
+            out.append(f"{function} at {file} (`{line}`): {'; '.join(old[place])} → {'; '.join(reasons)}")
+    return out
 
 
 def _changed(name: str, title: str, old: Iterable[Item], new: Iterable[Item], counted: bool) -> Changed:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from compilescope.findings import PROBLEM, WARNING
+from compilescope.findings import INFO, PROBLEM, WARNING
 from compilescope.findings.finding import (
     NOT_MEASURED,
     Finding,
@@ -259,6 +259,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         detail_lines.append(f"Guard failed: {cause.guard.text}")
         if "grad_mode" in cause.guard.text:
             fix = "Gradient mode changed (torch.no_grad vs training): each mode gets its own compiled version. This is expected when a model is used for both."
+            level = INFO  # (as the fix says: expected, not a problem to fix)
     else:
         frame = met[0][0]
         title = f"{frame.label_of(met[0][1])} compiled again: {plural(len(met), 'recompile')}"

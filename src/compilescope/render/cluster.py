@@ -20,11 +20,12 @@ from typing import IO, Any
 from rich.text import Text
 
 from compilescope.findings.cluster import Cluster, RankSummary, who
-from compilescope.findings.finding import plural, seconds
+from compilescope.findings.finding import seconds
 from compilescope.render.console import finding_renderable, hanging
 from compilescope.render.text import one_line as one_line_text
 from compilescope.session import SCHEMA as SESSION_SCHEMA
 from compilescope.session import surrogates_escaped
+from compilescope.session.counts import said as count_said
 
 CLUSTER_SCHEMA = "compilescope/cluster/1"
 MAX_FINDINGS = 30  # findings across ranks in the terminal
@@ -48,7 +49,7 @@ def renderables(cluster: Cluster, source: str) -> list:
     for r in cluster.ranks:
         line = Text(f"  {r.label:>8}: ")
         line.append(
-            f"{plural(r.compiles, 'compile')}, {plural(r.recompiles, 'recompile')}, {plural(r.graph_breaks, 'graph break')}, "
+            f"{count_said('compiles', r.compiles)}, {count_said('recompiles', r.recompiles)}, {count_said('graph_break_occurrences', r.graph_breaks)}, "
             f"compile time {'unknown' if r.compile_time_s is None else seconds(r.compile_time_s)}"
         )
         if r.compiles and not r.graphs:

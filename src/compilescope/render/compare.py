@@ -16,6 +16,7 @@ from rich.text import Text
 from compilescope.findings.rules import findings
 from compilescope.render.console import console_for, printable
 from compilescope.render.text import one_line
+from compilescope.session.counts import counts, label
 from compilescope.session.model import Session
 
 
@@ -28,30 +29,19 @@ class _Row:
     lower_is_better: bool = True
 
 
+# The counts each run is compared by, in this order (session/counts.py defines them and their words)
+COUNTED = ("functions", "compiles", "recompiles", "graph_break_places", "graph_break_occurrences", "failed")
+
+
 def rows(before: Session, after: Session) -> list[_Row]:
+    old, new = counts(before), counts(after)
     return [
-        _Row("functions compiled", len(_entries(before)), len(_entries(after))),
-        _Row("compiles", len(before.compiles), len(after.compiles)),
-        _Row("recompiles", len(before.recompiles), len(after.recompiles)),
-        _Row("graph breaks (places)", _break_sites(before), _break_sites(after)),
-        _Row("failed compiles", _failed(before), _failed(after)),
+        *(_Row(label(name), getattr(old, name), getattr(new, name)) for name in COUNTED),
         _Row("compile time", before.total_compile_time_s, after.total_compile_time_s, "s"),
         _Row("time in compiled calls", _compiled_ms(before), _compiled_ms(after), "ms"),
         _Row("calls without compiled code", _eager_calls(before), _eager_calls(after)),
         _Row("program's run time", _wall(before), _wall(after), "s"),
     ]
-
-
-def _entries(session: Session) -> list[Any]:
-    return [f for f in session.frames if not f.is_resume]
-
-
-def _break_sites(session: Session) -> int:
-    return len({(b.filename, b.lineno, b.reason if b.filename is None else "") for b in session.graph_breaks})
-
-
-def _failed(session: Session) -> int:
-    return sum(1 for c in session.compiles if c.status == "failed")
 
 
 def _compiled_ms(session: Session) -> float | None:

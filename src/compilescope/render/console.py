@@ -44,7 +44,9 @@ from compilescope.findings.rules import (
     plural,
 )
 from compilescope.render import DETAILS
-from compilescope.render.text import escape_control, one_line, width_for
+from compilescope.render.text import escape_control, one_line, short_message, width_for
+from compilescope.session.counts import calls_recorded_said, compile_id_note, compile_ids_in, counts
+from compilescope.session.counts import said as count_said
 from compilescope.session.model import (
     Benchmark,
     CallTimes,
@@ -251,18 +253,24 @@ def renderables(
         return [_header(session), Text(""), *runtime(session)]
     out: list = [_header(session), _summary(session), Text("")]
     found = findings(session) if found is None else found
+    named: list[str] = []  # the compile ids the findings show
     if found:
         out.append(Text("What to look at", style="bold underline"))
         for finding in found[:MAX_FINDINGS]:
             out.append(_finding(finding))
         if len(found) > MAX_FINDINGS:
             out.append(Text(f" … {len(found) - MAX_FINDINGS} more (the HTML report and the session's JSON have them all)", style="dim"))
+        named = compile_ids_in([f"{f.title}\n{f.detail}" for f in found[:MAX_FINDINGS]])
+        if named:  # (where ids are first shown, what they mean, for the ids below too; else under the functions)
+            out.append(Text(compile_id_note(named + [c.compile_id for c in session.compiles]), style="dim"))
         out.append(Text(""))
     frames = [f for f in session.frames if frame_filter is None or f.name == frame_filter]
     if frame_filter is not None and not frames:
         out.append(Text(f"No compiled function is named {_line(frame_filter)!r}.", style="red"))
     if frames:
         out.append(Text("Compiled functions", style="bold underline"))
+        if not named:
+            out.append(Text(compile_id_note([c.compile_id for f in frames for c in f.compiles]), style="dim"))
         for frame in frames[:max_frames]:
             out.extend(_frame(frame, show))
         if len(frames) > max_frames:
@@ -295,8 +303,8 @@ def _children(session: Session, limit: int = 10) -> list:
             row.append(f" (rank {child.rank})")
         row.append(f"  {_line(child.command)}\n    ")
         row.append(
-            f"{plural(child.functions, 'function')} · {plural(child.compiles, 'compile')} ({plural(child.recompiles, 'recompile')}) · "
-            f"{plural(child.graph_breaks, 'graph break')} · {plural(child.kernels, 'kernel')} · compile time {_seconds(child.compile_time_s)}"
+            f"{count_said('functions', child.functions)} · {count_said('compiles', child.compiles)} ({count_said('recompiles', child.recompiles)}) · "
+            f"{count_said('graph_break_occurrences', child.graph_breaks)} · {count_said('kernels', child.kernels)} · compile time {_seconds(child.compile_time_s)}"
         )
         if child.trace:
             row.append(f"\n    compilescope report {_short_path(child.trace)}", style="dim")
@@ -341,13 +349,14 @@ def _header(session: Session) -> Text:
         text.append(_line(program.target), style="bold")
         if program.exit_status is not None:
             text.append(" · " + _together(f"exit status {program.exit_status}"))
-        if program.exception:
-            text.append(" · raised ")
-            text.append(_line(program.exception), style="red")
         if program.wall_time_s is not None:
             text.append(" · " + _together(f"ran {program.wall_time_s:.1f} s"))
     if session.rank is not None:
         text.append(f" · rank {session.rank}")
+    if program is not None and program.exception:
+        # (a line of its own, shortened and without the program's colours: it printed it whole)
+        text.append("\nraised ")
+        text.append(short_message(program.exception), style="red")
     env = session.environment
     text.append("\n")
     if never_imported_torch(session):  # so there was nothing to ask about the device or compiler
@@ -366,30 +375,32 @@ def _header(session: Session) -> Text:
 
 
 def _summary(session: Session) -> Text:
+    """The session's counts, in session/counts.py's words (the same in --try, diff, check, the
+    HTML report and the JSON)."""
+    counted = counts(session)
     compiles = session.compiles
-    recompiles = len(session.recompiles)
-    failed = sum(1 for c in compiles if c.status == "failed")
     text = Text("\n")
     # (each figure kept on one line: "5 compiles" / "(3 recompiles)", never "5" / "compiles")
-    text.append(_together(f"{plural(len(session.frames), 'function')} compiled") + " · " + _together(plural(len(compiles), "compile")))
-    if recompiles:
-        text.append(" " + _together(f"({plural(recompiles, 'recompile')})"), style="yellow")
-    if failed:
-        text.append(" · " + _together(f"{failed} failed"), style="red")
-    text.append(" · " + _together(plural(session.graph_count, "graph")) + " · ")
-    breaks = len(session.graph_breaks)
-    text.append(_together(plural(breaks, "graph break")), style="yellow" if breaks else "")
-    text.append(
-        " · "
-        + _together(plural(len(session.kernels), "kernel"))
-        + " · "
-        + _together(f"compile time {_seconds(session.total_compile_time_s)}")
-    )
+    text.append(_together(counted.said("functions")))
+    if counted.resume_functions:
+        text.append(" " + _together(f"({counted.resume_functions} of them the code after a graph break)"), style="dim")
+    text.append(" · " + _together(counted.said("compiles")))
+    if counted.recompiles:
+        text.append(" " + _together(f"({counted.said('recompiles')})"), style="yellow")
+    if counted.failed:
+        text.append(" · " + _together(counted.said("failed")), style="red")
+    text.append(" · " + _together(counted.said("graphs")) + " · ")
+    breaks = counted.graph_break_occurrences
+    text.append(_together(counted.said("graph_break_places")), style="yellow" if breaks else "")
+    if breaks:
+        text.append(", " + _together(counted.said("graph_break_occurrences")), style="yellow")
+    text.append(" · " + _together(counted.said("kernels")) + " · " + _together(f"compile time {_seconds(session.total_compile_time_s)}"))
     backward = sum(c.time.backward_s or 0.0 for c in session.compiles)
     if backward >= 0.005:
         text.append(f" (with {backward:.2f} s compiling backward graphs at the first backward)")
-    if session.calls_recorded and compiles:  # (nothing compiled: no calls to count either way)
-        text.append(f"\nCalls per compiled version: {session.calls_recorded}", style="dim")
+    recorded = calls_recorded_said(session)
+    if recorded and compiles:  # (nothing compiled: no calls to count either way)
+        text.append(f"\nCalls per compiled version: {recorded}", style="dim")
     return text
 
 
@@ -789,18 +800,68 @@ def _joined_lines(text: Text) -> Text:
 _VERDICT_STYLE = {"faster": "green", "slower": "red", "about even": "", "too noisy to say": "yellow"}
 
 
+def verdict_words(verdict: str | None, speedup: float | None) -> str:
+    """A speedup with its verdict in words, for a terminal, a log or a page alike (a colour
+    alone is lost in a CI log): "faster 1.30x", "slower 0.76x", "about even 1.02x", "too noisy
+    to say (0.98x)"; the speedup alone where no verdict was given (a session saved before
+    verdicts), "unknown" where neither is known."""
+    if speedup is None:
+        return verdict or "unknown"
+    figure = f"{speedup:.2f}x"
+    if verdict is None:
+        return figure
+    return f"{verdict} ({figure})" if verdict == "too noisy to say" else f"{verdict} {figure}"
+
+
+def verdict_text(verdict: str | None, speedup: float | None) -> Text:
+    """verdict_words in the verdict's colour."""
+    style = _VERDICT_STYLE.get(verdict or "", "dim" if speedup is None else "")
+    if verdict is None and speedup is not None:  # (no verdict: the speedup's own colour)
+        style = "green" if speedup >= 1.05 else ("red" if speedup < 0.95 else "")
+    return Text(_together(verdict_words(verdict, speedup)), style=style)  # (one phrase: never cut in a cell)
+
+
+def bench_lead(session: Session) -> list[tuple[str, str, list[str]]]:
+    """What a bench report leads with, per configuration: its verdict in words and what a reader
+    needs to judge it (why; a busy machine; a warm-up that had not settled), as the terminal
+    says them under its table."""
+    return [
+        (
+            b.config,
+            f"no figures: {b.skipped}" if b.skipped else verdict_words(b.verdict, b.speedup),
+            [] if b.skipped else [*_judged(b), *_machine(b)],
+        )
+        for b in session.benchmarks
+    ]
+
+
+def _machine(bench: Benchmark) -> list[str]:
+    """The machine's state while it measured, where bench recorded it and _judged did not say it
+    was busy (it says that)."""
+    conditions = bench.conditions
+    if conditions is None or conditions.busy:
+        return []
+    facts = []
+    if conditions.others_cpu is not None:
+        facts.append(f"other processes used {conditions.others_cpu:.1f} cores' worth of CPU while it measured")
+    if conditions.load_before is not None or conditions.load_after is not None:
+        facts.append(f"load {_unknown(conditions.load_before)} before, {_unknown(conditions.load_after)} after")
+    if conditions.cpus is not None:
+        facts.append(f"on {plural(conditions.cpus, 'core')}")
+    return ["measured on a quiet machine" + (f" ({'; '.join(facts)})" if facts else "") + "."]
+
+
 def bench_table(session: Session) -> _Escaped:
     """The benchmark results as a table, with how they were measured underneath."""
     from rich import box
 
-    verdicts = any(b.verdict for b in session.benchmarks)  # (sessions saved before verdicts have none)
     columns = [
         # The configuration is never cut ("inductor/reduce-o…" names no mode): it wraps.
         Column("configuration"),
         Column("eager ms", "right", label="eager (ms)"),
         Column("compiled ms", "right", label="compiled (ms)"),
+        # the verdict in words with the speedup ("slower 0.76x"): a colour alone is lost in a log
         Column("speedup", "right"),
-        *([Column("verdict")] if verdicts else []),
         Column("first call: cold / warm", "right", label="first call (cold / warm)"),
         Column("break-even calls", "right"),
         Column("peak memory", "right"),
@@ -820,23 +881,17 @@ def bench_table(session: Session) -> _Escaped:
         if b.skipped:
             table.add_note(Text(b.config), Text("no figures (below)", style="yellow"))
             continue
-        speed = (
-            Text("unknown", style="dim")
-            if b.speedup is None
-            else Text(f"{b.speedup:.2f}x", style="green" if b.speedup >= 1.05 else ("red" if b.speedup < 0.95 else ""))
-        )
+        speed = verdict_text(b.verdict, b.speedup)
         even = (
             "never"
             if b.break_even_calls is None and b.speedup is not None
             else _unknown(None if b.break_even_calls is None else f"{b.break_even_calls:.0f}")
         )
-        verdict = [Text(_unknown(b.verdict), style=_VERDICT_STYLE.get(b.verdict or "", "dim"))] if verdicts else []
         table.add_row(
             Text(b.config),
             ms(b.eager_ms, b.eager_iqr_ms),
             ms(b.compiled_ms, b.compiled_iqr_ms),
             speed,
-            *verdict,
             f"{_together(_seconds(b.first_call_cold_s))} / {_together(_seconds(b.first_call_warm_s))}",
             even,
             _together(_unknown(None if b.peak_memory_mb is None else f"{b.peak_memory_mb:.0f} MB")),
@@ -972,15 +1027,13 @@ def _short_source(line: str) -> str:
     return f"{_short_path(where.rsplit(':', 1)[0])}:{where.rsplit(':', 1)[-1]}  {code}" if ":" in where else line
 
 
-def _counts(compiles: int, recompiles: int, breaks: int, seconds: float | None) -> str:
-    return f"{plural(compiles, 'compile')}, {plural(recompiles, 'recompile')}, {plural(breaks, 'graph break')}, compile time {_seconds(seconds)}"
-
-
 def brief(session: Session) -> str:
     """One line: what a rank other than 0 prints under a launcher (every rank printing the
     whole explanation would interleave them)."""
     rank = "" if session.rank is None else f" (rank {session.rank})"
-    return f"compilescope{rank}: {_counts(len(session.compiles), len(session.recompiles), len(session.graph_breaks), session.total_compile_time_s)}"
+    counted = counts(session)
+    said = ", ".join(counted.said(name) for name in ("compiles", "recompiles", "graph_break_places", "graph_break_occurrences"))
+    return f"compilescope{rank}: {said}, compile time {_seconds(session.total_compile_time_s)}"
 
 
 def console_for(stream: Any) -> Console:

@@ -19,6 +19,7 @@ from compilescope.findings.diff import Diff, Figure
 from compilescope.render.compare import figure
 from compilescope.render.console import hanging
 from compilescope.render.text import one_line
+from compilescope.session.counts import compile_id_note, compile_ids_in
 
 DIFF_SCHEMA = "compilescope/diff/1"
 SHOWN = 8  # items per aspect in the terminal
@@ -55,6 +56,14 @@ def renderables(d: Diff, summary: Any = None) -> list:
             if len(items) > SHOWN:
                 grid.add_row("", Text(f"… {len(items) - SHOWN} more {'added' if sign == '+' else 'removed'}", style="dim"))
         out.extend([grid, Text("")])
+    if d.reworded_breaks:
+        out.append(Text("graph breaks at the same place, for another reason (torch's words)", style="bold underline"))
+        grid = hanging(4)
+        for item in d.reworded_breaks[:SHOWN]:
+            grid.add_row(Text("  ~ ", style="yellow"), Text(one_line(item)))
+        if len(d.reworded_breaks) > SHOWN:
+            grid.add_row("", Text(f"… {len(d.reworded_breaks) - SHOWN} more", style="dim"))
+        out.extend([grid, Text("")])
     for title, figures in (("Compile time by stage", d.compile_time), ("Per-call times", d.call_times), ("Benchmarks", d.bench)):
         shown = [f for f in figures if f.before is not None or f.after is not None]
         if not shown:
@@ -64,9 +73,21 @@ def renderables(d: Diff, summary: Any = None) -> list:
             out.append(Text(f"  {'▲ ' if f.notable else '  '}{one_line(figure_line(f))}", style="yellow" if f.notable else ""))
         out.append(Text(""))
     out.append(
-        Text("+ added in the second run, − gone from it; ▲ a time that moved by 20% or more (compile times vary run to run).", style="dim")
+        Text(
+            "+ added in the second run, − gone from it; ~ a graph break at the same place, worded anew; "
+            "▲ a time that moved by 20% or more (compile times vary run to run).",
+            style="dim",
+        )
     )
+    ids = _compile_ids(d)
+    if ids:
+        out.append(Text(compile_id_note(ids), style="dim"))
     return out
+
+
+def _compile_ids(d: Diff) -> list[str]:
+    """The compile ids in the items shown ("inner 0/1: ..."), to say what they mean."""
+    return compile_ids_in([item for a in d.aspects for item in (a.added[:SHOWN] + a.removed[:SHOWN])])
 
 
 def _figures(figures: list[Figure]) -> list[dict[str, Any]]:
@@ -79,6 +100,7 @@ def diff_json(d: Diff) -> dict[str, Any]:
     data: dict[str, Any] = {"schema": DIFF_SCHEMA, "before": d.before, "after": d.after, "versions": d.versions}
     for aspect in d.aspects:
         data[aspect.name] = {"added": aspect.added, "removed": aspect.removed, "before": aspect.before, "after": aspect.after}
+    data["graph_breaks_reworded"] = d.reworded_breaks
     data["compile_time"] = _figures(d.compile_time)
     data["call_times"] = _figures(d.call_times)
     data["bench"] = _figures(d.bench)
@@ -115,6 +137,10 @@ def diff_html(d: Diff) -> str:
         parts.append(f'<section id="{e(aspect.name)}"><h2>{e(aspect.title)}: {aspect.before} → {aspect.after}</h2>\n<ul>\n')
         parts += [f'<li class="added">+ {e(item)}</li>\n' for item in aspect.added]
         parts += [f'<li class="removed">− {e(item)}</li>\n' for item in aspect.removed]
+        parts.append("</ul></section>\n")
+    if d.reworded_breaks:
+        parts.append('<section id="graph_breaks_reworded"><h2>graph breaks at the same place, for another reason</h2>\n<ul>\n')
+        parts += [f'<li class="added">~ {e(item)}</li>\n' for item in d.reworded_breaks]
         parts.append("</ul></section>\n")
     for key, title, figures in (
         ("compile_time", "Compile time by stage", d.compile_time),

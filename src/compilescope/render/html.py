@@ -32,7 +32,10 @@ from typing import Any
 from compilescope._version import __version__
 from compilescope.findings.rules import Finding, findings
 from compilescope.outputs import write_text
+from compilescope.render.console import bench_lead
 from compilescope.render.pyfiles import guard_function, guard_name, python_files
+from compilescope.render.text import short_message
+from compilescope.session.counts import LABELS, calls_recorded_said, compile_id_note, counts
 from compilescope.session.model import Compile, Frame, Session
 
 _STATIC = Path(__file__).with_name("static")
@@ -210,6 +213,16 @@ def report_data(session: Session, found: list[Finding] | None = None, budget: in
     data = {
         "session": {**_fields(session, ("frames",)), "frames": []},
         "frame_blocks": list(range(first, first + len(frame_blocks))),
+        # the counts and their words (session/counts.py), as the terminal says them
+        "counts": counts(session).as_json(),
+        "count_words": {name: list(words) for name, words in LABELS.items()},
+        "compile_id_note": compile_id_note([c.compile_id for c in session.compiles]),
+        "calls_recorded": calls_recorded_said(session),  # as the terminal says it
+        # bench's verdicts in words, each with what the terminal says to judge it by (a busy
+        # machine, the spread): what a bench report leads with
+        "bench_lead": [{"config": c, "verdict": v, "notes": n} for c, v, n in bench_lead(session)],
+        # the program's exception as the header says it: one line, its colours left out, short
+        "exception_line": short_message(session.program.exception) if session.program and session.program.exception else None,
         "findings": [finding_data(f) for f in found[:MAX_FINDINGS]],
         "findings_left_out": max(len(found) - MAX_FINDINGS, 0),
         "compilescope": __version__,

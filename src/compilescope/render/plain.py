@@ -13,7 +13,7 @@ from compilescope.findings.before_compile import (
     ended_before_compiling,
     nothing_compiled,
 )
-from compilescope.render.text import escape_control, one_line
+from compilescope.render.text import escape_control, one_line, short_message
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,10 +28,9 @@ def nothing_compiled_text(program: dict[str, Any], environment: dict[str, Any], 
     header = f"compilescope · {one_line(program['kind'])} {one_line(program['target'])}"
     if program.get("exit_status") is not None:
         header += f" · exit status {program['exit_status']}"
-    if program.get("exception"):
-        header += f" · raised {one_line(program['exception'])}"
     if program.get("wall_time_s") is not None:
         header += f" · ran {program['wall_time_s']:.1f} s"
+    raised = [f"raised {short_message(program['exception'])}"] if program.get("exception") else []
     imported_torch = environment.get("torch") is not None
     facts = [f"Python {_unknown(environment.get('python'))}"]
     if not imported_torch:
@@ -41,7 +40,7 @@ def nothing_compiled_text(program: dict[str, Any], environment: dict[str, Any], 
         if environment.get("threads") is not None:
             facts.append(f"{environment['threads']} threads")
         facts.append(f"C++ compiler {_unknown(environment.get('compiler'))}")
-    lines = [*_wrapped(header, width, ""), *_wrapped(" · ".join(one_line(fact) for fact in facts), width, ""), ""]
+    lines = [*_wrapped(header, width, ""), *raised, *_wrapped(" · ".join(one_line(fact) for fact in facts), width, ""), ""]
     said = ended_before_compiling(program["kind"], program.get("exit_status"), program.get("exception"), imported_torch)
     level, title, detail, advice = said if said is not None else nothing_compiled(program["kind"])
     lines.append("What to look at")

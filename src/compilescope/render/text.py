@@ -45,6 +45,22 @@ def one_line(text: str) -> str:
     return text if text.isprintable() else re.sub(LINE_BREAKS, visible, text)
 
 
+# A terminal's escape sequences as a program writes them to colour its messages: CSI (ESC [ ...
+# final byte, "\x1b[31m"), OSC (ESC ] ... BEL or ESC \, a title or a link) and two-byte ones
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+MESSAGE_LIMIT = 90  # characters of a message in a header (a program's exception)
+
+
+def short_message(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """A message from the program (its exception) for a header: its terminal escapes (colours)
+    left out, its lines and runs of blanks made one space, any other control character shown
+    visibly, cut at `limit` characters with "…" (the program printed it whole already; the
+    session's JSON keeps it whole)."""
+    plain = " ".join(_ESCAPES.sub("", text).split())
+    plain = one_line(plain)
+    return plain if len(plain) <= limit else plain[: limit - 1].rstrip() + "…"
+
+
 PIPED_WIDTH = 100  # columns when the output is not a terminal (a file, a pipe, a CI log)
 
 

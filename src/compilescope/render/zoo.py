@@ -13,7 +13,8 @@ from rich.text import Text
 
 from compilescope._version import __version__
 from compilescope.findings.finding import plural
-from compilescope.render.console import _VERDICT_STYLE, Column, FitTable, _bounded_text, _Escaped, _together
+from compilescope.render.console import Column, FitTable, _bounded_text, _Escaped, _together, verdict_text, verdict_words
+from compilescope.session.counts import said
 from compilescope.session.zoo import ZooModel, ZooRun, ZooSummary
 
 _STATUS_STYLE = {"pass": "green", "fail": "red", "error": "magenta", "timeout": "yellow"}
@@ -67,14 +68,14 @@ def zoo_table(run: ZooRun) -> _Escaped:
         Column("eager / compiled ms", "right", label="eager / compiled (ms)"),
         Column("compile cold / warm", "right", label="compile (cold / warm)"),
         Column("compiles", "right"),
-        Column("breaks", "right", label="graph breaks"),
+        Column("breaks", "right", label="graph break occurrences"),
         Column("recompiles", "right"),
         Column("memory eager / compiled", "right", label="memory (eager / compiled)"),
         Column("accuracy"),
     ]
     table = FitTable(columns, title=f"The zoo · {what_ran(run)}", box=box.SIMPLE_HEAD)
     for row in run.models:
-        speed = Text(_x(row.speedup, 2, "x"), style=_VERDICT_STYLE.get(row.verdict or "", "dim" if row.speedup is None else ""))
+        speed = verdict_text(row.verdict, row.speedup)
         table.add_row(
             Text(row.name),
             Text(row.status, style=_STATUS_STYLE[row.status]),
@@ -99,14 +100,14 @@ def zoo_table(run: ZooRun) -> _Escaped:
     for row in run.models:
         if row.top_break:
             notes.append(f"{row.name}: ", style="bold")
-            notes.append(f"{row.graph_breaks} graph break{'s' if row.graph_breaks != 1 else ''}; the costliest: {row.top_break}\n")
+            notes.append(f"{said('graph_break_occurrences', row.graph_breaks or 0)}; the costliest: {row.top_break}\n")
     for row in run.models:
         for problem in row.compilescope_problems:
             notes.append(f"{row.name}: compilescope failed: ", style="bold red")
             notes.append(problem + "\n")
     notes.append(summary_line(run.summary), style="bold")
     notes.append(
-        "\nspeedup: eager median / compiled median per call (verdict in its colour: green faster, red slower, yellow too noisy);"
+        "\nspeedup: eager median / compiled median per call, with its verdict (faster, slower, about even, too noisy to say);"
         " compile: the first compiled call with a cold compile cache (cold) and with the filled one, in a new process (warm);"
         f" the cold cache held {run.cold_cache or 'unknown'};"
         f" memory: {next((r.memory_kind for r in run.models if r.memory_kind), 'not measured')}."
@@ -127,6 +128,7 @@ th { cursor: pointer; background: #f6f8fa; position: sticky; top: 0; user-select
 th[aria-sort="ascending"]::after { content: " \\25B2"; } th[aria-sort="descending"]::after { content: " \\25BC"; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .pass { color: #1a7f37; } .fail { color: #cf222e; } .error { color: #8250df; } .timeout { color: #9a6700; }
+.faster { color: #1a7f37; } .slower { color: #cf222e; } .too-noisy-to-say { color: #9a6700; }
 .reason { color: #57606a; font-size: 12px; max-width: 520px; overflow-wrap: anywhere; }
 svg text { font: 11px system-ui, sans-serif; fill: #444; }
 """
@@ -162,7 +164,7 @@ _COLUMNS = (
     ("cold compile s", "n"),
     ("warm compile s", "n"),
     ("compiles", "n"),
-    ("graph breaks", "n"),
+    ("graph break occurrences", "n"),
     ("recompiles", "n"),
     ("eager MB", "n"),
     ("compiled MB", "n"),
@@ -178,6 +180,13 @@ def _cell(value: float | int | None, digits: int = 2, note: str = "") -> str:
         return '<td class="n" data-v="">unknown</td>'
     shown = str(value) if isinstance(value, int) else f"{value:.{digits}f}"
     return f'<td class="n" data-v="{value!r}">{shown}{note}</td>'
+
+
+def _speedup_cell(row: ZooModel) -> str:
+    """The speedup with its verdict in words ("slower 0.76x"), sorted by the speedup."""
+    value = "" if row.speedup is None else repr(row.speedup)
+    verdict = (row.verdict or "").replace(" ", "-")  # "too-noisy-to-say", a class of the page's style
+    return f'<td class="n {html.escape(verdict)}" data-v="{value}">{html.escape(verdict_words(row.verdict, row.speedup))}</td>'
 
 
 def _missed(row: ZooModel) -> str:
@@ -200,7 +209,7 @@ def _row(row: ZooModel) -> str:
     return (
         "<tr>"
         f'<td>{e(row.name)}</td><td class="{row.status}">{row.status}</td>'
-        + _cell(row.speedup)
+        + _speedup_cell(row)
         + _cell(row.eager_ms, 3)
         + _cell(row.compiled_ms, 3)
         + _cell(row.cold_compile_s, 1)

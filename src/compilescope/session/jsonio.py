@@ -20,6 +20,7 @@ from typing import Any
 
 from compilescope.outputs import write_text
 from compilescope.session import surrogates_escaped
+from compilescope.session.counts import counts
 from compilescope.session.model import SCHEMA, Benchmark, Session
 from compilescope.trace.reader import json_value
 
@@ -38,6 +39,9 @@ def dumps(session: Session, found: list[Any] | None = None) -> str:
     its findings (findings.rules, as dataclasses or as their dicts) last under "findings": they
     are written for readers of the file, and computed again from the facts when it is loaded."""
     data = _fields_of(session)
+    # the counts every view says (session/counts.py), for readers of the file; derived from the
+    # facts above, so a loaded session counts them again
+    data["counts"] = counts(session).as_json()
     if found is not None:
         data["findings"] = found
     return surrogates_escaped(json.dumps(data, default=_fields_of, ensure_ascii=False))

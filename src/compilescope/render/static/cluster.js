@@ -54,7 +54,7 @@
   if (!C.divergences.length && C.rank_lines.length > 1) add(summary, el("p", null, "The ranks compiled the same way. " + (C.compile_time || "")));
   else if (C.compile_time) add(summary, el("p", { "class": "muted" }, C.compile_time));
 
-  var ranksTable = el("table", { id: "rank-table" }, el("tr", null, ["rank", "compiles", "recompiles", "graph breaks", "compile time", "log"].map(function (h) { return el("th", null, h); })));
+  var ranksTable = el("table", { id: "rank-table" }, el("tr", null, ["rank", "compiles", "recompiles", "graph break occurrences", "compile time", "log"].map(function (h) { return el("th", null, h); })));
   C.rank_lines.forEach(function (r) {
     var eager = r.compiles && !r.graphs ? el("div", { "class": "unknown" }, "no graph: it ran eagerly") : null;
     add(ranksTable, el("tr", null, el("td", null, rankLink(r.index, r.label), eager), el("td", null, r.compiles), el("td", null, r.recompiles),

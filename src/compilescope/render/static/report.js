@@ -17,6 +17,9 @@
     var view = ++latestView;
     function current() { return view === latestView; }
     var S = data.session;
+    // A bench report (benchmarks, nothing compiled in this process: bench compiles in its
+    // workers) leads with its verdicts and the machine's state, not with empty counts.
+    var benchOnly = (data.bench_lead || []).length > 0 && !S.frames.length && !(S.children || []).length;
     // The compiled functions come in blocks (html.py: a string has a length limit in the browser).
     (data.frame_blocks || []).forEach(function (n) {
       var part = block(n);
@@ -166,7 +169,7 @@
         var line = el("div", null, p.kind === "capture" ? "" : p.kind + " ", el("span", { "class": "target" }, p.target));
         if (p.argv && p.argv.length) add(line, " " + p.argv.join(" "));
         if (p.exit_status !== null && p.exit_status !== undefined) add(line, " · exit status " + p.exit_status);
-        if (p.exception) add(line, " · raised ", el("span", { "class": "actual" }, p.exception));
+        if (p.exception) add(line, " · raised ", el("span", { "class": "actual", title: p.exception }, data.exception_line || p.exception));
         if (p.wall_time_s !== null && p.wall_time_s !== undefined) add(line, " · ran " + p.wall_time_s.toFixed(1) + " s");
         if (S.rank !== null && S.rank !== undefined) add(line, " · rank " + S.rank);
         add(h, line);
@@ -179,6 +182,12 @@
 
     function navigation() {
       var nav = el("nav", { id: "nav" });
+      if (benchOnly) {  // (bench's page: its verdicts and its figures, nothing compiled here)
+        add(nav, el("a", { "class": "section-link", href: "#verdict" }, "Verdict"));
+        add(nav, el("a", { "class": "section-link", href: "#runtime" }, "Runtime"));
+        return nav;
+      }
+      if ((data.bench_lead || []).length) add(nav, el("a", { "class": "section-link", href: "#verdict" }, "Verdict"));
       add(nav, el("a", { "class": "section-link", href: "#overview" }, "Overview"));
       add(nav, el("a", { "class": "section-link", href: "#findings" }, "What to look at (" + data.findings.length + ")"));
       add(nav, el("a", { "class": "section-link", href: "#time" }, "Compile time"));
@@ -264,11 +273,20 @@
         if (c.status === "failed") failed++;
       });
       function card(n, label) { return el("div", { "class": "card" }, el("div", { "class": "n" }, n), el("div", { "class": "l" }, label)); }
+      // The counts and their words are the terminal's (session/counts.py), given with the data.
+      var counted = data.counts || {};
+      function count(name, fallback) {
+        var n = counted[name] === undefined ? fallback : counted[name];
+        var words = (data.count_words || {})[name];
+        return card(n, words ? words[n === 1 ? 0 : 1] : name);
+      }
       var section = el("section", { id: "overview" }, el("h2", null, "Overview"));
       add(section, el("div", { "class": "cards" },
-        card(S.frames.length, "functions compiled"), card(compiles.length, "compiles"),
-        card(recompiles, "recompiles"), card(breaks, "graph breaks"), card(failed, "failed"),
-        card(graphs, "graphs"), card(kernels, "kernels"), card(any ? total.toFixed(2) + " s" : "unknown", "compile time")));
+        count("functions", S.frames.length), count("compiles", compiles.length),
+        count("recompiles", recompiles), count("graph_break_places", breaks), count("graph_break_occurrences", breaks),
+        count("failed", failed), count("graphs", graphs), count("kernels", kernels),
+        card(any ? total.toFixed(2) + " s" : "unknown", "compile time")));
+      if (compiles.length && data.compile_id_note) add(section, el("p", { "class": "muted", id: "compile-ids" }, data.compile_id_note));
       var children = S.children || [];
       var compiledInChildren = children.filter(function (c) { return c.compiles > 0; });
       if (!compiles.length) add(section, el("p", null, compiledInChildren.length
@@ -293,7 +311,7 @@
       var idle = children.length - compiled.length - missed.length;
       var parts = [el("h3", null, "Child processes")];
       if (compiled.length) {
-        parts.push(rowsTable(["pid", "rank", "process", "functions", "compiles", "recompiles", "graph breaks", "kernels", "compile time", "its trace"], compiled, function (c) {
+        parts.push(rowsTable(["pid", "rank", "process", "functions compiled", "compiles", "recompiles", "graph break occurrences", "kernels", "compile time", "its trace"], compiled, function (c) {
           return el("tr", null, el("td", null, unknown(c.pid)), el("td", null, c.rank === null ? "" : String(c.rank)), el("td", null, c.command),
             el("td", null, String(c.functions)), el("td", null, String(c.compiles)), el("td", null, String(c.recompiles)), el("td", null, String(c.graph_breaks)),
             el("td", null, String(c.kernels)), el("td", null, seconds(c.compile_time_s)),
@@ -452,7 +470,7 @@
         compiles.forEach(function (entry) { if (entry.frame === frame && entry.compile.calls) rows.push({ frame: frame, label: entry.compile.compile_id, times: entry.compile.calls, entry: entry }); });
         if (frame.calls_without_compiled_code && frame.calls_without_compiled_code.calls) rows.push({ frame: frame, label: "no compiled code", times: frame.calls_without_compiled_code });
       });
-      var parts = [el("h3", null, "Calls each compiled version served"), el("p", { "class": "muted" }, "Recorded by compilescope run: " + S.calls_recorded)];
+      var parts = [el("h3", null, "Calls each compiled version served"), el("p", { "class": "muted" }, "Recorded by compilescope run: " + (data.calls_recorded || S.calls_recorded))];
       parts.push(rowsTable(["function", "version", "calls", "median", "IQR", "total", "raised"], rows, function (r) {
         var iqr = r.times.iqr_us;
         return el("tr", { "class": r.entry ? "" : "eager" }, el("td", null, r.frame.name), el("td", { "class": "mono" }, r.entry ? compileLink(r.entry, r.label) : r.label),
@@ -469,12 +487,27 @@
       return parts;
     }
 
+    // bench's verdict per configuration, in words ("slower 0.76x"), with what to judge it by, as
+    // the terminal says them (render/console.py: bench_lead)
+    function verdictStyle(verdict) {
+      return { "faster": "expected", "slower": "actual", "too noisy to say": "unknown" }[verdict] || "";
+    }
+    function benchLead() {
+      var section = el("section", { id: "verdict" }, el("h2", null, "Verdict"));
+      (data.bench_lead || []).forEach(function (item) {
+        var b = (S.benchmarks || []).filter(function (x) { return x.config === item.config; })[0] || {};
+        add(section, el("p", { "class": "verdict" }, el("b", null, item.config + ": "), el("span", { "class": verdictStyle(b.verdict) }, item.verdict)));
+        if (item.notes.length) add(section, el("ul", null, item.notes.map(function (note) { return el("li", { "class": "muted" }, note); })));
+      });
+      return section;
+    }
+
     function runtimeSection() {
       var section = el("section", { id: "runtime" }, el("h2", null, "Runtime"));
       var benchmarks = S.benchmarks || [];
       var recorded = S.calls_recorded && S.frames.some(function (frame) { return frame.compiles.some(function (c) { return c.calls; }); });
       if (recorded) add(section, callsTable());
-      else if (S.calls_recorded) add(section, el("p", { "class": "muted" }, "Calls per compiled version: " + S.calls_recorded + "."));
+      else if (S.calls_recorded) add(section, el("p", { "class": "muted" }, "Calls per compiled version: " + (data.calls_recorded || S.calls_recorded) + "."));
       if (S.profile) add(section, kernelTimes(S.profile, true));
       if (!benchmarks.length) {
         if (!recorded && !S.profile) add(section, el("p", { "class": "muted" }, "No runtime figures in this session: it records what torch.compile did and what compiling cost, not how fast the compiled code ran. compilescope bench measures that."));
@@ -486,10 +519,11 @@
       }
       add(section, el("table", { id: "benchmarks" },
         el("tr", null, ["configuration", "eager ms", "compiled ms", "speedup", "first call, cold cache", "first call, warm cache", "break-even", "peak memory", "accuracy"].map(function (h) { return el("th", null, h); })),
-        benchmarks.map(function (b) {
+        benchmarks.map(function (b, index) {
+          var said = (data.bench_lead || [])[index];
           if (b.skipped) return el("tr", null, el("td", null, b.config), el("td", { colspan: "8", "class": "unknown" }, "no figures: " + b.skipped));
           return el("tr", null, el("td", null, b.config), el("td", null, ms(b.eager_ms, b.eager_iqr_ms)), el("td", null, ms(b.compiled_ms, b.compiled_iqr_ms)),
-            el("td", { "class": b.speedup >= 1.05 ? "expected" : (b.speedup < 0.95 ? "actual" : "") }, b.speedup === null ? unknown(null) : b.speedup.toFixed(2) + "x"),
+            el("td", { "class": verdictStyle(b.verdict) || (b.verdict ? "" : b.speedup >= 1.05 ? "expected" : (b.speedup < 0.95 ? "actual" : "")) }, said ? said.verdict : (b.speedup === null ? unknown(null) : b.speedup.toFixed(2) + "x")),
             el("td", null, seconds(b.first_call_cold_s)), el("td", null, seconds(b.first_call_warm_s)),
             el("td", null, b.break_even_calls === null ? (b.speedup !== null ? "never" : unknown(null)) : b.break_even_calls.toFixed(0) + " calls"),
             el("td", null, b.peak_memory_mb === null ? unknown(null) : b.peak_memory_mb.toFixed(0) + " MB"),
@@ -724,7 +758,8 @@
     var compileHolder = el("div", { id: "compile-holder" });
     add(app, header());
     add(app, el("div", { "class": "layout" }, navigation(), main));
-    add(main, overview(), findingsSection(), timeSection(), runtimeSection(), compileHolder);
+    if (benchOnly) add(main, benchLead(), runtimeSection(), compileHolder);
+    else add(main, (data.bench_lead || []).length ? benchLead() : null, overview(), findingsSection(), timeSection(), runtimeSection(), compileHolder);
 
     var shownIndex = null;
     function showCompile(index) {
