@@ -51,6 +51,25 @@ def test_an_lstm_left_eager_ranks_first_and_its_setting_can_be_tried(tmp_path: P
     assert "Gone with the fix: ✓ Graph break in RNNModel.forward at" in compared
 
 
+def test_run_profile_measures_the_work_left_eager(tmp_path: Path) -> None:
+    # GIVEN the LSTM program, run with --profile (on Python 3.11 the only timing of its calls)
+    shutil.copy(PROGRAMS / "lstm.py", tmp_path / "lstm.py")
+    result = run_cli("run", "--no-html", "--profile", "lstm.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    session = compilescope.load(tmp_path / "compilescope-lstm.json")
+    # THEN the profile holds the time of the ATen ops forward ran outside its graph, per version
+    assert session.profile is not None and session.profile.eager_ms
+    assert set(session.profile.eager_ms) <= set(session.profile.compiled_regions)
+    calls = sum(session.profile.compiled_regions.values())
+    assert calls == 8  # 7 batches of 35 and the last of 20
+    # and the break's cost is that time, said as measured by --profile, and ranks first
+    items = session.explain()
+    brk = items[0]
+    assert brk.kind == "graph break" and brk.recurs
+    assert brk.cost_s == sum(session.profile.eager_ms.values()) / 1000 and brk.cost_s > 0
+    assert f"in {calls} calls: the ATen ops the rest of RNNModel.forward ran without torch.compile (measured by --profile" in brk.cost
+
+
 def test_quickstarts_branch_gets_a_fix_that_works_when_pasted(tmp_path: Path) -> None:
     # GIVEN examples/quickstart.py, compiled with the eager backend (the break is the same)
     source = (ROOT / "examples" / "quickstart.py").read_text()

@@ -27,7 +27,7 @@ from compilescope.findings.finding import (
 )
 from compilescope.findings.recompiles import carried_over_a_break
 from compilescope.findings.skipped import hinted_fixes, rest_of_function, scalar_decides_branch, skips_rest, where_rewrite
-from compilescope.session.model import Compile, Frame, GraphBreak, Session
+from compilescope.session.model import Compile, Frame, GraphBreak, Profile, Session
 from compilescope.session.places import is_user_code, library
 
 # Places where torch breaks the graph on purpose: nothing in the user's code can remove them.
@@ -75,8 +75,9 @@ def break_findings(session: Session) -> list[Finding]:
     by_name = {f.name: f for f in session.frames}
     torch_version = session.environment.torch
     versions = session.environment.libraries or {}
-    counted = session.profile.compiled_regions if session.profile is not None else {}
-    return [_finding(met, by_name, torch_version, session.environment.dynamo_config or {}, versions, counted) for met in sites.values()]
+    return [
+        _finding(met, by_name, torch_version, session.environment.dynamo_config or {}, versions, session.profile) for met in sites.values()
+    ]
 
 
 def _finding(
@@ -85,7 +86,7 @@ def _finding(
     torch_version: str | None,
     settings: dict[str, str],
     versions: dict[str, str],
-    counted: dict[str, int] | None = None,
+    profile: Profile | None = None,
 ) -> Finding:
     frame, first, brk = met[0]
     reasons = list(dict.fromkeys(b.reason for _, _, b in met))
@@ -114,7 +115,7 @@ def _finding(
     if brk.code:
         lines.append(f"    {brk.code}")
     skipped = [c for _, c, b in met if skips_rest(b)]
-    eager = _eager_rest(brk, skipped, frame.known_as, counted or {}) if skipped else None
+    eager = _eager_rest(brk, skipped, frame.known_as, profile) if skipped else None
     if eager is not None:
         title += f": the rest of {eager.function} runs without torch.compile"
         lines.extend(eager.lines)
@@ -256,7 +257,7 @@ class _Eager:
     most: bool  # the rest holds most of the function's calls
 
 
-def _eager_rest(brk: GraphBreak, versions: list[Compile], function: str, counted: dict[str, int]) -> _Eager:
+def _eager_rest(brk: GraphBreak, versions: list[Compile], function: str, profile: Profile | None) -> _Eager:
     ops = list(dict.fromkeys(op for c in versions for g in c.graphs for op in g.ops))
     where_ = f" from line {brk.lineno}" if brk.lineno is not None else ""
     rest = rest_of_function(brk, versions, function)
@@ -283,7 +284,20 @@ def _eager_rest(brk: GraphBreak, versions: list[Compile], function: str, counted
         if estimate:
             cost += f"; {estimate}"
         return _Eager(function, lines, ms / 1000, cost, most)
-    runs = sum(counted.get(c.compile_id, 0) for c in versions)
+    # (the profiler names a version without its restart: "0/0" for the session's "0/0_1")
+    regions = list(dict.fromkeys(re.sub(r"_\d+$", "", c.compile_id) for c in versions))
+    counted = profile.compiled_regions if profile is not None else {}
+    runs = sum(counted.get(region, 0) for region in regions)
+    profiled = [profile.eager_ms[region] for region in regions if profile is not None and region in profile.eager_ms]
+    if profiled:
+        cost = (
+            f"{seconds(sum(profiled) / 1000)} in {plural(runs, 'call')}: the ATen ops the rest of {function} ran without torch.compile "
+            "(measured by --profile, whose recording slows them: host time of the ops run in its compiled code outside its graph; "
+            "the backward not included)"
+        )
+        if estimate:
+            cost += f"; {estimate}"
+        return _Eager(function, lines, sum(profiled) / 1000, cost, most)
     said = f"on every call ({plural(runs, 'call')} counted by --profile, not timed)" if runs else "on every call"
     if estimate:
         cost = f"the work after the break, {said}: {estimate} (not timed: calls are timed on Python 3.12+)"
