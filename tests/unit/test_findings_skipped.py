@@ -26,7 +26,7 @@ def test_an_unresumable_break_says_the_rest_of_the_function_runs_eagerly() -> No
     assert brk.cost_s is None and brk.recurs
     assert brk.cost == (
         "the work after the break, on every call: estimated from the code of RNNModel.forward as the run recorded it: "
-        "5 of the 7 calls in RNNModel.forward come from the break's line on (not timed: calls are timed on Python 3.12+)"
+        "5 of the 7 calls in RNNModel.forward come from the break's line on (not timed: run times it on Python 3.12+, and with --profile)"
     )
     assert brk.level == "problem"  # most of the function's calls are left eager
 
@@ -114,3 +114,51 @@ def test_a_try_runs_new_findings_carry_their_explanation_and_fix() -> None:
     # and the breaks it removed are gone
     gone = flat(shown.split("Gone with the fix:", 1)[1].split("New with the fix:", 1)[0])
     assert "✓ Graph break in keep_best at programs/scalar_branch.py:9" in gone and "✓ Graph break in scaled" in gone
+
+
+def _break(code: str, lines: list[str], at: int, reason: str = "Unsupported Tensor.item() call with capture_scalar_outputs=False"):
+    """A break as the session holds it: torch's line, and the source lines around it (from line 10)."""
+    from compilescope.session.model import GraphBreak
+
+    return GraphBreak(reason=reason, code=code.strip(), lineno=at, context=lines, context_start=10)
+
+
+def test_the_torch_where_rewrite_is_given_only_where_it_computes_the_same() -> None:
+    from compilescope.findings.skipped import scalar_decides_branch, where_rewrite
+
+    # an `if` with an `else` assigning the same name: both sides become torch.where's
+    lines = [
+        "    def f(x):",
+        "        if x.sum().item() > 0:",
+        "            y = x + 1",
+        "        else:",
+        "            y = x - 1",
+        "        return y",
+    ]
+    brk = _break(lines[1], lines, 11)
+    rewrite = where_rewrite(brk)
+    assert rewrite is not None and (rewrite.first, rewrite.last) == (11, 14)
+    assert rewrite.code == "        y = torch.where(x.sum() > 0, x + 1, x - 1)"
+    # `and` needs Python's bool again; two statements are not one value: no rewrite, the general advice
+    for body in (
+        ["        if x.sum().item() > 0 and x.max().item() < 1:", "            x = x * 2"],
+        ["        if x.sum().item() > 0:", "            x = x * 2", "            print(x)"],
+    ):
+        assert where_rewrite(_break(body[0], ["    def f(x):", *body, "        return x"], 11)) is None
+    # a conditional expression is a branch too; a value only used is not
+    ternary = "        y = x * 2 if x.sum().item() > 0 else x"
+    assert (
+        scalar_decides_branch(_break(ternary, ["    def f(x):", ternary], 11), [])
+        == "the conditional expression (`a if … else b`) on the same line"
+    )
+    used = "        scale = x.sum().item()"
+    assert scalar_decides_branch(_break(used, ["    def f(x):", used, "        return x * scale"], 11), []) is None
+    # a later `if` on the value, seen in the source lines the trace has
+    later = [
+        "    def f(x, best):",
+        "        loss = x.mean().item()",
+        "        if loss < best:",
+        "            best = loss",
+        "        return best",
+    ]
+    assert scalar_decides_branch(_break(later[1], later, 11), []) == "`if loss < best` after it"

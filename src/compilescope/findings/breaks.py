@@ -300,9 +300,9 @@ def _eager_rest(brk: GraphBreak, versions: list[Compile], function: str, profile
         return _Eager(function, lines, sum(profiled) / 1000, cost, most)
     said = f"on every call ({plural(runs, 'call')} counted by --profile, not timed)" if runs else "on every call"
     if estimate:
-        cost = f"the work after the break, {said}: {estimate} (not timed: calls are timed on Python 3.12+)"
+        cost = f"the work after the break, {said}: {estimate} (not timed: run times it on Python 3.12+, and with --profile)"
     else:
-        cost = f"{NOT_MEASURED}: the work after the break, {said} (calls are timed on Python 3.12+)"
+        cost = f"{NOT_MEASURED}: the work after the break, {said} (run times it on Python 3.12+, and with --profile)"
     return _Eager(function, lines, None, cost, most)
 
 

@@ -159,8 +159,10 @@ def scalar_decides_branch(brk: GraphBreak, versions: list[Compile]) -> str | Non
     code = brk.code or ""
     if ".item()" not in code:
         return None
-    if _BRANCH.match(code) or re.search(r"\bif\b.+\belse\b", code):
+    if _BRANCH.match(code):
         return f"the `{code.strip().split()[0]}` on the same line"
+    if re.search(r"\bif\b.+\belse\b", code):
+        return "the conditional expression (`a if … else b`) on the same line"
     target = re.match(r"^\s*([A-Za-z_]\w*)\s*=[^=]", code)
     if target is None:
         return None
