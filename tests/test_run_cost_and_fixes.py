@@ -111,3 +111,43 @@ def test_a_try_runs_new_break_comes_with_its_explanation_and_fix(tmp_path: Path)
     assert "Graph break in keep_best at " in new and "scalar_branch.py:10 Data-dependent branching" in new
     assert "Cost: " in new
     assert "→ Control flow that depends on a tensor's values cannot be traced; torch.where or torch.cond keep it in the graph." in new
+
+
+IF_ELSE = """\
+import torch
+
+
+@torch.compile(backend="eager")
+def shifted(x):
+    y = torch.sin(x)
+    if y.sum().item() > 0:
+        y = y + 1
+    else:
+        y = y - 1
+    return y * 2
+
+
+for seed in range(4):
+    torch.manual_seed(seed)
+    print(shifted(torch.randn(16)).sum().item())
+"""
+
+
+def test_an_if_else_on_a_scalar_gets_a_torch_where_that_works_when_pasted(tmp_path: Path) -> None:
+    program = tmp_path / "shifted.py"
+    program.write_text(IF_ELSE)
+    result = run_cli("run", "--no-html", "shifted.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    brk = next(f for f in compilescope.load(tmp_path / "compilescope-shifted.json").explain() if f.kind == "graph break")
+    assert brk.try_fixes == ()
+    found = re.search(r"replace lines (\d+)-(\d+) with\n    (.+)\n", brk.fix)
+    assert found is not None, brk.fix
+    assert found.group(3) == "y = torch.where(y.sum() > 0, y + 1, y - 1)"
+    lines = program.read_text().splitlines()
+    first, last = int(found.group(1)), int(found.group(2))
+    assert (lines[first - 1].strip(), lines[last - 1].strip()) == ("if y.sum().item() > 0:", "y = y - 1")
+    program.write_text("\n".join([*lines[: first - 1], "    " + found.group(3), *lines[last:]]) + "\n")
+    pasted = run_cli("run", "--no-html", "shifted.py", cwd=tmp_path)
+    assert pasted.returncode == 0, pasted.stderr[-3000:]
+    assert not compilescope.load(tmp_path / "compilescope-shifted.json").graph_breaks
+    assert pasted.stdout == result.stdout and len(result.stdout.splitlines()) == 4

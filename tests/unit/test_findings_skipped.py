@@ -139,6 +139,9 @@ def test_the_torch_where_rewrite_is_given_only_where_it_computes_the_same() -> N
     rewrite = where_rewrite(brk)
     assert rewrite is not None and (rewrite.first, rewrite.last) == (11, 14)
     assert rewrite.code == "        y = torch.where(x.sum() > 0, x + 1, x - 1)"
+    # where the lines the trace has stop before the `if` ends, it may go on (an `else` beyond
+    # them): no rewrite, unless the version's recorded code shows the whole `if`
+    assert where_rewrite(_break(lines[1], lines[:3], 11)) is None
     # `and` needs Python's bool again; two statements are not one value: no rewrite, the general advice
     for body in (
         ["        if x.sum().item() > 0 and x.max().item() < 1:", "            x = x * 2"],

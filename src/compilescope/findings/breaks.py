@@ -150,7 +150,7 @@ def _finding(
         fix = f"{deliberate}: nothing to change in your code. Compile the code around it (the model's forward and backward) rather than across it."
         level: Level = INFO
     else:
-        fix = _branch_advice(brk, branch) if branch else _reason_advice(brk)
+        fix = _branch_advice(brk, branch, [c for _, c, _ in met]) if branch else _reason_advice(brk)
         hints = [h for _, _, b in met for h in (b.hint or "").splitlines()]
         hints = [h for h in dict.fromkeys(hints) if not h.startswith(("Please report", "Please file"))]
         if branch:  # (torch's hint to capture the scalar: said above why it cannot help here)
@@ -220,7 +220,7 @@ def _finding(
     )
 
 
-def _branch_advice(brk: GraphBreak, branch: str) -> str:
+def _branch_advice(brk: GraphBreak, branch: str, versions: list[Compile]) -> str:
     """For a value read with .item() that decides a Python branch: why capturing the scalar
     cannot help, and what can (the `if` written with torch.where where the source allows)."""
     if re.search(r"Tensor\.item\(\)|capture_scalar_outputs", brk.reason):
@@ -234,7 +234,7 @@ def _branch_advice(brk: GraphBreak, branch: str) -> str:
             f"The value .item() reads decides {branch}: Python needs a real bool there, which a value kept in the graph "
             "cannot give. Keep the decision in the graph, as a tensor:"
         )
-    rewrite = where_rewrite(brk)
+    rewrite = where_rewrite(brk, versions)
     if rewrite is not None:
         lines = f"line {rewrite.first}" if rewrite.first == rewrite.last else f"lines {rewrite.first}-{rewrite.last}"
         text += f" replace {lines} with\n    {rewrite.code.strip()}\n(torch.where computes both sides and picks per element; torch.cond(pred, true_fn, false_fn, operands) runs one branch, for code that must not run both)."

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from compilescope.session.model import Compile, GraphBreak
@@ -192,10 +193,12 @@ class Rewrite:
     code: str  # the replacement, indented as the `if` was
 
 
-def where_rewrite(brk: GraphBreak) -> Rewrite | None:
+def where_rewrite(brk: GraphBreak, versions: Sequence[Compile] = ()) -> Rewrite | None:
     """The break's `if` (one assignment to a name, no `else`, or an `else` assigning the same
     name) written with torch.where, its condition a tensor: `if x.mean().item() > 0.5: x = x *
-    0.5` -> `x = torch.where(x.mean() > 0.5, x * 0.5, x)`. None where the source is not that."""
+    0.5` -> `x = torch.where(x.mean() > 0.5, x * 0.5, x)`. None where the source is not that,
+    or where the `if` may go on past the lines the trace has: its end must be among them (a line
+    after it, back at its indentation), or the version's recorded code must hold that very `if`."""
     if not brk.context or brk.context_start is None or brk.lineno is None or not re.match(r"^\s*if\b", brk.code or ""):
         return None
     index = brk.lineno - brk.context_start
@@ -204,8 +207,10 @@ def where_rewrite(brk: GraphBreak) -> Rewrite | None:
     header = brk.context[index]
     indent = header[: len(header) - len(header.lstrip())]
     block = [header]
+    ended = False
     for line in brk.context[index + 1 :]:
         if line.strip() and not line.startswith(indent + " ") and not (line.startswith(indent + "else")):
+            ended = True
             break
         block.append(line)
     while block and not block[-1].strip():
@@ -217,6 +222,8 @@ def where_rewrite(brk: GraphBreak) -> Rewrite | None:
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.If):
         return None
     branch = tree.body[0]
+    if not ended and not any(_holds(version, branch) for version in versions):
+        return None
     yes = _single_assignment(branch.body)
     if yes is None:
         return None
@@ -232,6 +239,14 @@ def where_rewrite(brk: GraphBreak) -> Rewrite | None:
     condition = _without_item(branch.test)
     code = f"{indent}{name} = torch.where({ast.unparse(condition)}, {ast.unparse(value)}, {ast.unparse(otherwise)})"
     return Rewrite(brk.lineno, brk.lineno + len(block) - 1, code)
+
+
+def _holds(version: Compile, branch: ast.If) -> bool:
+    """Whether the version's recorded code has this `if`, whole (no more statements in it)."""
+    code = version.original_code
+    function = _function(code.source) if code is not None and code.complete else None
+    wanted = ast.unparse(branch)
+    return function is not None and any(isinstance(n, ast.If) and ast.unparse(n) == wanted for n in ast.walk(function))
 
 
 def _single_assignment(body: list[ast.stmt]) -> tuple[str, ast.expr] | None:
