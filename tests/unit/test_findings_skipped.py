@@ -165,3 +165,19 @@ def test_the_torch_where_rewrite_is_given_only_where_it_computes_the_same() -> N
         "        return best",
     ]
     assert scalar_decides_branch(_break(later[1], later, 11), []) == "`if loss < best` after it"
+
+
+def test_a_break_torch_cannot_handle_leaves_the_whole_function_eager() -> None:
+    # GIVEN a break inside a for loop: torch skips the whole function ("graph break in loop")
+    brk = one(found("loop_break"), kind="graph break")
+    # THEN the finding says the whole function runs without torch.compile, and ranks first
+    assert brk.title == "Graph break in f at programs/loop_break.py:12: f runs without torch.compile"
+    assert (
+        "torch could not handle this break (a graph break inside a for/while loop, which torch does not support), so it "
+        "skipped the whole of f: it runs without torch.compile on every call, as plain Python; nothing of it is compiled."
+        in flat(brk.detail)
+    )
+    assert brk.recurs and brk.level == "problem" and found("loop_break")[0].title == brk.title
+    assert brk.cost == "not measured: all of f, on every call (run times it on Python 3.12+)"
+    # and its `if` on .item() gets torch.where, not capture_scalar_outputs
+    assert brk.try_fixes == () and "x = torch.where(x.sum() > 100, x - 1, x)" in brk.fix

@@ -26,7 +26,14 @@ from compilescope.findings.finding import (
     where,
 )
 from compilescope.findings.recompiles import carried_over_a_break
-from compilescope.findings.skipped import hinted_fixes, rest_of_function, scalar_decides_branch, skips_rest, where_rewrite
+from compilescope.findings.skipped import (
+    hinted_fixes,
+    rest_of_function,
+    scalar_decides_branch,
+    skips_function,
+    skips_rest,
+    where_rewrite,
+)
 from compilescope.session.model import Compile, Frame, GraphBreak, Profile, Session
 from compilescope.session.places import is_user_code, library
 
@@ -118,6 +125,10 @@ def _finding(
     eager = _eager_rest(brk, skipped, frame.known_as, profile) if skipped else None
     if eager is not None:
         title += f": the rest of {eager.function} runs without torch.compile"
+        lines.extend(eager.lines)
+    elif any(skips_function(b) for _, _, b in met):
+        eager = _eager_function(brk, frame)
+        title += f": {eager.function} runs without torch.compile"
         lines.extend(eager.lines)
     user_line = next((b for _, _, b in met if b.user_filename), None)
     if not own and user_line is not None:
@@ -304,6 +315,24 @@ def _eager_rest(brk: GraphBreak, versions: list[Compile], function: str, profile
     else:
         cost = f"{NOT_MEASURED}: the work after the break, {said} (run times it on Python 3.12+, and with --profile)"
     return _Eager(function, lines, None, cost, most)
+
+
+def _eager_function(brk: GraphBreak, frame: Frame) -> _Eager:
+    """A break torch could not handle at all: the whole function falls back to eager."""
+    function = frame.known_as
+    why = " (a graph break inside a for/while loop, which torch does not support)" if "graph break in loop" in brk.text else ""
+    lines = [
+        f"torch could not handle this break{why}, so it skipped the whole of {function}: it runs without torch.compile on "
+        "every call, as plain Python; nothing of it is compiled."
+    ]
+    eager = frame.calls_without_compiled_code
+    if eager is not None and eager.calls:
+        cost = (
+            f"{seconds(eager.total_ms / 1000)} in {plural(eager.calls, 'call')} of {function} that ran without torch.compile "
+            "(measured: each call's host time)"
+        )
+        return _Eager(function, lines, eager.total_ms / 1000, cost, True)
+    return _Eager(function, lines, None, f"{NOT_MEASURED}: all of {function}, on every call (run times it on Python 3.12+)", True)
 
 
 def _values_carried_over(resumed: list[Frame]) -> list[str]:

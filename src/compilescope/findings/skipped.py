@@ -5,6 +5,8 @@
   dynamo_graph_break_reason), makes no resume function, and runs the rest of the function as
   plain Python on every call. What that rest does is read from the function's code as the run
   recorded it (the version's original code), or else from the source lines around the break.
+- A break torch could not handle at all ("Skipping the function and falling back to eager": a
+  break inside a for/while loop) leaves the whole function eager, on every call.
 - torch's hints that name a setting ("Set torch._dynamo.config.allow_rnn=True") become fixes
   `compilescope run --try` can set (record/fixes.py's names).
 - A scalar read with .item() that decides a Python branch cannot be captured: with
@@ -29,6 +31,15 @@ _UNRESUMABLE = re.compile(r"graph break that we cannot resume from.*skipping the
 def skips_rest(brk: GraphBreak) -> bool:
     """Whether torch skipped the rest of the function at this break (no resume function)."""
     return brk.resume_function is None and bool(_UNRESUMABLE.search(brk.text or ""))
+
+
+_WHOLE = re.compile(r"Skipping the (?:function|frame) and falling back to eager")
+
+
+def skips_function(brk: GraphBreak) -> bool:
+    """Whether torch gave up the whole function at this break ("Failed to handle graph break
+    gracefully. Skipping the function and falling back to eager", as for a break in a loop)."""
+    return bool(_WHOLE.search(brk.text or ""))
 
 
 @dataclass
