@@ -170,6 +170,21 @@ def kernel_times(
     return kernels, dict(regions)
 
 
+def eager_in_regions(prof: Any) -> dict[str, float]:
+    """Per compiled version, the ms of host time of the ATen ops that ran in its compiled code
+    but in no graph of it: the ops whose parent in the profile is the version's own "Torch-
+    Compiled Region" event (a graph's ops hang under its CompiledFunction or Inductor's call of
+    it; a resume function's, under its own region)."""
+    spent: dict[str, float] = defaultdict(float)
+    for event in prof.events():
+        parent = getattr(event, "cpu_parent", None)
+        if parent is None or not event.name.startswith("aten::") or _is_device_event(event):
+            continue
+        if parent.name.startswith("Torch-Compiled Region: "):
+            spent[parent.name.split(": ", 1)[1]] += event.time_range.elapsed_us() / 1000
+    return dict(spent)
+
+
 def _library_launches(
     events: list[Any],
     library: dict[str, Any],
@@ -290,5 +305,6 @@ class RunProfiler:
             return profile
         profile.kernels = [KernelTime(**k) for k in kernels]
         profile.compiled_regions = regions
+        profile.eager_ms = eager_in_regions(self.prof)
         profile.profiled_calls = sum(regions.values())
         return profile

@@ -4,12 +4,14 @@ once to read the value, once to print it); and compiled code that captured nothi
 
 The cost of a break is the compiles it made happen: the functions Dynamo compiled separately
 because it could not go on (those that met the break after the first) and the resume functions
-that run the code after it.
+that run the code after it; for a break torch cannot resume from, the work it leaves without
+torch.compile on every call (findings/skipped.py), measured where calls were recorded.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from compilescope.findings import INFO, PROBLEM, WARNING
 from compilescope.findings.finding import (
@@ -24,7 +26,15 @@ from compilescope.findings.finding import (
     where,
 )
 from compilescope.findings.recompiles import carried_over_a_break
-from compilescope.session.model import Compile, Frame, GraphBreak, Session
+from compilescope.findings.skipped import (
+    hinted_fixes,
+    rest_of_function,
+    scalar_decides_branch,
+    skips_function,
+    skips_rest,
+    where_rewrite,
+)
+from compilescope.session.model import Compile, Frame, GraphBreak, Profile, Session
 from compilescope.session.places import is_user_code, library
 
 # Places where torch breaks the graph on purpose: nothing in the user's code can remove them.
@@ -72,7 +82,9 @@ def break_findings(session: Session) -> list[Finding]:
     by_name = {f.name: f for f in session.frames}
     torch_version = session.environment.torch
     versions = session.environment.libraries or {}
-    return [_finding(met, by_name, torch_version, session.environment.dynamo_config or {}, versions) for met in sites.values()]
+    return [
+        _finding(met, by_name, torch_version, session.environment.dynamo_config or {}, versions, session.profile) for met in sites.values()
+    ]
 
 
 def _finding(
@@ -81,6 +93,7 @@ def _finding(
     torch_version: str | None,
     settings: dict[str, str],
     versions: dict[str, str],
+    profile: Profile | None = None,
 ) -> Finding:
     frame, first, brk = met[0]
     reasons = list(dict.fromkeys(b.reason for _, _, b in met))
@@ -108,6 +121,15 @@ def _finding(
         lines.append(reason)
     if brk.code:
         lines.append(f"    {brk.code}")
+    skipped = [c for _, c, b in met if skips_rest(b)]
+    eager = _eager_rest(brk, skipped, frame.known_as, profile) if skipped else None
+    if eager is not None:
+        title += f": the rest of {eager.function} runs without torch.compile"
+        lines.extend(eager.lines)
+    elif any(skips_function(b) for _, _, b in met):
+        eager = _eager_function(brk, frame)
+        title += f": {eager.function} runs without torch.compile"
+        lines.extend(eager.lines)
     user_line = next((b for _, _, b in met if b.user_filename), None)
     if not own and user_line is not None:
         lines.append(
@@ -134,13 +156,16 @@ def _finding(
     if len(compile_ids) > len(labels):
         lines.append(f"Seen in {len(compile_ids)} compiles.")
 
+    branch = scalar_decides_branch(brk, [c for _, c, _ in met])
     if deliberate:
         fix = f"{deliberate}: nothing to change in your code. Compile the code around it (the model's forward and backward) rather than across it."
         level: Level = INFO
     else:
-        fix = _reason_advice(brk)
+        fix = _branch_advice(brk, branch, [c for _, c, _ in met]) if branch else _reason_advice(brk)
         hints = [h for _, _, b in met for h in (b.hint or "").splitlines()]
         hints = [h for h in dict.fromkeys(hints) if not h.startswith(("Please report", "Please file"))]
+        if branch:  # (torch's hint to capture the scalar: said above why it cannot help here)
+            hints = [h for h in hints if "capture_scalar_outputs" not in h]
         if hints:
             fix = (fix + "\n" if fix else "") + "torch's hint: " + "\n".join(hints)
         if _LOGGING.search(" ".join(reasons)) or "warning_once" in (brk.code or ""):
@@ -161,8 +186,11 @@ def _finding(
         if resumed is not None:
             caused.extend(resumed.compiles)
     times = [c.compile_time_s for c in caused if c.compile_time_s is not None]
-    if caused and times:
-        cost_s: float | None = sum(times)
+    cost_s: float | None
+    if eager is not None:
+        cost_s, cost = eager.cost_s, eager.cost
+    elif caused and times:
+        cost_s = sum(times)
         cost = f"{seconds(sum(times))} compiling {plural(len(caused), 'extra version')} (the functions and the code after it, compiled separately)"
     elif not caused:
         cost_s, cost = 0.0, "no extra compile: the code after it was not compiled separately"
@@ -173,13 +201,18 @@ def _finding(
         reasons_text = " ".join(reasons)
         if re.search(r"Tensor\.item\(\)|capture_scalar_outputs", reasons_text):
             try_fixes += ("capture_scalar_outputs",)
+        try_fixes += tuple(hinted_fixes([b.hint or "" for _, _, b in met]))
         if re.search(r"dynamic output shape|capture_dynamic_output_shape_ops", reasons_text, re.I):
             try_fixes += ("capture_dynamic_output_shape_ops",)
         if re.search(r"\bprint\(", brk.code or "") and re.search(r"builtin|print", reasons_text, re.I):
             try_fixes += ("reorder-print",)
         if _LOGGING.search(reasons_text) or "warning_once" in (brk.code or ""):
             try_fixes += ("ignore-logging",)
+        # (a value that decides a Python branch: captured, torch breaks on the branch instead)
+        try_fixes = tuple(f for f in dict.fromkeys(try_fixes) if not (branch and f == "capture_scalar_outputs"))
     place = site if own else (where(user_line.user_filename, user_line.user_lineno) if user_line else site)
+    if eager is not None and eager.most and level == WARNING:
+        level = PROBLEM
     return Finding(
         level,
         title,
@@ -194,7 +227,112 @@ def _finding(
         cost_s=cost_s,
         cost=cost,
         try_fixes=try_fixes,
+        recurs=eager is not None,
     )
+
+
+def _branch_advice(brk: GraphBreak, branch: str, versions: list[Compile]) -> str:
+    """For a value read with .item() that decides a Python branch: why capturing the scalar
+    cannot help, and what can (the `if` written with torch.where where the source allows)."""
+    if re.search(r"Tensor\.item\(\)|capture_scalar_outputs", brk.reason):
+        text = (
+            f"The value .item() reads decides {branch}: Python needs a real bool there, so capturing the scalar "
+            "(--try capture_scalar_outputs) cannot remove this break: torch then breaks on the data-dependent branch instead. "
+            "Keep the decision in the graph, as a tensor:"
+        )
+    else:
+        text = (
+            f"The value .item() reads decides {branch}: Python needs a real bool there, which a value kept in the graph "
+            "cannot give. Keep the decision in the graph, as a tensor:"
+        )
+    rewrite = where_rewrite(brk, versions)
+    if rewrite is not None:
+        lines = f"line {rewrite.first}" if rewrite.first == rewrite.last else f"lines {rewrite.first}-{rewrite.last}"
+        text += f" replace {lines} with\n    {rewrite.code.strip()}\n(torch.where computes both sides and picks per element; torch.cond(pred, true_fn, false_fn, operands) runs one branch, for code that must not run both)."
+    else:
+        text += (
+            " torch.where(cond, a, b) for a value (both computed, one picked), or torch.cond(pred, true_fn, false_fn, operands) "
+            "for code; or read the value and branch outside the compiled function."
+        )
+    return text
+
+
+@dataclass
+class _Eager:
+    """What an unresumable break leaves without torch.compile, and what that costs."""
+
+    function: str
+    lines: list[str]
+    cost_s: float | None
+    cost: str
+    most: bool  # the rest holds most of the function's calls
+
+
+def _eager_rest(brk: GraphBreak, versions: list[Compile], function: str, profile: Profile | None) -> _Eager:
+    ops = list(dict.fromkeys(op for c in versions for g in c.graphs for op in g.ops))
+    where_ = f" from line {brk.lineno}" if brk.lineno is not None else ""
+    rest = rest_of_function(brk, versions, function)
+    named = f" ({listed(rest.calls, 8)})" if rest is not None else ""
+    compiled = f"only the code before it ({plural(len(ops), 'op')}: {listed(ops, 5)})" if ops else "only the code before it"
+    lines = [
+        f"torch cannot resume after this break, so it made no function for the code after it: the rest of {function}{where_}"
+        f"{named} runs without torch.compile on every call; {compiled} is compiled."
+    ]
+    most = rest is not None and rest.total_calls is not None and rest.call_count * 2 > rest.total_calls
+    estimate = ""
+    if rest is not None:
+        share = (
+            f"{rest.call_count} of the {rest.total_calls} calls" if rest.total_calls is not None else f"{plural(rest.call_count, 'call')}"
+        )
+        estimate = f"estimated from {rest.read_from}: {share} in {function} come from the break's line on"
+    timed = [c.calls for c in versions if c.calls is not None]
+    if timed:
+        calls, ms = sum(t.calls for t in timed), sum(t.total_ms for t in timed)
+        cost = (
+            f"{seconds(ms / 1000)} in {plural(calls, 'call')} that ran the rest of {function} without torch.compile, on every call "
+            "(measured: each call's whole host time, the compiled part before the break included)"
+        )
+        if estimate:
+            cost += f"; {estimate}"
+        return _Eager(function, lines, ms / 1000, cost, most)
+    # (the profiler names a version without its restart: "0/0" for the session's "0/0_1")
+    regions = list(dict.fromkeys(re.sub(r"_\d+$", "", c.compile_id) for c in versions))
+    counted = profile.compiled_regions if profile is not None else {}
+    runs = sum(counted.get(region, 0) for region in regions)
+    profiled = [profile.eager_ms[region] for region in regions if profile is not None and region in profile.eager_ms]
+    if profiled:
+        cost = (
+            f"{seconds(sum(profiled) / 1000)} in {plural(runs, 'call')}: the ATen ops the rest of {function} ran without torch.compile "
+            "(measured by --profile, whose recording slows them: host time of the ops run in its compiled code outside its graph; "
+            "the backward not included)"
+        )
+        if estimate:
+            cost += f"; {estimate}"
+        return _Eager(function, lines, sum(profiled) / 1000, cost, most)
+    said = f"on every call ({plural(runs, 'call')} counted by --profile, not timed)" if runs else "on every call"
+    if estimate:
+        cost = f"the work after the break, {said}: {estimate} (not timed: run times it on Python 3.12+, and with --profile)"
+    else:
+        cost = f"{NOT_MEASURED}: the work after the break, {said} (run times it on Python 3.12+, and with --profile)"
+    return _Eager(function, lines, None, cost, most)
+
+
+def _eager_function(brk: GraphBreak, frame: Frame) -> _Eager:
+    """A break torch could not handle at all: the whole function falls back to eager."""
+    function = frame.known_as
+    why = " (a graph break inside a for/while loop, which torch does not support)" if "graph break in loop" in brk.text else ""
+    lines = [
+        f"torch could not handle this break{why}, so it skipped the whole of {function}: it runs without torch.compile on "
+        "every call, as plain Python; nothing of it is compiled."
+    ]
+    eager = frame.calls_without_compiled_code
+    if eager is not None and eager.calls:
+        cost = (
+            f"{seconds(eager.total_ms / 1000)} in {plural(eager.calls, 'call')} of {function} that ran without torch.compile "
+            "(measured: each call's host time)"
+        )
+        return _Eager(function, lines, eager.total_ms / 1000, cost, True)
+    return _Eager(function, lines, None, f"{NOT_MEASURED}: all of {function}, on every call (run times it on Python 3.12+)", True)
 
 
 def _values_carried_over(resumed: list[Frame]) -> list[str]:

@@ -1,7 +1,10 @@
 """A finding: one cause, what it cost, where to act, and what to change; and their order.
 
 Findings are ranked by what they cost, measured (`cost_s`, with `cost` saying how); those whose
-cost could not be measured come after, most severe first, and say so.
+cost could not be measured come after, most severe first, and say so. Before both come the
+findings whose cost recurs on every call (`recurs`: work a graph break leaves without
+torch.compile): a compile is paid once per version, that work on every call for as long as the
+program runs, so a run of a few steps understates it.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ class Finding:
     # command that tries them on this program (None: not a program run can run again)
     try_fixes: tuple[str, ...] = ()
     try_command: str | None = None
+    # Its cost recurs on every call (code left without torch.compile), rather than once
+    recurs: bool = False
 
     def cost_line(self) -> str | None:
         """ "Cost: 1.17 s (1.17 s compiling 2 versions)", "Cost: not measured: …", or None."""
@@ -72,13 +77,16 @@ class Finding:
 
 
 def ranked(found: list[Finding]) -> list[Finding]:
-    """Measured costs first, highest first (ties: most severe first); then the rest by severity,
-    in the order they were found."""
-    measured = [f for f in found if f.cost_s is not None]
+    """Costs paid on every call first (measured ones highest first, then most severe first);
+    then measured costs, highest first (ties: most severe first); then the rest by severity, in
+    the order they were found."""
+    recurring = [f for f in found if f.recurs]
+    recurring.sort(key=lambda f: (f.cost_s is None, -(f.cost_s or 0.0), ORDER[f.level]))
+    measured = [f for f in found if f.cost_s is not None and not f.recurs]
     measured.sort(key=lambda f: (-(f.cost_s or 0.0), ORDER[f.level]))
-    rest = [f for f in found if f.cost_s is None]
+    rest = [f for f in found if f.cost_s is None and not f.recurs]
     rest.sort(key=lambda f: ORDER[f.level])
-    return measured + rest
+    return recurring + measured + rest
 
 
 def possessive(name: str) -> str:

@@ -1,5 +1,8 @@
 """Two runs of one program side by side (compilescope run --try): what the fix changed in the
-compiles, graph breaks, recompiles, compile time and call time, and in the findings.
+compiles, graph breaks, recompiles, compile time and call time, and in the findings. A finding
+new with the fix is shown whole (its detail, cost, where to act and fix), as a plain run shows it;
+a graph break is told apart by its place and torch's reason, so a break the fix turned into
+another at the same line shows as gone and new.
 
 Figures are the sessions' own; a figure a run did not record is "not recorded", never 0.
 """
@@ -13,8 +16,8 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from compilescope.findings.rules import findings
-from compilescope.render.console import console_for, printable
+from compilescope.findings.rules import Finding, findings
+from compilescope.render.console import console_for, finding_renderable, printable
 from compilescope.render.text import one_line
 from compilescope.session.counts import counts, label
 from compilescope.session.model import Session
@@ -114,20 +117,34 @@ def comparison(before: Session, after: Session, fixes: list[str]) -> list[Any]:
                 "The run with the fix did not record setting it (it never imported Dynamo): the fix had nothing to act on.", style="yellow"
             )
         )
-    old = {f.title: f for f in findings(before)}
-    new = {f.title: f for f in findings(after)}
-    gone = [title for title, f in old.items() if title not in new and f.kind not in ("compile time",)]
-    came = [title for title, f in new.items() if title not in old and f.kind not in ("compile time",)]
+    old = {_key(f): f for f in findings(before)}
+    new = {_key(f): f for f in findings(after)}
+    gone = [f for key, f in old.items() if key not in new and f.kind not in ("compile time",)]
+    came = [f for key, f in new.items() if key not in old and f.kind not in ("compile time",)]
+    titles = [f.title for f in came]
     if gone:
         out.append(Text("Gone with the fix:", style="bold green"))
-        out.extend(Text(f"  ✓ {one_line(title)}", style="green") for title in gone[:10])
+        out.extend(Text(f"  ✓ {one_line(_named(f, titles))}", style="green") for f in gone[:10])
     if came:
         out.append(Text("New with the fix:", style="bold yellow"))
-        out.extend(Text(f"  ▲ {one_line(title)}") for title in came[:10])
+        out.extend(finding_renderable(f) for f in came[:10])
     if not gone and not came:
         out.append(Text("The findings are the same in both runs.", style="dim"))
     out.append(Text("Each run started with an empty Inductor cache of its own, so compile times compare.", style="dim"))
     return out
+
+
+def _key(finding: Finding) -> tuple[str, str]:
+    """What tells two runs' findings apart: the title, and for a graph break torch's reason (its
+    detail's first line), which a fix can change at the same place."""
+    reason = finding.detail.splitlines()[0] if finding.kind == "graph break" and finding.detail else ""
+    return finding.title, reason
+
+
+def _named(finding: Finding, titles: list[str]) -> str:
+    """A gone finding's title, with torch's reason where a new finding has the same title."""
+    reason = _key(finding)[1]
+    return f"{finding.title}: {reason}" if reason and finding.title in titles else finding.title
 
 
 def print_comparison(before: Session, after: Session, fixes: list[str], stream: TextIO) -> None:

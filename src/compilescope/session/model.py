@@ -407,6 +407,10 @@ class Profile:
     kernels: list[KernelTime] = field(default_factory=list)
     profiled_calls: int | None = None  # calls of compiled code seen by the profiler
     compiled_regions: dict[str, int] = field(default_factory=dict)  # compile id -> calls it served
+    # compile id -> ms (host time) of the ATen ops that ran inside its compiled code but outside
+    # its graphs: code Dynamo left to Python (the rest of a function after a break it could not
+    # resume from); run --profile only
+    eager_ms: dict[str, float] = field(default_factory=dict)
     peak_copy_gbps: float | None = None
     peak_matmul_tflops: float | None = None
     profile_error: str | None = None
