@@ -259,8 +259,7 @@ TORCH_CODE = re.compile(r"(?<![\w.`])torch\.[\w.]+(?:\((?:[^()]|\([^()]*\))*\)|\
 def fix_code(fix: str, program_text: str) -> list[str]:
     """The statements a fix gives: code in backticks, or torch's API written out (`torch.x.y(...)`,
     `torch.x.y = v`), that parses as one Python statement doing something (not a bare name), and
-    is not a line quoted from the program."""
-    own_lines = {line.strip() for line in program_text.splitlines()}
+    is not quoted from the program (`output = model(data)`, `model(**batch)`)."""
     candidates = re.findall(r"`([^`\n]+)`", fix) + TORCH_CODE.findall(re.sub(r"`[^`\n]+`", " ", fix))
     code = []
     for text in candidates:
@@ -269,12 +268,36 @@ def fix_code(fix: str, program_text: str) -> list[str]:
             body = ast.parse(text).body
         except SyntaxError:
             continue
-        if len(body) != 1 or text in own_lines or text in code:
+        if len(body) != 1 or text in program_text or text in code:
             continue
         if isinstance(body[0], ast.Expr) and not isinstance(body[0].value, ast.Call):
             continue
+        if isinstance(body[0], ast.Assign) and isinstance(body[0].targets[0], ast.Name) and not re.search(r"\s=\s", text):
+            continue  # `drop_last=True`, `is_causal=True`: an argument to pass, not a statement
         code.append(text)
     return code
+
+
+def test_the_code_of_a_fix_is_read_from_its_text() -> None:
+    program = "for data, target in loader:\n    output = model(data)\n    model(**batch)\n"
+    # today's texts: the code written out, the program's own line quoted, torch's hints
+    assert fix_code(
+        "mark it dynamic before the first call: torch._dynamo.mark_dynamic(x, 0) before `output = model(data)` at a.py:2, "
+        "or compile with dynamic=True.",
+        program,
+    ) == ["torch._dynamo.mark_dynamic(x, 0)"]
+    assert fix_code("torch's hint: Set torch._dynamo.config.allow_rnn=True to enable experimental support", program) == [
+        "torch._dynamo.config.allow_rnn=True"
+    ]
+    assert fix_code(
+        "torch's hint: Set `torch._dynamo.config.capture_scalar_outputs = True` or `export TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1`", program
+    ) == ["torch._dynamo.config.capture_scalar_outputs = True"]
+    # code in backticks, with the caller's expressions; arguments and names are not statements
+    assert fix_code('`torch._dynamo.mark_dynamic(batch["input_ids"], 1)` before `model(**batch)`', program) == [
+        'torch._dynamo.mark_dynamic(batch["input_ids"], 1)'
+    ]
+    assert fix_code("pass `drop_last=True` to the `DataLoader`; or `is_causal=True`; `alpha`", program) == []
+    assert fix_code("Gradient mode changed (torch.no_grad vs training): expected.", program) == []
 
 
 def statement_at(source: str, line: int) -> tuple[int, int]:
