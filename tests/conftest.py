@@ -33,12 +33,14 @@ TUTORIAL = ROOT.parent / "shared" / "tutorial"
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
-_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")  # the same in every worker of one `pytest -n` run
-if _RUN:
-    _CACHE = os.path.join(tempfile.gettempdir(), f"compilescope-test-inductor-{_RUN}")
-    os.makedirs(_CACHE, exist_ok=True)
+# The run's Inductor cache: made by pytest's own process (under xdist, the controller: its workers
+# start with its environment, and so share the folder), removed by it in pytest_sessionfinish.
+_SHARED_CACHE = "COMPILESCOPE_TEST_INDUCTOR_CACHE"
+if os.environ.get("PYTEST_XDIST_WORKER") and os.path.isdir(os.environ.get(_SHARED_CACHE, "")):
+    _CACHE, _OWN_CACHE = os.environ[_SHARED_CACHE], False
 else:
-    _CACHE = tempfile.mkdtemp(prefix="compilescope-test-inductor-")
+    _CACHE, _OWN_CACHE = tempfile.mkdtemp(prefix="compilescope-test-inductor-"), True
+    os.environ[_SHARED_CACHE] = _CACHE
 os.environ["TORCHINDUCTOR_CACHE_DIR"] = _CACHE
 
 
@@ -47,9 +49,13 @@ UNIT = Path(__file__).resolve().parent / "unit"
 
 def pytest_sessionfinish(session, exitstatus) -> None:
     """The unit tier (tests/unit: plain Python over committed traces, seconds in all) run alone
-    fails if anything it ran imported torch: the layers it tests must not."""
+    fails if anything it ran imported torch: the layers it tests must not. The run's Inductor
+    cache goes, removed by the process that made it (under xdist, the controller, after its
+    workers have finished)."""
     import pytest
 
+    if _OWN_CACHE:
+        shutil.rmtree(_CACHE, ignore_errors=True)
     items = getattr(session, "items", [])
     alone = items and all(Path(str(item.fspath)).is_relative_to(UNIT) for item in items)
     if alone and "torch" in sys.modules:
