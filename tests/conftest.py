@@ -135,13 +135,17 @@ def run_lesson(name: str, folder: Path, env: dict[str, str] | None = None, *extr
 
 
 def python312() -> Path:
-    """A Python 3.12 with torch 2.13 and compilescope, which scripts/test sets up in .venv-py312:
-    run's call recording needs sys.monitoring, new in Python 3.12 (the main venv is 3.11)."""
+    """A Python 3.12 with torch 2.13 and compilescope, which `COMPILESCOPE_WITH_PY312=1 scripts/test`
+    sets up in .venv-py312: run's call recording needs sys.monitoring, new in Python 3.12 (the main
+    venv is 3.11). Without it the test skips (fails where COMPILESCOPE_REQUIRE_PY312 is set)."""
     import pytest
 
     path = Path(os.environ.get("COMPILESCOPE_PY312", ROOT / ".venv-py312" / "bin" / "python"))
     if not path.exists():
-        message = f"no Python 3.12 with torch at {path} (scripts/test sets it up)"
+        message = (
+            f"no Python 3.12 with torch at {path}: `COMPILESCOPE_WITH_PY312=1 ./scripts/test` sets it up"
+            " (PyPI's torch for Python 3.12 is its CUDA build, about 2.8 GB to download), or COMPILESCOPE_PY312 names one"
+        )
         if os.environ.get("COMPILESCOPE_REQUIRE_PY312"):
             pytest.fail(message)
         pytest.skip(message)
