@@ -3,8 +3,14 @@
 Every test run gets one fresh Inductor cache folder (TORCHINDUCTOR_CACHE_DIR), shared by all
 tests and the subprocesses they start: a graph compiled by one test is a cache hit for the next,
 which keeps the suite fast on two cores, and nothing from an earlier run leaks in. Under
-pytest-xdist (`-n 2`) the workers of one run share one folder, named by the run's id (Inductor's
-cache is written atomically, for processes compiling side by side).
+pytest-xdist (`-n 2`) the controller makes it and its workers inherit it (Inductor's cache is
+written atomically, for processes compiling side by side); the process that made it removes it
+when the run ends.
+
+The tests read nothing outside the repository: the lesson programs they run are this
+repository's (tests/programs/lessons). Where the tutorial's own scripts lie beside it
+(`../shared/tutorial`, as on this project's machines and in its CI), tests/test_lessons.py and
+tests/test_doctor.py run those too; elsewhere those runs skip, saying why.
 
 Tests marked `measure` measure time and need the machine to themselves: bench's full runs
 (speedups, modes, backends, --profile), bench against a plain loop, the race against tlparse.
@@ -25,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TUTORIAL = ROOT.parent / "shared" / "tutorial"
+LESSONS = ROOT / "tests" / "programs" / "lessons"  # the lesson programs the tests run
+TUTORIAL = ROOT.parent / "shared" / "tutorial"  # the tutorial's own, beside the repository on this project's machines
 
 # An xdist worker starts with SIGINT ignored, and a child process inherits that: a program the
 # tests run could then not be interrupted (Ctrl-C's tests send it a real SIGINT). Python's own
@@ -33,12 +40,14 @@ TUTORIAL = ROOT.parent / "shared" / "tutorial"
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
-_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")  # the same in every worker of one `pytest -n` run
-if _RUN:
-    _CACHE = os.path.join(tempfile.gettempdir(), f"compilescope-test-inductor-{_RUN}")
-    os.makedirs(_CACHE, exist_ok=True)
+# The run's Inductor cache: made by pytest's own process (under xdist, the controller: its workers
+# start with its environment, and so share the folder), removed by it in pytest_sessionfinish.
+_SHARED_CACHE = "COMPILESCOPE_TEST_INDUCTOR_CACHE"
+if os.environ.get("PYTEST_XDIST_WORKER") and os.path.isdir(os.environ.get(_SHARED_CACHE, "")):
+    _CACHE, _OWN_CACHE = os.environ[_SHARED_CACHE], False
 else:
-    _CACHE = tempfile.mkdtemp(prefix="compilescope-test-inductor-")
+    _CACHE, _OWN_CACHE = tempfile.mkdtemp(prefix="compilescope-test-inductor-"), True
+    os.environ[_SHARED_CACHE] = _CACHE
 os.environ["TORCHINDUCTOR_CACHE_DIR"] = _CACHE
 
 
@@ -47,9 +56,13 @@ UNIT = Path(__file__).resolve().parent / "unit"
 
 def pytest_sessionfinish(session, exitstatus) -> None:
     """The unit tier (tests/unit: plain Python over committed traces, seconds in all) run alone
-    fails if anything it ran imported torch: the layers it tests must not."""
+    fails if anything it ran imported torch: the layers it tests must not. The run's Inductor
+    cache goes, removed by the process that made it (under xdist, the controller, after its
+    workers have finished)."""
     import pytest
 
+    if _OWN_CACHE:
+        shutil.rmtree(_CACHE, ignore_errors=True)
     items = getattr(session, "items", [])
     alone = items and all(Path(str(item.fspath)).is_relative_to(UNIT) for item in items)
     if alone and "torch" in sys.modules:
@@ -57,11 +70,27 @@ def pytest_sessionfinish(session, exitstatus) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
-def lesson(name: str) -> Path:
-    path = TUTORIAL / name
+def lesson(name: str, source: Path = LESSONS) -> Path:
+    """A lesson program: this repository's (tests/programs/lessons), or the tutorial's own (source=tutorial())."""
+    path = source / name
     if not path.exists():
-        raise FileNotFoundError(f"tutorial lesson {path} is missing: the tests expect ../shared/tutorial beside the repository")
+        raise FileNotFoundError(f"lesson program {path} is missing")
     return path
+
+
+def tutorial() -> Path:
+    """The tutorial's own scripts, where they lie beside the repository (`../shared/tutorial`); the
+    test skips elsewhere, where nothing needs them: every test runs this repository's lesson
+    programs, and this one runs the originals too. CI sets COMPILESCOPE_REQUIRE_TUTORIAL (it has
+    them beside its clone): there a missing folder fails the test instead."""
+    import pytest
+
+    if not (TUTORIAL / "recompile.py").exists():
+        message = f"the tutorial's own lessons are not beside this repository ({TUTORIAL}): only this repository's lesson programs ran"
+        if os.environ.get("COMPILESCOPE_REQUIRE_TUTORIAL"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return TUTORIAL
 
 
 @dataclass
@@ -89,30 +118,34 @@ def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: i
     return CliRun(result.returncode, result.stdout, result.stderr, cwd)
 
 
-def copy_lesson(name: str, folder: Path) -> Path:
+def copy_lesson(name: str, folder: Path, source: Path = LESSONS) -> Path:
     target = folder / name
-    shutil.copy(lesson(name), target)
+    shutil.copy(lesson(name, source), target)
     return target
 
 
-def run_lesson(name: str, folder: Path, env: dict[str, str] | None = None, *extra: str):
-    """A tutorial lesson through `compilescope run` in a subprocess, and the session it saved."""
+def run_lesson(name: str, folder: Path, env: dict[str, str] | None = None, *extra: str, source: Path = LESSONS):
+    """A lesson program through `compilescope run` in a subprocess, and the session it saved."""
     import compilescope
 
-    copy_lesson(name, folder)
+    copy_lesson(name, folder, source)
     result = run_cli("run", *extra, name, cwd=folder, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
     return result, compilescope.load(folder / f"compilescope-{Path(name).stem}.json")
 
 
 def python312() -> Path:
-    """A Python 3.12 with torch 2.13 and compilescope, which scripts/test sets up in .venv-py312:
-    run's call recording needs sys.monitoring, new in Python 3.12 (the main venv is 3.11)."""
+    """A Python 3.12 with torch 2.13 and compilescope, which `COMPILESCOPE_WITH_PY312=1 scripts/test`
+    sets up in .venv-py312: run's call recording needs sys.monitoring, new in Python 3.12 (the main
+    venv is 3.11). Without it the test skips (fails where COMPILESCOPE_REQUIRE_PY312 is set)."""
     import pytest
 
     path = Path(os.environ.get("COMPILESCOPE_PY312", ROOT / ".venv-py312" / "bin" / "python"))
     if not path.exists():
-        message = f"no Python 3.12 with torch at {path} (scripts/test sets it up)"
+        message = (
+            f"no Python 3.12 with torch at {path}: `COMPILESCOPE_WITH_PY312=1 ./scripts/test` sets it up"
+            " (PyPI's torch for Python 3.12 is its CUDA build, about 2.8 GB to download), or COMPILESCOPE_PY312 names one"
+        )
         if os.environ.get("COMPILESCOPE_REQUIRE_PY312"):
             pytest.fail(message)
         pytest.skip(message)

@@ -16,13 +16,13 @@ guessed) or "differs": a silent miscompile, which must never happen.
 from __future__ import annotations
 
 import ast
-import atexit
 import json
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -45,8 +45,7 @@ def _run(kind: str, version: str, arguments: list[str]) -> tuple[int, str, str, 
                 python = python_version(other)
             except (pytest.skip.Exception, pytest.fail.Exception):
                 continue
-            folder = tempfile.mkdtemp(prefix=f"decompile-{kind}-")
-            atexit.register(shutil.rmtree, folder, True)
+            folder = tempfile.mkdtemp(prefix=f"decompile-{kind}-")  # (removed by _end_the_runs)
             out = Path(folder) / "out.json"
             command = [python, *[str(out) if a == "{out}" else a for a in arguments]]
             process = subprocess.Popen(
@@ -57,6 +56,21 @@ def _run(kind: str, version: str, arguments: list[str]) -> tuple[int, str, str, 
     process, out = _STARTED[(kind, version)]
     stdout, stderr = process.communicate(timeout=900)
     return process.returncode, stdout, stderr, out
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _end_the_runs() -> Iterator[None]:
+    """When this file's tests are done, the runs _run started end (one whose test did not run, or
+    stopped early, is killed) and their folders go. (atexit did this once, but an xdist worker can
+    end without running atexit's handlers, and a run still going could write after them: its
+    `decompile-*` folders stayed in the temporary folder.)"""
+    yield
+    for process, out in _STARTED.values():
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
+        shutil.rmtree(out.parent, ignore_errors=True)
+    _STARTED.clear()
 
 
 # What is refused so far, per Python: listed so that any change, better or worse, shows here.

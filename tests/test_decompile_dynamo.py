@@ -1,6 +1,7 @@
-"""Dynamo's own output, read back: every code object Dynamo generates for the tutorial lessons,
-the graph-break programs held here and two transformers models decompiles to Python that,
-compiled again and called with the arguments the real code got, returns what it returned.
+"""Dynamo's own output, read back: every code object Dynamo generates for the lesson programs
+(tests/programs/lessons: the tutorial's lessons, written here), the graph-break programs held here
+and two transformers models decompiles to Python that, compiled again and called with the
+arguments the real code got, returns what it returned.
 
 tests/programs/dynamo_decompile_check.py runs the scripts under a bytecode hook and a profile hook
 (to record each transformed code's arguments), then calls the real transformed code and the
@@ -21,7 +22,7 @@ import pytest
 from conftest import ROOT, lesson, python312
 
 CHECK = ROOT / "tests" / "programs" / "dynamo_decompile_check.py"
-LESSONS = ["first_call.py", "see_graph.py", "recompile.py", "train_graphs.py", "see_kernels.py", "graph_break.py", "benchmark.py"]
+LESSON_PROGRAMS = ["first_call.py", "see_graph.py", "recompile.py", "train_graphs.py", "see_kernels.py", "graph_break.py", "benchmark.py"]
 
 
 def _check(python: str | Path, scripts: list[Path], tmp_path: Path) -> dict:
@@ -63,7 +64,7 @@ def _seed_example(results: dict) -> None:
 
 @pytest.mark.slow
 def test_dynamo_output_round_trips_on_python_311(tmp_path: Path) -> None:
-    scripts = [ROOT / "tests" / "programs" / "dynamo_breaks.py", *[lesson(n) for n in LESSONS]]
+    scripts = [ROOT / "tests" / "programs" / "dynamo_breaks.py", *[lesson(n) for n in LESSON_PROGRAMS]]
     try:
         import transformers  # noqa: F401
 
@@ -80,7 +81,7 @@ def test_dynamo_output_round_trips_on_python_311(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_dynamo_output_round_trips_on_python_312(tmp_path: Path) -> None:
     python = python312()
-    scripts = [ROOT / "tests" / "programs" / "dynamo_breaks.py", *[lesson(n) for n in LESSONS if n != "benchmark.py"]]
+    scripts = [ROOT / "tests" / "programs" / "dynamo_breaks.py", *[lesson(n) for n in LESSON_PROGRAMS if n != "benchmark.py"]]
     results = _check(python, scripts, tmp_path)
     assert results["python"] == "3.12"
     outcome = _assert_round_trip(results, scripts)

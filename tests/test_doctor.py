@@ -1,4 +1,6 @@
-"""Lesson 1 (check_setup.py) done properly: `compilescope doctor`, in a real subprocess."""
+"""Lesson 1 (check_setup.py) done properly: `compilescope doctor`, in a real subprocess. The lesson
+program is this repository's (tests/programs/lessons), and the tutorial's own too where it lies
+beside the repository (`../shared/tutorial`; elsewhere that run skips)."""
 
 from __future__ import annotations
 
@@ -10,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import copy_lesson, run_cli
+from conftest import LESSONS, copy_lesson, run_cli, tutorial
 
 pytestmark = pytest.mark.slow
 
 
-def test_doctor_reports_what_check_setup_reports(tmp_path: Path) -> None:
-    copy_lesson("check_setup.py", tmp_path)
+@pytest.mark.parametrize("source", ["here", "tutorial"])
+def test_doctor_reports_what_check_setup_reports(tmp_path: Path, source: str) -> None:
+    copy_lesson("check_setup.py", tmp_path, tutorial() if source == "tutorial" else LESSONS)
     lesson = subprocess.run([sys.executable, "check_setup.py"], cwd=tmp_path, capture_output=True, text=True, check=True)
     result = run_cli("doctor", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr

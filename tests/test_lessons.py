@@ -1,11 +1,15 @@
-"""The tutorial's lessons, run unchanged, captured by compilescope two ways: through
-`compilescope run` in a subprocess ("cli"), and in-process inside `compilescope.capture()`
-("capture", as a notebook user would).
+"""The lessons of the tutorial our users follow, as this repository's lesson programs
+(tests/programs/lessons: the same models, the same facts dug out of torch by hand, printed in the
+same lines), captured by compilescope two ways: through `compilescope run` in a subprocess
+("cli"), and in-process inside `compilescope.capture()` ("capture", as a notebook user would).
+Where the tutorial's own scripts lie beside the repository (`../shared/tutorial`, on this
+project's machines and in CI), each test also runs the original through `compilescope run`
+("tutorial"); elsewhere that run skips, saying so.
 
 Each lesson prints facts it dug out of torch by hand (log redirection, string splitting). The
 same run is captured by compilescope, so every assertion compares what the lesson printed with
-what compilescope found in that very run: nothing is hard-coded from the seed's printout, whose
-numbers came from another machine.
+what compilescope found in that very run: nothing is hard-coded from the tutorial's printout,
+whose numbers came from another machine.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import pytest
 
 import compilescope
 from compilescope.session.model import Session
-from conftest import CliRun, copy_lesson, run_lesson
+from conftest import LESSONS, CliRun, copy_lesson, run_lesson, tutorial
 
 pytestmark = pytest.mark.slow
 
@@ -40,14 +44,22 @@ def capture_lesson(name: str, folder: Path, capfd: pytest.CaptureFixture[str]) -
     return CliRun(0, out, err + str(session), folder), session
 
 
-@pytest.fixture(params=["cli", "capture"])
+@pytest.fixture(params=["cli", "capture", "tutorial"])
 def lesson_run(request: pytest.FixtureRequest, tmp_path: Path, capfd: pytest.CaptureFixture[str]):
+    source = tutorial() if request.param == "tutorial" else LESSONS  # (skips where the tutorial is not here)
+
     def run(name: str) -> tuple[CliRun, Session]:
-        if request.param == "cli":
-            return run_lesson(name, tmp_path)
-        return capture_lesson(name, tmp_path, capfd)
+        if request.param == "capture":
+            return capture_lesson(name, tmp_path, capfd)
+        return run_lesson(name, tmp_path, source=source)
 
     return run
+
+
+@pytest.fixture(params=["here", "tutorial"])
+def lessons(request: pytest.FixtureRequest) -> Path:
+    """Where the lesson programs come from: this repository, and the tutorial's own where it is here."""
+    return tutorial() if request.param == "tutorial" else LESSONS
 
 
 def printed_after(text: str, heading: str) -> list[str]:
@@ -65,12 +77,12 @@ def printed_after(text: str, heading: str) -> list[str]:
 # ---- lesson 3: the first call pays for compiling; a warm cache pays less -----------------------
 
 
-def test_first_call_cold_then_warm_cache(tmp_path: Path) -> None:
+def test_first_call_cold_then_warm_cache(tmp_path: Path, lessons: Path) -> None:
     # GIVEN a compile cache of its own, empty
     env = {"TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "cache")}
     # WHEN the lesson runs twice
-    cold_run, cold = run_lesson("first_call.py", tmp_path, env)
-    warm_run, warm = run_lesson("first_call.py", tmp_path, env)
+    cold_run, cold = run_lesson("first_call.py", tmp_path, env, source=lessons)
+    warm_run, warm = run_lesson("first_call.py", tmp_path, env, source=lessons)
 
     # THEN each run compiled forward once, on the first call
     for run, session in ((cold_run, cold), (warm_run, warm)):

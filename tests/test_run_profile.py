@@ -1,5 +1,5 @@
-"""`compilescope run --profile` on the tutorial's recompile lesson: which compiled version served
-each call, and where the compiled time went, kernel by kernel."""
+"""`compilescope run --profile` on the recompile lesson (tests/programs/lessons/recompile.py): which
+compiled version served each call, and where the compiled time went, kernel by kernel."""
 
 from __future__ import annotations
 
