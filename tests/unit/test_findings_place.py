@@ -92,6 +92,8 @@ def test_a_compiled_module_whose_forward_ran_is_no_finding() -> None:
 
 
 def _frame(parameters: list[str] | None, qualname: str = "Net.forward") -> Frame:
+    if parameters == ["x"] and qualname == "Net.forward":
+        qualname = "encode"
     return Frame(name=qualname.rsplit(".", 1)[-1], filename="/u/net.py", lineno=3, qualname=qualname, parameters=parameters)
 
 
@@ -106,6 +108,7 @@ def _frame(parameters: list[str] | None, qualname: str = "Net.forward") -> Frame
         ("out = model(batch)", ["*args", "**kwargs"], "args[0]", ("batch", True)),
         ("out = model(*inputs)", ["self", "x"], "x", None),  # where *inputs ends is not in the source
         ("loss = criterion(model(data), target)", ["self", "x"], "x", ("data", True)),  # the one call that fits
+        ("return decode(encode(ids))", ["x"], "x", ("ids", True)),  # the call by the function's name (encode)
         ("out = model(data)", None, "x", None),  # parameters not recorded
         ("out = model(", ["self", "x"], "x", None),
     ],

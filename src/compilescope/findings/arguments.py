@@ -78,6 +78,9 @@ def expression_at_call(call_code: str | None, frame: Frame, subject: str) -> tup
     if tree is None:
         return None
     candidates = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and _fits(node, parameters)]
+    # a call by the function's own name (`encode(ids)` in `decode(encode(ids))`) is the one
+    named = [node for node in candidates if _called_name(node) == frame.name]
+    candidates = named or candidates
     found = {bound for node in candidates if (bound := _bound(node, parameters, subject)) is not None}
     if len(found) != 1:
         return None
@@ -92,6 +95,11 @@ def _parsed(code: str) -> ast.AST | None:
         except SyntaxError:
             continue
     return None
+
+
+def _called_name(call: ast.Call) -> str | None:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
 def _split(subject: str) -> tuple[str, int | None]:

@@ -201,7 +201,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         detail_lines.extend(_guard_lines(met))
         fix = (
             "Each dtype gets its own compiled version (a dtype cannot be made dynamic). If the change is not intended, "
-            f"convert where the tensor is made or before the call ({_cast(cause.guard)}){' at ' + caller if caller else ''}; "
+            f"convert where the tensor is made or before the call ({_cast(cause.guard, _at_call(met, compiles, variable=False))}){' at ' + caller if caller else ''}; "
             "if it is, expect one compile per dtype."
         )
     elif kind == "value" and (length := _length_of(cause.guard.subject)):
@@ -245,10 +245,12 @@ def _finding(cause: _Cause, session: Session) -> Finding:
             )
         else:
             fix = f"A Python number passed as `{subject}` was compiled into the graph as the constant {cause.guard.expected}, so a new value compiles again."
+            passed = _at_call(met, compiles, variable=False)
+            tensor = f"torch.tensor({passed})" if passed is not None else f"torch.tensor(...) of the number the call passes as `{subject}`"
             if became_dynamic:
-                fix += f" torch then made `{subject}` symbolic, so later values reuse one version; to skip the recompile, pass it as a tensor (torch.tensor({subject})), or compile with dynamic=True."
+                fix += f" torch then made `{subject}` symbolic, so later values reuse one version; to skip the recompile, pass it as a tensor ({tensor}), or compile with dynamic=True."
             else:
-                fix += f" Pass it as a tensor (torch.tensor({subject})) so its value is an input, not a constant, or compile with dynamic=True."
+                fix += f" Pass it as a tensor ({tensor}) so its value is an input, not a constant, or compile with dynamic=True."
     elif kind == "backend":
         frame = met[0][0]
         title = f"{frame.label} is compiled by more than one torch.compile(...) call: {plural(len(met), 'recompile')}"
@@ -394,10 +396,26 @@ _DTYPES = {
 }
 
 
-def _cast(guard: FailedGuard) -> str:
-    subject = guard.subject or "x"
+def _at_call(met: list[tuple[Frame, Compile, FailedGuard]], compiles: list[Compile], variable: bool) -> str | None:
+    """The caller's expression for the guard's subject at the call (findings/arguments.py), a
+    variable only where `variable`; None where it cannot be worked out."""
+    entry, _, guard = met[0]
+    call = next((c for c in compiles if c.called_from), None)
+    if call is None or not guard.subject:
+        return None
+    found = expression_at_call(call.call_code, entry, guard.subject)
+    if found is None or (variable and not found[1]):
+        return None
+    return found[0]
+
+
+def _cast(guard: FailedGuard, passed: str | None = None) -> str:
+    """`ids.to(torch.float32)`, with the caller's expression where it is known."""
     dtype = _DTYPES.get(guard.expected or "")
-    return f"{subject}.to(torch.{dtype})" if dtype else f"{subject}.to(...)"
+    cast = f".to(torch.{dtype})" if dtype else ".to(...)"
+    if passed is None:
+        return f"`{cast}` on the tensor passed as `{guard.subject}`" if guard.subject else f"`{cast}`"
+    return f"{passed}{cast}"
 
 
 def _mark_dynamic(met: list[tuple[Frame, Compile, FailedGuard]], compiles: list[Compile], dim: str) -> str:

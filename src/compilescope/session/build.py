@@ -39,7 +39,7 @@ from compilescope.session.model import (
     Program,
     Session,
 )
-from compilescope.session.places import is_user_code
+from compilescope.session.places import is_user_code, library
 from compilescope.session.sources import read_source as _read_source
 from compilescope.trace.reader import (
     MAX_SKIPPED,
@@ -842,7 +842,7 @@ class _Builder:
         by_forward = {f"{m.module}.forward": m for m in self.session.compiled_modules or [] if m.compiled_from}
         for frame in self.session.frames:
             module = by_forward.get(frame.wraps or "")
-            if module is not None and not is_user_code(frame.filename):
+            if module is not None and library(frame.filename) == "torch":  # (not a library's decorator: transformers' `wrapper`)
                 frame.compiled_at = module.compiled_from[-1].split(" in ")[0]
 
     def _breaks_in_compiled_frames(self) -> None:
