@@ -128,3 +128,15 @@ def test_an_argument_that_cannot_be_worked_out_is_said_by_position() -> None:
 def test_the_traces_are_there() -> None:
     for name in ("ragged", "padded", "causal", "whole", "generate"):
         assert (TRACES / f"{name}.log.gz").exists()
+
+
+def test_a_guard_added_in_torchs_code_is_not_given_torchs_file_as_its_place() -> None:
+    from compilescope.findings.recompiles import _origin
+    from compilescope.session.model import FailedGuard
+
+    frame = _frame(["self", "src"], "TransformerModel.forward")
+    # torch writes a line of its own relative to its folder
+    inside = FailedGuard(text="...", user_code="return self.x", filename="_dynamo/variables/tensor.py", lineno=2606)
+    assert _origin(inside, frame) == "`return self.x` in torch's code, reached from TransformerModel.forward"
+    own = FailedGuard(text="...", user_code="if self.mask is None:", filename="/u/model.py", lineno=25)
+    assert _origin(own, frame) == "`if self.mask is None:` at u/model.py:25"

@@ -24,6 +24,7 @@ from compilescope.findings.finding import (
     where,
 )
 from compilescope.session.model import Compile, FailedGuard, Frame, Session
+from compilescope.session.places import is_user_code, library
 
 
 def is_limit_refusal(c: Compile) -> bool:
@@ -141,6 +142,20 @@ def _caller(compiles: list[Compile]) -> str | None:
     return None
 
 
+def _origin(guard: FailedGuard, frame: Frame) -> str | None:
+    """The line that made torch add the guard: the user's, at its place; where torch names a
+    line of its own (Dynamo's, a torch module's), that is no place for the user to act: the
+    compiled function is named instead."""
+    if not guard.user_code:
+        return None
+    # (torch writes a place in its own files relative to its folder: "_dynamo/variables/tensor.py")
+    in_torch = bool(guard.filename and re.match(r"(?:_\w+|nn|utils|fx|optim|distributed|autograd|cuda|amp)[/\\]", guard.filename))
+    if guard.filename and (in_torch or not is_user_code(guard.filename)):
+        owner = "torch" if in_torch else library(guard.filename) or "a library"
+        return f"`{guard.user_code}` in {owner}'s code, reached from {frame.known_as}"
+    return f"`{guard.user_code}`" + (f" at {short(where(guard.filename, guard.lineno) or '')}" if guard.filename else "")
+
+
 def _self_attribute(text: str) -> str | None:
     """`src_mask` for a guard on `self.src_mask` (or `L['self'].src_mask`)."""
     found = re.search(r"(?:\bself|L\['self'\])\.(\w+)", text)
@@ -225,12 +240,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         frame = met[0][0]
         constants = [g.expected for _, _, g in met if g.expected is not None]
         title = f"`{subject}` in {frame.label_of(met[0][1])} was compiled in as a constant ({listed(list(dict.fromkeys(constants)))}): {plural(len(met), 'recompile')}"
-        origin = (
-            f"`{cause.guard.user_code}`"
-            + (f" at {short(where(cause.guard.filename, cause.guard.lineno) or '')}" if cause.guard.filename else "")
-            if cause.guard.user_code
-            else None
-        )
+        origin = _origin(cause.guard, frame)
         detail_lines.append(f"Guard failed: {cause.guard.text}" + (f" (from {origin})" if origin else ""))
         became_dynamic = any(subject in (d.source or "") for c in compiles for d in c.dynamic)
         flag = _is_flag(constants)
