@@ -183,11 +183,11 @@ def assignment_in(frame: Frame, attribute: str) -> tuple[int, str] | None:
     """The line, and its code, where the compiled function assigns `self.<attribute>`, read from
     its file (the function found by its name at its first line); None where the file cannot be
     read, has changed, or the function assigns it nowhere (or in several places)."""
-    from compilescope.session.sources import read_source
+    from compilescope.session.sources import cached_source
 
     if not frame.filename or not frame.lineno:
         return None
-    lines = read_source(frame.filename)
+    lines = cached_source(frame.filename)
     if lines is None:
         return None
     try:

@@ -11,6 +11,7 @@ import ast
 from compilescope.findings import PROBLEM
 from compilescope.findings.finding import Finding, listed, short
 from compilescope.session.model import CompiledModule, Session
+from compilescope.session.places import is_user_code
 
 
 def _forward_compiled(session: Session, module: CompiledModule) -> bool:
@@ -20,8 +21,8 @@ def _forward_compiled(session: Session, module: CompiledModule) -> bool:
             return True
         if forward in (frame.wraps, frame.qualname) or any(c.for_function == forward for c in frame.compiles):
             return True
-        if frame.name == "inner" and frame.wraps is None:  # torch's wrapper, of a module not known: not said
-            return True
+        if frame.wraps is None and not frame.is_resume and not is_user_code(frame.filename):
+            return True  # a wrapper (torch's `inner`, a library's decorator) of what is not known: not said
     return False
 
 

@@ -79,6 +79,11 @@ def recompile_findings(session: Session) -> list[Finding]:
 
 def _cause_key(frame: Frame, guard: FailedGuard) -> tuple:
     what = guard.what or ""
+    # a module attribute the compiled function assigns (`self.src_mask = mask` in forward): one
+    # cause, whatever its guards say (None, then a tensor; a tensor of another size)
+    attribute = _self_attribute(guard.subject or "") or (_self_attribute(guard.text) if not guard.subject else None)
+    if attribute and assignment_in(frame, attribute) is not None:
+        return ("attribute", frame.filename, frame.lineno, frame.name, attribute)
     if m := re.match(r"(size|stride) mismatch at index (\d+)", what):
         return (m.group(1), m.group(2))
     if what.startswith("dtype mismatch"):
@@ -291,8 +296,11 @@ def _finding(cause: _Cause, session: Session) -> Finding:
     else:
         frame = met[0][0]
         title = f"{frame.label_of(met[0][1])} compiled again: {plural(len(met), 'recompile')}"
-        detail_lines.append(f"Guard failed: {_without_ids(cause.guard.text)}")
-        attribute = _self_attribute(cause.guard.text)
+        if kind == "attribute":
+            detail_lines.extend(_guard_lines(met))
+        else:
+            detail_lines.append(f"Guard failed: {_without_ids(cause.guard.text)}")
+        attribute = cause.key[4] if kind == "attribute" else _self_attribute(cause.guard.text)
         assigned = assignment_in(frame, attribute) if attribute else None
         if attribute and assigned is not None:
             at_line, code = assigned
@@ -330,7 +338,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
     try_fixes = ("dynamic",) if kind in ("size", "stride", "value") and not _length_of(cause.guard.subject) and not flag else ()
     first_call = next((c for c in compiles if c.called_from), None)
     place = first_call.called_from[-1].split(" in ")[0] if first_call else met[0][0].place
-    if kind == "other" and place_of_assignment:
+    if place_of_assignment:
         place = place_of_assignment
     return Finding(
         level,
