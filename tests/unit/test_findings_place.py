@@ -106,6 +106,10 @@ def _frame(parameters: list[str] | None, qualname: str = "Net.forward") -> Frame
         ("logits = model(**batch)", ["self", "input_ids", "attention_mask"], "attention_mask", ('batch["attention_mask"]', True)),
         ("y = step(torch.ones(4, n))", ["x"], "x", ("torch.ones(4, n)", False)),
         ("out = model(batch)", ["*args", "**kwargs"], "args[0]", ("batch", True)),
+        # transformers' decorator: wrapper(self, *args, **kwargs), torch's source kwargs['attention_mask']
+        ("out = model(**batch)", ["self", "*args", "**kwargs"], "kwargs['attention_mask']", ('batch["attention_mask"]', True)),
+        ("out = model(**batch)", ["self", "*args", "**kwargs"], "input_ids", ('batch["input_ids"]', True)),
+        ("out = model(input_ids=ids)", ["self", "*args", "**kwargs"], "input_ids", ("ids", True)),
         ("out = model(*inputs)", ["self", "x"], "x", None),  # where *inputs ends is not in the source
         ("loss = criterion(model(data), target)", ["self", "x"], "x", ("data", True)),  # the one call that fits
         ("return decode(encode(ids))", ["x"], "x", ("ids", True)),  # the call by the function's name (encode)
@@ -140,3 +144,12 @@ def test_a_guard_added_in_torchs_code_is_not_given_torchs_file_as_its_place() ->
     assert _origin(inside, frame) == "`return self.x` in torch's code, reached from TransformerModel.forward"
     own = FailedGuard(text="...", user_code="if self.mask is None:", filename="/u/model.py", lineno=25)
     assert _origin(own, frame) == "`if self.mask is None:` at u/model.py:25"
+
+
+def test_torchs_sources_as_the_compiled_functions_locals() -> None:
+    from compilescope.findings.arguments import local_of
+
+    assert local_of("L['args'][0] dim 0") == "args[0]"
+    assert local_of("L['attention_mask'] dim 1") == "attention_mask"
+    assert local_of("L['kwargs']['input_ids'] dim 1") == "input_ids"
+    assert local_of("L['x'].size()[0]") == "x"

@@ -21,12 +21,15 @@ _SOURCE = re.compile(r"^L\['(?P<name>[^']+)'\](?P<rest>.*)$")
 
 
 def local_of(source: str) -> str:
-    """ "L['args'][0] dim 1" -> "args[0]"; "L['x'].size()[0]" -> "x"; "x" stays."""
+    """ "L['args'][0] dim 1" -> "args[0]"; "L['x'].size()[0]" -> "x"; "L['kwargs']['ids'] dim 1" ->
+    "ids" (as session/breaks.py names a guard's subject); "x" stays."""
     source = re.sub(r"\s+dim \d+$", "", source.strip())
     source = re.sub(r"\.(size|stride)\(\)\[\d+\]$|\.storage_offset\(\)$", "", source)
     if found := _SOURCE.match(source):
-        return found.group("name") + found.group("rest")
-    return source
+        source = found.group("name") + found.group("rest")
+    # a keyword argument gathered by **kwargs, as torch's guards name it: "kwargs['input_ids']" -> "input_ids"
+    keyword = re.fullmatch(r"\w+\[['\"](\w+)['\"]\]", source)
+    return keyword.group(1) if keyword else source
 
 
 def ordinal(n: int) -> str:
@@ -150,6 +153,8 @@ def _bound(call: ast.Call, parameters: list[str], subject: str) -> tuple[str, bo
             return f'{dictionary[0]}["{key}"]', True
         return None
 
+    if varkw and (found := re.fullmatch(rf"{re.escape(varkw)}\['(\w+)'\]", subject)):
+        return by_keyword(found.group(1))
     if index is not None and name == varargs:
         node = at(len(positional) + index)
         return _expression(node) if node is not None else None
@@ -158,10 +163,8 @@ def _bound(call: ast.Call, parameters: list[str], subject: str) -> tuple[str, bo
         if node is not None:
             return _expression(node)
         return by_keyword(name)
-    if index is None and (name in keyword_only or varkw is not None):
+    if index is None and re.fullmatch(r"\w+", name) and (name in keyword_only or varkw is not None):
         return by_keyword(name)
-    if (found := re.fullmatch(rf"{re.escape(varkw or '')}\['(\w+)'\]", subject)) and varkw:
-        return by_keyword(found.group(1))
     return None
 
 
