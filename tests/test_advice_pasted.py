@@ -164,3 +164,32 @@ def test_the_report_starts_on_a_line_of_its_own_after_an_unfinished_line(tmp_pat
     assert result.stderr.startswith("progress 3/3 |#####|\n"), result.stderr[:200]
     header = next(line for line in result.stderr.splitlines() if "compilescope" in line)
     assert header.startswith("compilescope"), result.stderr[:400]
+
+
+def test_mark_dynamic_for_a_hugging_face_model_called_with_a_padded_dict_runs_and_removes_the_recompile(tmp_path: Path) -> None:
+    # GIVEN a Hugging Face model (its forward behind transformers' decorator, **kwargs) called as model(**batch)
+    pytest.importorskip("transformers")
+    source = (
+        "import torch, transformers\n"
+        "torch.manual_seed(0)\n"
+        "config = transformers.BertConfig(num_hidden_layers=1, hidden_size=32, num_attention_heads=2, intermediate_size=64, vocab_size=100)\n"
+        'model = torch.compile(transformers.BertForSequenceClassification(config), backend="eager")\n'
+        "for length in (8, 12, 10):\n"
+        '    batch = {"input_ids": torch.randint(0, 100, (2, length)), "attention_mask": torch.ones(2, length, dtype=torch.long)}\n'
+        "    out = model(**batch)\n"
+    )
+    original = tmp_path / "original"
+    original.mkdir()
+    (original / "hf.py").write_text(source)
+    _, session, found = _run(original, "hf")
+    assert len(session.recompiles) == 1
+    program = tmp_path / "hf.py"
+    program.write_text(source)
+    # WHEN the finding's lines are pasted before `out = model(**batch)`
+    assert _paste_before(program, _one(found, "recompile").fix) == [
+        'torch._dynamo.mark_dynamic(batch["input_ids"], 1)',
+        'torch._dynamo.mark_dynamic(batch["attention_mask"], 1)',
+    ]
+    _, pasted, _ = _run(tmp_path, "hf")
+    # THEN one compile serves every length
+    assert pasted.recompiles == [] and len(pasted.compiles) == 1
