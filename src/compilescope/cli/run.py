@@ -150,6 +150,11 @@ def run_program(args: RunOptions) -> int:
         # (its own trace is finished at its exit); the outputs are the parent's to write.
         return exit_status
     _flush_streams()
+    # What we say starts on a line of its own: the program's last output may not have ended
+    # one (a progress bar, tqdm's, left unfinished), and what it wrote cannot be known without
+    # wrapping its streams, so an empty line always separates it from ours.
+    if args.explanation:
+        print(file=stream, flush=True)
     # The program is done: its objects (torch's, a million and more) move out of the
     # collector's view while we build and write, so that a full collection our own work
     # triggers does not scan them all (~85 ms on 2 cores); they are back in it before we
@@ -210,7 +215,9 @@ def _explain(
     session.program = Program(**record)
     if profiler is not None:
         session.profile = profiler.finish(session)
-    nothing = not session.frames and not session.children and not session.skipped and session.profile is None
+    nothing = (
+        not session.frames and not session.children and not session.skipped and session.profile is None and not session.compiled_modules
+    )
     if nothing and session.rank is None and decompile_dir is None and not plan.report_wanted(args):
         # Nothing compiled (the program imported torch, but compiled nothing): rich, the rules
         # and the report would cost more than 5% of a short run, to show only that.

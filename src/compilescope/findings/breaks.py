@@ -73,6 +73,39 @@ def _reason_advice(brk: GraphBreak) -> str:
     return ""
 
 
+def _library_fix(brk: GraphBreak, user_line: GraphBreak | None) -> str | None:
+    """The change in the user's call that keeps a known break in torch's code from happening,
+    written for the user's line that calls into it; None where none is known."""
+    if brk.function == "_detect_is_causal_mask" and user_line is not None:
+        place = short(where(user_line.user_filename, user_line.user_lineno) or "")
+        fixed = _with_keyword(user_line.user_code, "is_causal", "True", ("mask", "src_mask", "tgt_mask"))
+        return (
+            "torch compares the mask with a causal mask it builds, to learn whether it is causal: that needs the mask's "
+            "values, so the graph is cut. Where the mask is causal (a square subsequent mask), say so: pass is_causal=True "
+            f"with it at {place}"
+            + (f": `{fixed}`" if fixed else "")
+            + ". torch then skips the comparison (and can use a faster causal attention)."
+        )
+    return None
+
+
+def _with_keyword(code: str | None, keyword: str, value: str, beside: tuple[str, ...]) -> str | None:
+    """The line with `keyword=value` added to its call that passes one of `beside` (the mask)."""
+    import ast
+
+    if not code:
+        return None
+    try:
+        tree = ast.parse(code.strip())
+    except SyntaxError:
+        return None
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and any(k.arg in beside for k in n.keywords)]
+    if len(calls) != 1 or any(k.arg == keyword for k in calls[0].keywords):
+        return None
+    calls[0].keywords.append(ast.keyword(arg=keyword, value=ast.parse(value, mode="eval").body))
+    return ast.unparse(tree)
+
+
 def break_findings(session: Session) -> list[Finding]:
     sites: dict[tuple, list[tuple[Frame, Compile, GraphBreak]]] = {}
     for frame in session.frames:
@@ -173,7 +206,10 @@ def _finding(
             if names:
                 fix += "\nSettings this torch has for it: " + ", ".join(f"torch._dynamo.config.{n}" for n in names) + "."
         level = WARNING
-        if not own and owner:
+        known = _library_fix(brk, user_line)
+        if known is not None:
+            fix = known
+        elif not own and owner:
             fix = (fix + "\n" if fix else "") + f"The break is in {code_of(owner, full=True)}: change your call into it"
             fix += f" (at {short(where(user_line.user_filename, user_line.user_lineno) or '')})" if user_line else ""
             fix += ", or compile a smaller region that does not reach it."

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from compilescope.findings import INFO, PROBLEM, WARNING
+from compilescope.findings.arguments import assignment_in, expression_at_call, local_of, which_argument
 from compilescope.findings.finding import (
     NOT_MEASURED,
     Finding,
@@ -23,6 +24,7 @@ from compilescope.findings.finding import (
     where,
 )
 from compilescope.session.model import Compile, FailedGuard, Frame, Session
+from compilescope.session.places import is_user_code, library
 
 
 def is_limit_refusal(c: Compile) -> bool:
@@ -77,6 +79,11 @@ def recompile_findings(session: Session) -> list[Finding]:
 
 def _cause_key(frame: Frame, guard: FailedGuard) -> tuple:
     what = guard.what or ""
+    # a module attribute the compiled function assigns (`self.src_mask = mask` in forward): one
+    # cause, whatever its guards say (None, then a tensor; a tensor of another size)
+    attribute = _self_attribute(guard.subject or "") or (_self_attribute(guard.text) if not guard.subject else None)
+    if attribute and assignment_in(frame, attribute) is not None:
+        return ("attribute", frame.filename, frame.lineno, frame.name, attribute)
     if m := re.match(r"(size|stride) mismatch at index (\d+)", what):
         return (m.group(1), m.group(2))
     if what.startswith("dtype mismatch"):
@@ -140,6 +147,26 @@ def _caller(compiles: list[Compile]) -> str | None:
     return None
 
 
+def _origin(guard: FailedGuard, frame: Frame) -> str | None:
+    """The line that made torch add the guard: the user's, at its place; where torch names a
+    line of its own (Dynamo's, a torch module's), that is no place for the user to act: the
+    compiled function is named instead."""
+    if not guard.user_code:
+        return None
+    # (torch writes a place in its own files relative to its folder: "_dynamo/variables/tensor.py")
+    in_torch = bool(guard.filename and re.match(r"(?:_\w+|nn|utils|fx|optim|distributed|autograd|cuda|amp)[/\\]", guard.filename))
+    if guard.filename and (in_torch or not is_user_code(guard.filename)):
+        owner = "torch" if in_torch else library(guard.filename) or "a library"
+        return f"`{guard.user_code}` in {owner}'s code, reached from {frame.known_as}"
+    return f"`{guard.user_code}`" + (f" at {short(where(guard.filename, guard.lineno) or '')}" if guard.filename else "")
+
+
+def _self_attribute(text: str) -> str | None:
+    """`src_mask` for a guard on `self.src_mask` (or `L['self'].src_mask`)."""
+    found = re.search(r"(?:\bself|L\['self'\])\.(\w+)", text)
+    return found.group(1) if found else None
+
+
 def _is_flag(constants: list[str]) -> bool:
     """Whether the constants compiled in were True or False (a flag), as torch's guard says them."""
     return bool(constants) and all(value in ("True", "False") for value in constants)
@@ -167,6 +194,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
     detail_lines: list[str] = []
     fix = ""
     flag = False  # a True/False value compiled in: nothing to try
+    place_of_assignment: str | None = None  # a module attribute forward assigns: the assignment is the place
     if kind == "shared code":
         title, detail_lines, fix = _shared_code(met, session)
     elif kind in ("size", "stride"):
@@ -175,7 +203,10 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         became_dynamic = any(d.kind in ("automatic dynamic", "symbol") for c in compiles for d in c.dynamic)
         detail_lines.extend(_guard_lines(met))
         mark = _mark_dynamic(met, compiles, dim)
-        if kind == "size" and became_dynamic:
+        last_batch = _last_batch(met, dim) if kind == "size" else None
+        if last_batch is not None:
+            fix = f"{last_batch} Or, to keep it, mark the dimension dynamic before the first call: {mark}, or compile with dynamic=True."
+        elif kind == "size" and became_dynamic:
             fix = (
                 f"torch made that dimension dynamic after the first change, so later sizes reuse one version. "
                 f"To skip the recompile, mark it dynamic before the first call: {mark}, or compile with dynamic=True."
@@ -190,7 +221,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         detail_lines.extend(_guard_lines(met))
         fix = (
             "Each dtype gets its own compiled version (a dtype cannot be made dynamic). If the change is not intended, "
-            f"convert where the tensor is made or before the call ({_cast(cause.guard)}){' at ' + caller if caller else ''}; "
+            f"convert where the tensor is made or before the call ({_cast(cause.guard, _at_call(met, compiles, variable=False))}){' at ' + caller if caller else ''}; "
             "if it is, expect one compile per dtype."
         )
     elif kind == "value" and (length := _length_of(cause.guard.subject)):
@@ -214,12 +245,7 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         frame = met[0][0]
         constants = [g.expected for _, _, g in met if g.expected is not None]
         title = f"`{subject}` in {frame.label_of(met[0][1])} was compiled in as a constant ({listed(list(dict.fromkeys(constants)))}): {plural(len(met), 'recompile')}"
-        origin = (
-            f"`{cause.guard.user_code}`"
-            + (f" at {short(where(cause.guard.filename, cause.guard.lineno) or '')}" if cause.guard.filename else "")
-            if cause.guard.user_code
-            else None
-        )
+        origin = _origin(cause.guard, frame)
         detail_lines.append(f"Guard failed: {cause.guard.text}" + (f" (from {origin})" if origin else ""))
         became_dynamic = any(subject in (d.source or "") for c in compiles for d in c.dynamic)
         flag = _is_flag(constants)
@@ -234,10 +260,12 @@ def _finding(cause: _Cause, session: Session) -> Finding:
             )
         else:
             fix = f"A Python number passed as `{subject}` was compiled into the graph as the constant {cause.guard.expected}, so a new value compiles again."
+            passed = _at_call(met, compiles, variable=False)
+            tensor = f"torch.tensor({passed})" if passed is not None else f"torch.tensor(...) of the number the call passes as `{subject}`"
             if became_dynamic:
-                fix += f" torch then made `{subject}` symbolic, so later values reuse one version; to skip the recompile, pass it as a tensor (torch.tensor({subject})), or compile with dynamic=True."
+                fix += f" torch then made `{subject}` symbolic, so later values reuse one version; to skip the recompile, pass it as a tensor ({tensor}), or compile with dynamic=True."
             else:
-                fix += f" Pass it as a tensor (torch.tensor({subject})) so its value is an input, not a constant, or compile with dynamic=True."
+                fix += f" Pass it as a tensor ({tensor}) so its value is an input, not a constant, or compile with dynamic=True."
     elif kind == "backend":
         frame = met[0][0]
         title = f"{frame.label} is compiled by more than one torch.compile(...) call: {plural(len(met), 'recompile')}"
@@ -260,10 +288,44 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         if "grad_mode" in cause.guard.text:
             fix = "Gradient mode changed (torch.no_grad vs training): each mode gets its own compiled version. This is expected when a model is used for both."
             level = INFO  # (as the fix says: expected, not a problem to fix)
+        else:
+            fix = (
+                "A global setting the compiled code depends on changed between calls (torch's global state: grad mode, "
+                "autocast, deterministic algorithms, the default dtype or device): set it the same way around every call, "
+                "or expect one version per setting."
+            )
     else:
         frame = met[0][0]
         title = f"{frame.label_of(met[0][1])} compiled again: {plural(len(met), 'recompile')}"
-        detail_lines.append(f"Guard failed: {_without_ids(cause.guard.text)}")
+        if kind == "attribute":
+            detail_lines.extend(_guard_lines(met))
+        else:
+            detail_lines.append(f"Guard failed: {_without_ids(cause.guard.text)}")
+        attribute = cause.key[4] if kind == "attribute" else _self_attribute(cause.guard.text)
+        assigned = assignment_in(frame, attribute) if attribute else None
+        if attribute and assigned is not None:
+            at_line, code = assigned
+            title = f"{frame.known_as} assigns `self.{attribute}`, which its compiled code depends on: {plural(len(met), 'recompile')}"
+            assignment_place = where(frame.filename, at_line)
+            detail_lines.append(
+                f"{frame.known_as} sets `self.{attribute}` at {short(assignment_place or '')} (`{code}`): Dynamo guards on the "
+                f"module's attributes, so each new value (None, then a tensor, then one of another size) fails the guards of the versions before."
+            )
+            fix = (
+                f"Keep `self.{attribute}` stable: make it once in __init__ (self.register_buffer('{attribute}', ...) for a tensor), "
+                "or pass it to forward as an argument, rather than assigning it inside forward."
+            )
+            place_of_assignment = assignment_place
+        elif attribute:
+            fix = (
+                f"The compiled code depends on `self.{attribute}`, and it changed between calls: keep it stable (make it once in "
+                "__init__, or register_buffer for a tensor), or pass it to forward as an argument."
+            )
+        else:
+            fix = (
+                "Something the compiled code depends on changed between calls (the guard above says what): keep it the same "
+                "between calls, or pass it as a tensor; TORCH_LOGS=recompiles prints each recompile's reason as it happens."
+            )
     if kind != "shared code" and (chain := _flip_flops(met)) is not None:
         detail_lines.append(
             f"It flip-flops ({' → '.join(_short_values(chain))}): a value met before came back and compiled again, "
@@ -276,7 +338,9 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         detail_lines.append(f"One change, {len(labels)} functions compiled again: {', '.join(labels)}.")
     try_fixes = ("dynamic",) if kind in ("size", "stride", "value") and not _length_of(cause.guard.subject) and not flag else ()
     first_call = next((c for c in compiles if c.called_from), None)
-    place = first_call.called_from[-1].split(" in ")[0] if first_call else where(met[0][0].filename, met[0][0].lineno)
+    place = first_call.called_from[-1].split(" in ")[0] if first_call else met[0][0].place
+    if place_of_assignment:
+        place = place_of_assignment
     return Finding(
         level,
         title,
@@ -351,31 +415,89 @@ _DTYPES = {
 }
 
 
-def _cast(guard: FailedGuard) -> str:
-    subject = guard.subject or "x"
+def _at_call(met: list[tuple[Frame, Compile, FailedGuard]], compiles: list[Compile], variable: bool) -> str | None:
+    """The caller's expression for the guard's subject at the call (findings/arguments.py), a
+    variable only where `variable`; None where it cannot be worked out."""
+    entry, _, guard = met[0]
+    call = next((c for c in compiles if c.called_from), None)
+    if call is None or not guard.subject:
+        return None
+    found = expression_at_call(call.call_code, entry, guard.subject)
+    if found is None or (variable and not found[1]):
+        return None
+    return found[0]
+
+
+def _cast(guard: FailedGuard, passed: str | None = None) -> str:
+    """`ids.to(torch.float32)`, with the caller's expression where it is known."""
     dtype = _DTYPES.get(guard.expected or "")
-    return f"{subject}.to(torch.{dtype})" if dtype else f"{subject}.to(...)"
+    cast = f".to(torch.{dtype})" if dtype else ".to(...)"
+    if passed is None:
+        return f"`{cast}` on the tensor passed as `{guard.subject}`" if guard.subject else f"`{cast}`"
+    return f"{passed}{cast}"
 
 
 def _mark_dynamic(met: list[tuple[Frame, Compile, FailedGuard]], compiles: list[Compile], dim: str) -> str:
-    """torch._dynamo.mark_dynamic on the user's own tensor: the argument of the first function
-    met (the one the user called), named as the user's call passed it where the call names it
-    (`step(input_ids=ids)` -> ids), with the call's place."""
+    """torch._dynamo.mark_dynamic on the user's own tensors, named as the line it goes before
+    has them (findings/arguments.py): the arguments of the first function met (the one the user
+    called) whose size changed in that dimension (the guard's, and the others torch made dynamic
+    with it), with the call's place. Where an argument's expression cannot be worked out, the
+    text says which argument it is rather than give a name the line does not have."""
     entry = met[0][0]
-    subjects = list(dict.fromkeys(g.subject for f, _, g in met if f is entry and g.subject)) or ["x"]
-    call = next((c for c in compiles if c.called_from), None)
+    own = [(c, g) for f, c, g in met if f is entry]
+    subjects = [g.subject for _, g in own if g.subject]
+    for c, _ in own:  # the inputs torch made dynamic in that dimension at the same recompile
+        subjects.extend(
+            local_of(d.source) for d in c.dynamic if d.kind == "automatic dynamic" and d.source and d.source.endswith(f" dim {dim}")
+        )
+    subjects = list(dict.fromkeys(s for s in subjects if not s.startswith("___"))) or ["x"]
+    call = next((c for c, _ in own if c.called_from), None) or next((c for c in compiles if c.called_from), None)
     code = call.call_code if call is not None else None
-    names = []
+    named: list[str] = []
+    unnamed: list[str] = []
     for subject in subjects:
-        passed = re.search(rf"\b{re.escape(subject)}\s*=\s*([A-Za-z_][\w.]*)", code or "")
-        names.append(passed.group(1) if passed else subject)
-    text = " and ".join(f"torch._dynamo.mark_dynamic({name}, {dim})" for name in dict.fromkeys(names))
+        found = expression_at_call(code, entry, subject)
+        if found is not None and found[1]:
+            named.append(found[0])
+        elif found is not None:  # made in the call: there is no variable to mark until it has a name
+            unnamed.append(f"{which_argument(entry, subject)} (made in the call by `{found[0]}`: give it a name first)")
+        else:
+            unnamed.append(which_argument(entry, subject))
+    marks = [f"torch._dynamo.mark_dynamic({name}, {dim})" for name in dict.fromkeys(named)]
+    if unnamed:
+        marks.append(f"torch._dynamo.mark_dynamic(t, {dim}) on {' and on '.join(unnamed)}")
+    text = " and ".join(marks)
     if call is not None:
         text += f" before `{code}`" if code else " before the call"
         text += f" at {short(call.called_from[-1].split(' in ')[0])}"
-    if names != subjects or len(met) > 1:
-        text += f" (the tensor {entry.known_as} gets as `{subjects[0]}`)"
+    if named and (named != subjects[: len(named)] or len(met) > 1):
+        text += f" (the {'tensor' if len(subjects) == 1 else 'tensors'} {entry.known_as} gets as {listed([f'`{s}`' for s in subjects])})"
     return text
+
+
+def _last_batch(met: list[tuple[Frame, Compile, FailedGuard]], dim: str) -> str | None:
+    """The size that shrank once, in the batch dimension (64, 64, …, then 8 once): the last,
+    smaller batch of an epoch whose dataset the batch size does not divide. Its usual fix is to
+    drop that batch; None where the sizes do not say so."""
+    if dim != "0":
+        return None
+    entry = met[0][0]
+    own = [g for f, _, g in met if f is entry]
+    if len(own) != 1:
+        return None
+    guard = own[0]
+    try:
+        expected, actual = int(guard.expected or ""), int(guard.actual or "")
+    except ValueError:
+        return None
+    if actual >= expected:
+        return None
+    return (
+        f"The batch dimension went from {expected} to {actual} once: the last batch of an epoch is smaller when the "
+        f"dataset's size is not a multiple of the batch size. If it comes from a DataLoader, pass drop_last=True to it "
+        f"(DataLoader(dataset, batch_size={expected}, drop_last=True)): every batch then has {expected} rows and nothing "
+        "compiles again (that last batch's samples are left out of the epoch)."
+    )
 
 
 def _guard_lines(met: list[tuple[Frame, Compile, FailedGuard]], limit: int = 4) -> list[str]:
@@ -476,7 +598,7 @@ def _limits(session: Session, causes: dict[tuple, _Cause], found: dict[tuple, Fi
                 fix=fix,
                 kind="recompile limit",
                 compile_ids=tuple(c.compile_id for c in refused),
-                where=where(frame.filename, frame.lineno),
+                where=frame.place,
                 frames=(frame.name,),
                 cost_s=cost_s,
                 cost=cost,
@@ -533,7 +655,7 @@ def _flip_flops_in_calls(session: Session, causes: dict[tuple, _Cause], found: d
                 ),
                 kind="flip-flop",
                 compile_ids=tuple(versions),
-                where=where(frame.filename, frame.lineno),
+                where=frame.place,
                 frames=(frame.name,),
                 cost=f"{NOT_MEASURED}: the guard checks of each switch are not timed",
             )

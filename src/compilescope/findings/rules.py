@@ -13,6 +13,7 @@ from compilescope.findings.before_compile import (
     nothing_compiled,
 )
 from compilescope.findings.breaks import break_findings, captured_nothing
+from compilescope.findings.compiled_modules import compiled_module_findings
 from compilescope.findings.distributed import ddp_split_findings
 from compilescope.findings.finding import (
     NOT_MEASURED,
@@ -40,7 +41,9 @@ def findings(session: Session) -> list[Finding]:
     """The session's findings, one per cause, ranked by what they cost (finding.ranked)."""
     found: list[Finding] = []
     compiled_in_children = any(c.compiles for c in session.children or [])
-    if not session.compiles and not session.benchmarks and not compiled_in_children:  # bench compiles in its own workers
+    modules = compiled_module_findings(session)
+    found.extend(modules)
+    if not session.compiles and not session.benchmarks and not compiled_in_children and not modules:  # bench compiles in its own workers
         found.append(_nothing_compiled(session))
     found.extend(_children(session))
     breaks = break_findings(session)
@@ -231,7 +234,7 @@ def _calls_without_compiled_code(frame: Frame) -> list[Finding]:
             f"{frame.label}: {eager.calls} of {eager.calls + compiled} calls ran without compiled code",
             detail=detail,
             kind="calls without compiled code",
-            where=where(frame.filename, frame.lineno),
+            where=frame.place,
             frames=(frame.name,),
         )
     ]

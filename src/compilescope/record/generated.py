@@ -33,6 +33,8 @@ class _Generated:
     resumes: dict[str, str] = field(default_factory=dict)  # global name -> the resume function's name
     qualname: str | None = None  # the name users know: "GPT2LMHeadModel.forward"
     wraps: str | None = None  # for a decorator's inner function: what it wraps
+    # the user's frames that called the compiled function, outermost first: (file, line, name)
+    callers: list[tuple[str, int, str]] = field(default_factory=list)
 
 
 class GeneratedCodeRecorder:
@@ -81,7 +83,7 @@ class GeneratedCodeRecorder:
                             self._alive.append(code)
             qualname, wraps = _names(original, torch_adapter.compiling_scope(original))
             with self._lock:
-                self._generated.append(_Generated(label, original, transformed, resumes, qualname, wraps))
+                self._generated.append(_Generated(label, original, transformed, resumes, qualname, wraps, user_callers()))
         except Exception as error:  # reading the code back is a bonus: never let it fail a compile,
             self.failures.add(error, f"{label} ({getattr(original, 'co_name', '?')})")  # but say so
         return None  # keep Dynamo's code
@@ -114,9 +116,58 @@ class GeneratedCodeRecorder:
                     "called_as": self._resume_names.get(id(item.original), []),
                     "qualname": item.qualname,
                     "wraps": item.wraps,
+                    "parameters": parameters(item.original),
+                    "called_from": [f"{file}:{line} in {name}" for file, line, name in item.callers],
+                    "call_code": _line(*item.callers[-1][:2]) if item.callers else None,
                 }
             )
         return {"versions": versions, "decompile_s": time.perf_counter() - started, **self.failures.facts()}
+
+
+def parameters(code: CodeType) -> list[str]:
+    """The function's parameters as its `def` writes them: ["self", "x", "*args", "key",
+    "**kwargs"] (keyword-only ones after "*args", or after a bare "*")."""
+    import inspect
+
+    names = list(code.co_varnames)
+    positional = code.co_argcount
+    keyword_only = code.co_kwonlyargcount
+    out = names[:positional]
+    at = positional + keyword_only
+    if code.co_flags & inspect.CO_VARARGS:
+        out.append("*" + names[at])
+        at += 1
+    elif keyword_only:
+        out.append("*")
+    out.extend(names[positional : positional + keyword_only])
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        out.append("**" + names[at])
+    return out
+
+
+def user_callers(most: int = 8) -> list[tuple[str, int, str]]:
+    """The user's frames on the stack now, outermost first (inside the bytecode hook, the
+    compiled function's callers are below Dynamo's frames: torch's own stack in dynamo_start
+    leaves them out for a function given to torch.compile). Only read."""
+    import sys
+
+    from compilescope.session.places import is_user_code
+
+    found: list[tuple[str, int, str]] = []
+    frame: Any = sys._getframe(2)
+    while frame is not None and len(found) < most:
+        code = frame.f_code
+        if is_user_code(code.co_filename):
+            found.append((code.co_filename, frame.f_lineno, code.co_name))
+        frame = frame.f_back
+    return found[::-1]
+
+
+def _line(filename: str, lineno: int) -> str | None:
+    import linecache
+
+    text = linecache.getline(filename, lineno).strip()
+    return text or None
 
 
 def _names(code: CodeType, scope: tuple[dict[str, Any], tuple] | None) -> tuple[str | None, str | None]:

@@ -17,6 +17,7 @@ from compilescope.trace.ours import (
     CALLS_RECORD,
     CAPTURE_RECORD,
     CHILDREN_RECORD,
+    COMPILED_MODULES_RECORD,
     ENVIRONMENT_RECORD,
     GENERATED_CODE_RECORD,
     PROGRAM_RECORD,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from compilescope.record.calls import CallRecorder
     from compilescope.record.generated import GeneratedCodeRecorder
     from compilescope.record.handler import TraceHandler
+    from compilescope.record.modules import CompiledModules
     from compilescope.session.model import ChildProcess, Session
 
 
@@ -186,6 +188,7 @@ class Capture:
         # made once torch is imported (_attach): until then there is nothing to record
         self.calls: CallRecorder | None = None
         self.code: GeneratedCodeRecorder | None = None
+        self.modules: CompiledModules | None = None
         self._record_calls, self._record_code = record_calls, record_code
         self._temporary = trace_path is None
         if trace_path is None:
@@ -222,8 +225,14 @@ class Capture:
         from compilescope.record.calls import CallRecorder
         from compilescope.record.generated import GeneratedCodeRecorder
         from compilescope.record.handler import TraceHandler
+        from compilescope.record.modules import CompiledModules
 
         self._attached = True
+        self.modules = CompiledModules()
+        try:
+            self.modules.start()
+        except Exception as error:  # a bonus: never fail the program for it
+            self.modules.unavailable = f"not recorded: {error_summary(error)}"
         if self._record_calls:
             self.calls = CallRecorder()
         if self._record_code:
@@ -335,6 +344,8 @@ class Capture:
             self.calls.stop()
         if self.code is not None:
             self.code.stop()
+        if self.modules is not None:
+            self.modules.stop()
         if self._logger is not None:
             if self._handler is not None:
                 self._logger.removeHandler(self._handler)
@@ -352,6 +363,9 @@ class Capture:
             if self.calls is not None and self._attached:
                 with contextlib.suppress(Exception):
                     self.writer.write_record(CALLS_RECORD, self.calls.facts())
+            if self.modules is not None and self._attached:
+                with contextlib.suppress(Exception):
+                    self.writer.write_record(COMPILED_MODULES_RECORD, self.modules.facts())
             if self.code is not None and self._attached:
                 # decompiling runs here, once the program is done; its time is in the record
                 with contextlib.suppress(Exception):
@@ -373,10 +387,10 @@ class Capture:
         self.writer.write_record(CAPTURE_RECORD, _process_facts())
         if self._attached:
             self._repeat_file_names()
-        for recorder in (self.calls, self.code):
+        for recorder in (self.calls, self.code, self.modules):
             if recorder is not None:
                 recorder.stop()
-        self.calls = self.code = None
+        self.calls = self.code = self.modules = None
         if self._handler is not None:
             self._handler.writer = self.writer
 

@@ -96,6 +96,18 @@ def dynamo_config() -> Any:
     return sys.modules.get("torch._dynamo.config")
 
 
+def on_module_registered(hook: Callable[[Any, str, Any], None]) -> Any:
+    """Call `hook(module, name, submodule)` as each submodule is registered on a module
+    (torch.nn's global module-registration hooks: torch.compile(module) registers the module
+    as its OptimizedModule's `_orig_mod`). The handle to remove it, or a line saying why not."""
+    try:
+        from torch.nn.modules.module import register_module_module_registration_hook
+
+        return register_module_module_registration_hook(hook)
+    except Exception as error:
+        return not_available(f"module registration hooks ({type(error).__name__})")
+
+
 def on_compile_start(callback: Callable[[], object]) -> str | None:
     """Call `callback` as each compile starts (torch._dynamo.callback's start callbacks); a
     line saying why not where this torch has none."""

@@ -457,7 +457,13 @@ def _frame(frame: Frame, show: set[str], max_compiles: int = MAX_COMPILES) -> li
     out: list = []
     title = Text("\n")
     title.append(_line(frame.label), style="bold")
-    title.append(f"  {_short_path(frame.filename)}:{_unknown(frame.lineno)}", style="dim")
+    if frame.compiled_at:
+        called = next((c.called_from[-1].split(" in ")[0] for c in frame.compiles if c.called_from), None)
+        title.append(
+            f"  compiled at {_short_path(frame.compiled_at)}" + (f", called at {_short_path(called)}" if called else ""), style="dim"
+        )
+    else:
+        title.append(f"  {_short_path(frame.filename)}:{_unknown(frame.lineno)}", style="dim")
     if frame.resumes:
         title.append(f"  (continues {_line(frame.resumes)} after a graph break)", style="dim")
     out.append(title)

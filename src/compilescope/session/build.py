@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from compilescope.session.model import (
     CallTimes,
     ChildProcess,
     Compile,
+    CompiledModule,
     CompileStatus,
     CompileTime,
     DecompiledCode,
@@ -35,10 +35,12 @@ from compilescope.session.model import (
     Environment,
     Frame,
     GraphBreak,
+    MethodCall,
     Program,
     Session,
 )
-from compilescope.session.places import is_user_code
+from compilescope.session.places import is_user_code, library
+from compilescope.session.sources import read_source as _read_source
 from compilescope.trace.reader import (
     MAX_SKIPPED,
     CompileId,
@@ -515,6 +517,40 @@ class _Builder:
         if isinstance(data, list):
             self.session.children = [child for item in data if (child := _child(item)) is not None]
 
+    def _on_compilescope_compiled_modules(self, record: Record) -> None:
+        data = record.metadata if isinstance(record.metadata, dict) else {}
+        modules = data.get("modules")
+        if not isinstance(modules, list):
+            return
+        found = []
+        for item in modules:
+            if not isinstance(item, dict) or not isinstance(item.get("module"), str):
+                self.skip(f"line {record.line}: a compiled module: not in the shape compilescope writes ({_a(item)})")
+                continue
+            calls = [
+                MethodCall(
+                    method=call["method"],
+                    filename=_text(call.get("filename")),
+                    lineno=_int(call.get("lineno")),
+                    code=_text(call.get("code")),
+                    name=_text(call.get("name")),
+                )
+                for call in _list(item.get("method_calls"))
+                if isinstance(call, dict) and isinstance(call.get("method"), str)
+            ]
+            found.append(
+                CompiledModule(
+                    module=item["module"],
+                    forward_filename=_text(item.get("forward_filename")),
+                    forward_lineno=_int(item.get("forward_lineno")),
+                    compiled_from=[n for n in _list(item.get("compiled_from")) if isinstance(n, str)],
+                    compile_code=_text(item.get("compile_code")),
+                    methods=[n for n in _list(item.get("methods")) if isinstance(n, str)],
+                    method_calls=calls,
+                )
+            )
+        self.session.compiled_modules = found
+
     def _on_compilescope_generated_code(self, record: Record) -> None:
         data = record.metadata
         if record.payload:
@@ -550,6 +586,8 @@ class _Builder:
         for apply, what in (
             (self._apply_calls, "the calls each version served"),
             (self._apply_generated_code, "Dynamo's code, decompiled"),
+            (self._breaks_in_compiled_frames, "the lines of the compiled functions that led into library code"),
+            (self._place_compiled_modules, "where the modules compiled whole were compiled"),
         ):
             try:
                 apply()
@@ -689,7 +727,18 @@ class _Builder:
             compile_.compiled_graphs = [n for n in _list(version.get("compiled_graphs")) if isinstance(n, str)]
             compile_.called_as = [n for n in _list(version.get("called_as")) if isinstance(n, str)]
             compile_.for_function = _text(version.get("wraps")) or _text(version.get("qualname"))
+            # torch's stack (dynamo_start) leaves out the direct caller of a function given to
+            # torch.compile (its wrapper's caller is where it stops): the stack compilescope read
+            # as the compile ran has it. (Not for resume functions: their caller is Dynamo's code.)
+            ours = [n for n in _list(version.get("called_from")) if isinstance(n, str)]
+            if ours and not version["function"].startswith("torch_dynamo_resume_in_"):
+                compile_.called_from = ours
+                compile_.call_code = _text(version.get("call_code"))
             frame = frames_of.get(id(compile_))
+            if frame is not None and frame.parameters is None:
+                given = version.get("parameters")
+                if isinstance(given, list) and all(isinstance(n, str) for n in given):
+                    frame.parameters = list(given)
             if frame is not None and frame.qualname is None:
                 frame.qualname = _text(version.get("qualname"))
                 frame.wraps = _text(version.get("wraps"))
@@ -787,6 +836,46 @@ class _Builder:
         brk.context = lines[start - 1 : brk.lineno + around]
         brk.context_start = start
 
+    def _place_compiled_modules(self) -> None:
+        """torch's wrapper of a module compiled whole (`inner`, in torch's external_utils.py)
+        is placed at the user's torch.compile call of that module."""
+        by_forward = {f"{m.module}.forward": m for m in self.session.compiled_modules or [] if m.compiled_from}
+        for frame in self.session.frames:
+            module = by_forward.get(frame.wraps or "")
+            if module is not None and library(frame.filename) == "torch":  # (not a library's decorator: transformers' `wrapper`)
+                frame.compiled_at = module.compiled_from[-1].split(" in ")[0]
+
+    def _breaks_in_compiled_frames(self) -> None:
+        """A break in a library's code (torch's, transformers') that the user's compiled function
+        called into: the user's line is the compiled function's own call, which torch's traceback
+        can leave out (it folds consecutive frames of one name, as resume functions are: a module's
+        `forward` calling a torch module's `forward`). Dynamo continues after the break in a resume
+        function named for that line (`torch_dynamo_resume_in_forward_at_31`): this version's (from
+        its transformed code, where recorded), or the frame's only one."""
+        for frame in self.session.frames:
+            if frame.is_resume or not is_user_code(frame.filename):
+                continue
+            resumes = {
+                other.name: other.name.rpartition("_at_")[2]
+                for other in self.session.frames
+                if other.is_resume
+                and other.filename == frame.filename
+                and other.name.startswith(f"torch_dynamo_resume_in_{frame.name}_at_")
+            }
+            for compile_ in frame.compiles:
+                for brk in compile_.graph_breaks:
+                    if is_user_code(brk.filename) or (brk.user_filename == frame.filename and brk.user_function == frame.name):
+                        continue
+                    own = {resumes[name] for name in compile_.resume_functions.values() if name in resumes}
+                    lines = own or set(resumes.values())
+                    if len(lines) != 1:
+                        continue
+                    line = int(lines.pop())
+                    assert frame.filename is not None
+                    source = self._sources.setdefault(frame.filename, _read_source(frame.filename))
+                    brk.user_filename, brk.user_lineno, brk.user_function = frame.filename, line, frame.name
+                    brk.user_code = source[line - 1].strip() if source and line <= len(source) else None
+
     def _link_resumes(self) -> None:
         # Dynamo names the function that continues after a break at line N of `fn`
         # "torch_dynamo_resume_in_<fn>_at_<N>".
@@ -852,25 +941,6 @@ def _size(text: str) -> str:
     if len(text) < 100_000:
         return f"{len(text):,} characters"
     return f"{len(text.encode('utf-8', 'surrogatepass')) / 1e6:.1f} MB"
-
-
-_MAX_SOURCE = 4 * 2**20  # bytes: a user's source file longer than this is not read for context
-
-
-def _read_source(filename: str) -> list[str] | None:
-    """The lines of a user's source file named by the trace, or None: only a Python file (.py)
-    that is a regular file of at most _MAX_SOURCE bytes is read (the trace may come from
-    elsewhere and name a pipe, which would hang us, a device that never ends, or a private file
-    whose lines it guesses, to have them quoted in the report)."""
-    if not filename.endswith(".py"):
-        return None
-    try:
-        with open_trace(filename) as handle:
-            if os.fstat(handle.fileno()).st_size > _MAX_SOURCE:
-                return None
-            return handle.read(_MAX_SOURCE).splitlines()
-    except (OSError, ValueError):  # UnreadableInput (not a regular file), or a NUL in the name
-        return None
 
 
 _CUDAGRAPHS = re.compile(r'"triton\.cudagraphs":\s*(true|false)')

@@ -50,6 +50,7 @@ def session_json(
         "children": children,
         "fixes": None,
         "capture_problems": [],
+        "compiled_modules": None,  # (recorded once torch is imported: never, here)
         "findings": findings,
     }
     return surrogates_escaped(json.dumps(session, ensure_ascii=False))

@@ -325,6 +325,22 @@ class Frame:
     # For a decorator's inner function Dynamo compiled (transformers' `wrapper`), or torch's own
     # wrapper of a compiled module: the function it wraps ("GPT2LMHeadModel.forward")
     wraps: str | None = None
+    # Its parameters as its `def` writes them (["self", "x", "*args", "**kwargs"]), from the
+    # code Dynamo compiled; None: not recorded
+    parameters: list[str] | None = None
+    # For a module compiled whole through torch's wrapper (`inner`, in torch's files): the user's
+    # torch.compile call of it ("train.py:15"), the place to name instead of torch's file
+    compiled_at: str | None = None
+
+    @property
+    def place(self) -> str | None:
+        """Where the function is, for the user: its file and first line, or, for torch's wrapper
+        of a module compiled whole, the user's torch.compile call of the module."""
+        if self.compiled_at:
+            return self.compiled_at
+        if self.filename is None:
+            return None
+        return f"{self.filename}:{self.lineno}" if self.lineno is not None else self.filename
 
     @property
     def is_resume(self) -> bool:
@@ -355,6 +371,8 @@ class Frame:
     def label(self) -> str:
         """known_as, and the wrapper Dynamo compiled where it compiled one:
         "GPT2LMHeadModel.forward (through transformers' `wrapper`)"."""
+        if self.wraps and self.compiled_at:  # torch's wrapper of a module compiled whole: the module is what the user knows
+            return self.wraps
         if self.wraps:
             return self._through(self.wraps)
         return self.known_as
@@ -494,6 +512,32 @@ class ChildProcess:
 
 
 @dataclass
+class MethodCall:
+    """A line of the program that calls a method of a compiled module's class other than forward
+    on the compiled module (`model.generate(x)`), as its source reads."""
+
+    method: str  # "generate"
+    filename: str | None = None
+    lineno: int | None = None
+    code: str | None = None  # the line: "tokens = model.generate(idx, max_new_tokens=5)"
+    name: str | None = None  # the name the compiled module is called by there: "model"
+
+
+@dataclass
+class CompiledModule:
+    """A module the program gave to torch.compile (torch.compile(module) wraps it in an
+    OptimizedModule), as compilescope run saw it made (record/modules.py)."""
+
+    module: str  # its class: "TinyLM", "Sequential"
+    forward_filename: str | None = None  # where its forward is defined
+    forward_lineno: int | None = None
+    compiled_from: list[str] = field(default_factory=list)  # the user's frames of the torch.compile call: "file:line in fn"
+    compile_code: str | None = None  # the last of them: "model = torch.compile(model)"
+    methods: list[str] = field(default_factory=list)  # the class's own public methods besides forward
+    method_calls: list[MethodCall] = field(default_factory=list)  # the program's calls of them on the compiled module
+
+
+@dataclass
 class Session:
     schema: str = SCHEMA
     environment: Environment = field(default_factory=Environment)
@@ -519,6 +563,8 @@ class Session:
     # compilescope's own hooks inside torch's compile that failed (they never fail the compile):
     # "counting calls for 0/1 (forward) failed: KeyError: 'x' (calls.py:197 in _on_new_code)"
     capture_problems: list[str] = field(default_factory=list)
+    # The modules the program gave to torch.compile; None: not recorded (a trace from elsewhere)
+    compiled_modules: list[CompiledModule] | None = None
 
     # ---- derived views, not stored -------------------------------------------------------
     @property

@@ -12,3 +12,4 @@ CALLS_RECORD = "compilescope_calls"
 GENERATED_CODE_RECORD = "compilescope_generated_code"
 CHILDREN_RECORD = "compilescope_children"
 FIXES_RECORD = "compilescope_fixes"  # what `run --try` set before the program compiled
+COMPILED_MODULES_RECORD = "compilescope_compiled_modules"  # modules torch.compile wrapped (record/modules.py)

@@ -71,7 +71,14 @@
       return value.toFixed(2) + " s";
     }
     function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
-    function shortPath(path) {
+    // where a function is, for the user: torch's wrapper of a module compiled whole is placed at the
+// user's torch.compile call of it (frame.compiled_at), not in torch's files
+function framePlace(frame) {
+  var line = frame.lineno === null || frame.lineno === undefined ? "?" : String(frame.lineno);
+  return frame.compiled_at ? "compiled at " + shortPath(frame.compiled_at) : shortPath(frame.filename) + ":" + line;
+}
+
+function shortPath(path) {
       if (!path) return "unknown file";
       var parts = path.split("/");
       return parts.length > 2 ? parts.slice(-2).join("/") : path;
@@ -210,7 +217,7 @@
       function frameItem(f) {
         var frame = S.frames[f];
         var item = el("li", null, el("div", { "class": "frame", title: (frame.filename || "") + ":" + frame.lineno }, frame.label || frame.name,
-          el("span", { "class": "muted" }, " " + shortPath(frame.filename) + ":" + unknownText(frame.lineno))));
+          el("span", { "class": "muted" }, " " + framePlace(frame))));
         var list = el("ul");
         var own = compilesOf[f] || [];
         function versionItem(entry) {
@@ -678,7 +685,7 @@
       if (c.left_out) add(section, el("p", { "class": "unknown" }, "The details of this compile (" + plural(c.counts.graphs, "graph") + ", " + plural(c.counts.guards, "guard") + ", " +
         plural(c.counts.kernels, "kernel") + ", " + plural(c.counts.graph_breaks, "graph break") + ") are past this report's size limit: the session's JSON holds them " +
         "(compilescope report SESSION.json --frame " + frame.name + " --show all)."));
-      add(section, el("div", { "class": "muted" }, shortPath(frame.filename) + ":" + unknownText(frame.lineno) + " · compile time ", seconds(c.compile_time_s),
+      add(section, el("div", { "class": "muted" }, framePlace(frame) + " · compile time ", seconds(c.compile_time_s),
         c.called_from && c.called_from.length ? " · called from " + c.called_from[c.called_from.length - 1] : "",
         c.calls ? " · " + callsText(c.calls) : ""));
       add(section, el("h3", null, "Why it was compiled"), whySection(entry));

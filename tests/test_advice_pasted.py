@@ -1,0 +1,195 @@
+"""The advice as a user meets it (issue 40): each program of tests/traces/programs/ is run through
+a real `compilescope run`; the code a finding gives is pasted into a copy of the program at the
+place the finding names, and the program is run again: it must run (no NameError) and have the
+effect claimed (no recompile, no graph break, the forward compiled).
+
+Real torch, backend="eager" (the findings are Dynamo's): a few seconds a run.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+import compilescope
+from conftest import run_cli
+
+PROGRAMS = Path(__file__).resolve().parent / "traces" / "programs"
+
+
+def _run(folder: Path, name: str):
+    """`compilescope run` of folder/name.py: its result, session and findings."""
+    result = run_cli("run", "--no-html", f"{name}.py", cwd=folder)
+    assert result.returncode == 0, result.stderr[-3000:]
+    session = compilescope.load(folder / f"compilescope-{name}.json")
+    return result, session, session.explain()
+
+
+def _copy(name: str, folder: Path) -> Path:
+    target = folder / f"{name}.py"
+    shutil.copy(PROGRAMS / f"{name}.py", target)
+    return target
+
+
+def _one(found: list, kind: str):
+    chosen = [f for f in found if f.kind == kind]
+    assert len(chosen) == 1, [f.title for f in found]
+    return chosen[0]
+
+
+def _paste_before(program: Path, fix: str) -> list[str]:
+    """Paste the fix's mark_dynamic calls before the line it names ("before `CODE` at FILE:LINE"),
+    indented as that line is; the calls pasted."""
+    text = " ".join(fix.split())
+    calls = re.findall(r"torch\._dynamo\.mark_dynamic\([^()]*(?:\[[^\]]*\])?[^()]*\)", text)
+    place = re.search(r"before `(?P<code>[^`]+)` at \S+?:(?P<line>\d+)", text)
+    assert calls and place, fix
+    lines = program.read_text().splitlines()
+    index = int(place.group("line")) - 1
+    assert lines[index].strip() == place.group("code")
+    indent = lines[index][: len(lines[index]) - len(lines[index].lstrip())]
+    lines[index:index] = [indent + call for call in calls]
+    program.write_text("\n".join(lines) + "\n")
+    return calls
+
+
+@pytest.fixture(scope="module")
+def ragged(tmp_path_factory: pytest.TempPathFactory):
+    folder = tmp_path_factory.mktemp("ragged")
+    _copy("ragged", folder)
+    return folder, _run(folder, "ragged")
+
+
+def test_mark_dynamic_pasted_before_the_located_line_runs_and_removes_the_recompile(ragged, tmp_path: Path) -> None:
+    # GIVEN the mnist-like loop's finding: its last batch of 8 compiled forward again
+    _, (_, session, found) = ragged
+    assert len(session.recompiles) == 1
+    size = _one(found, "recompile")
+    # WHEN its mark_dynamic line is pasted where it says, and the program runs again
+    program = _copy("ragged", tmp_path)
+    assert _paste_before(program, size.fix) == ["torch._dynamo.mark_dynamic(data, 0)"]
+    _, pasted, _ = _run(tmp_path, "ragged")
+    # THEN it runs (no NameError) and nothing compiles again
+    assert pasted.recompiles == [] and pasted.compiles
+
+
+def test_drop_last_as_the_finding_writes_it_removes_the_recompile(ragged, tmp_path: Path) -> None:
+    _, (_, _, found) = ragged
+    fix = " ".join(_one(found, "recompile").fix.split())
+    written = re.search(r"\((DataLoader\(dataset, batch_size=64, drop_last=True\))\)", fix)
+    assert written, fix
+    program = _copy("ragged", tmp_path)
+    source = program.read_text()
+    assert "DataLoader(dataset, batch_size=64)" in source
+    program.write_text(source.replace("DataLoader(dataset, batch_size=64)", written.group(1)))
+    _, dropped, _ = _run(tmp_path, "ragged")
+    assert dropped.recompiles == [] and dropped.compiles
+
+
+def test_mark_dynamic_of_a_dict_spread_into_the_call_runs_and_removes_the_recompile(tmp_path: Path) -> None:
+    # GIVEN `logits = model(**batch)` with dynamic padding
+    original = tmp_path / "original"
+    original.mkdir()
+    _copy("padded", original)
+    _, session, found = _run(original, "padded")
+    assert len(session.recompiles) == 1
+    program = _copy("padded", tmp_path)
+    # WHEN the finding's lines are pasted before the call
+    assert _paste_before(program, _one(found, "recompile").fix) == [
+        'torch._dynamo.mark_dynamic(batch["input_ids"], 1)',
+        'torch._dynamo.mark_dynamic(batch["attention_mask"], 1)',
+    ]
+    _, pasted, _ = _run(tmp_path, "padded")
+    # THEN no recompile: both padded tensors were dynamic from the first call
+    assert pasted.recompiles == [] and pasted.compiles
+
+
+def test_is_causal_pasted_at_the_encoder_call_removes_the_break_and_the_mask_points_at_its_assignment(tmp_path: Path) -> None:
+    # GIVEN word_language_model's Transformer: a break in torch's _detect_is_causal_mask
+    original = tmp_path / "original"
+    original.mkdir()
+    _copy("causal", original)
+    _, session, found = _run(original, "causal")
+    assert session.graph_breaks
+    brk = _one(found, "graph break")
+    assert brk.where.endswith("causal.py:31")
+    written = re.search(r"`(output = self\.encoder\(src, mask=self\.src_mask, is_causal=True\))`", " ".join(brk.fix.split()))
+    assert written, brk.fix
+    # and the recompile on self.src_mask is placed at the assignment forward makes, with a fix
+    mask = next(f for f in found if f.kind == "recompile" and "src_mask" in f.title)
+    assert mask.where.endswith("causal.py:27") and "self.src_mask = mask" in mask.detail
+    assert "register_buffer" in mask.fix
+    # WHEN the line is written as the finding says
+    program = _copy("causal", tmp_path)
+    lines = program.read_text().splitlines()
+    assert lines[30].strip() == "output = self.encoder(src, mask=self.src_mask)"
+    lines[30] = lines[30].replace(lines[30].strip(), written.group(1))
+    program.write_text("\n".join(lines) + "\n")
+    _, fixed, _ = _run(tmp_path, "causal")
+    # THEN it runs without the break
+    assert fixed.graph_breaks == [] and fixed.compiles
+
+
+def test_compiling_in_place_as_the_finding_says_compiles_the_forward_generate_calls(tmp_path: Path) -> None:
+    # GIVEN model = torch.compile(model); model.generate(...): nothing compiled
+    original = tmp_path / "original"
+    original.mkdir()
+    _copy("generate", original)
+    result, session, found = _run(original, "generate")
+    assert session.compiles == []
+    finding = _one(found, "compiled module not called")
+    assert "Nothing was compiled" not in result.stderr
+    written = re.search(r"replace `([^`]+)` with `([^`]+)`", " ".join(finding.fix.split()))
+    assert written, finding.fix
+    # WHEN the torch.compile line is replaced as the finding says
+    program = _copy("generate", tmp_path)
+    source = program.read_text()
+    assert written.group(1) in source
+    program.write_text(source.replace(written.group(1), written.group(2)))
+    _, fixed, fixed_found = _run(tmp_path, "generate")
+    # THEN TinyLM.forward compiles (generate's self(...) goes through the compiled call)
+    assert any(f.qualname == "TinyLM.forward" or f.name == "forward" for f in fixed.frames), [f.name for f in fixed.frames]
+    assert not [f for f in fixed_found if f.kind == "compiled module not called"]
+
+
+def test_the_report_starts_on_a_line_of_its_own_after_an_unfinished_line(tmp_path: Path) -> None:
+    # GIVEN a program whose last output is a progress bar's line, without its newline
+    (tmp_path / "bar.py").write_text("import sys\nsys.stderr.write('progress 3/3 |#####|')\n")
+    result = run_cli("run", "--no-save", "bar.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    # THEN compilescope's first line is a line of its own
+    assert result.stderr.startswith("progress 3/3 |#####|\n"), result.stderr[:200]
+    header = next(line for line in result.stderr.splitlines() if "compilescope" in line)
+    assert header.startswith("compilescope"), result.stderr[:400]
+
+
+def test_mark_dynamic_for_a_hugging_face_model_called_with_a_padded_dict_runs_and_removes_the_recompile(tmp_path: Path) -> None:
+    # GIVEN a Hugging Face model (its forward behind transformers' decorator, **kwargs) called as model(**batch)
+    pytest.importorskip("transformers")
+    source = (
+        "import torch, transformers\n"
+        "torch.manual_seed(0)\n"
+        "config = transformers.BertConfig(num_hidden_layers=1, hidden_size=32, num_attention_heads=2, intermediate_size=64, vocab_size=100)\n"
+        'model = torch.compile(transformers.BertForSequenceClassification(config), backend="eager")\n'
+        "for length in (8, 12, 10):\n"
+        '    batch = {"input_ids": torch.randint(0, 100, (2, length)), "attention_mask": torch.ones(2, length, dtype=torch.long)}\n'
+        "    out = model(**batch)\n"
+    )
+    original = tmp_path / "original"
+    original.mkdir()
+    (original / "hf.py").write_text(source)
+    _, session, found = _run(original, "hf")
+    assert len(session.recompiles) == 1
+    program = tmp_path / "hf.py"
+    program.write_text(source)
+    # WHEN the finding's lines are pasted before `out = model(**batch)`
+    assert _paste_before(program, _one(found, "recompile").fix) == [
+        'torch._dynamo.mark_dynamic(batch["input_ids"], 1)',
+        'torch._dynamo.mark_dynamic(batch["attention_mask"], 1)',
+    ]
+    _, pasted, _ = _run(tmp_path, "hf")
+    # THEN one compile serves every length
+    assert pasted.recompiles == [] and len(pasted.compiles) == 1
