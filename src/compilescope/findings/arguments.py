@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import NamedTuple
 
-from compilescope.session.model import Frame
+from compilescope.session.model import CompiledModule, Frame
 
 # a guard's subject or a dynamic-shape source, as the compiled function's local:
 # "args[0]", "L['args'][0] dim 0", "kwargs['input_ids']", "L['attention_mask']"
@@ -30,6 +31,23 @@ def local_of(source: str) -> str:
     # a keyword argument gathered by **kwargs, as torch's guards name it: "kwargs['input_ids']" -> "input_ids"
     keyword = re.fullmatch(r"\w+\[['\"](\w+)['\"]\]", source)
     return keyword.group(1) if keyword else source
+
+
+def callee_names(frame: Frame, modules: list[CompiledModule] | None) -> tuple[str, ...]:
+    """Other names a call of the compiled function goes by: for a module compiled whole, the
+    names its `torch.compile(...)` line assigns (`model` for `model = torch.compile(net)`), the
+    name the program then calls it by (also once wrapped again: `model = DDP(model)`)."""
+    if not frame.compiled_at:
+        return ()
+    names: list[str] = []
+    for module in modules or []:
+        if not module.compiled_from or module.compiled_from[-1].split(" in ")[0] != frame.compiled_at or not module.compile_code:
+            continue
+        tree = _parsed(module.compile_code)
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Assign):
+                names.extend(t.id for t in node.targets if isinstance(t, ast.Name))
+    return tuple(dict.fromkeys(names))
 
 
 def ordinal(n: int) -> str:
@@ -71,9 +89,53 @@ def argument_at_call(call_code: str | None, frame: Frame, subject: str) -> str |
     return found[0] if found is not None and found[1] else None
 
 
-def expression_at_call(call_code: str | None, frame: Frame, subject: str) -> tuple[str, bool] | None:
+def expression_at_call(call_code: str | None, frame: Frame, subject: str, callees: tuple[str, ...] = ()) -> tuple[str, bool] | None:
     """The caller's expression for the argument, and whether it is a variable (a name, an
-    attribute, a subscript by a constant) rather than code that makes a new value each call."""
+    attribute, a subscript by a constant) rather than code that makes a new value each call.
+    `callees`: other names the compiled function is called by (a module compiled whole: the
+    name its torch.compile(...) was assigned to)."""
+    found = _binding(call_code, frame, subject, callees)
+    return (found.text, found.variable) if found is not None else None
+
+
+def call_with_argument(call_code: str | None, frame: Frame, subject: str, wrap: str, callees: tuple[str, ...] = ()) -> str | None:
+    """The caller's line with the argument written as `wrap` says ("torch.tensor({})"):
+    `loss = train_step(x, y, torch.tensor(alpha))` for `loss = train_step(x, y, alpha)`; None where
+    the argument is not one written in the line itself (a key of a **dict, a line torch quoted
+    in part)."""
+    found = _binding(call_code, frame, subject, callees)
+    if found is None or found.node is None or call_code is None:
+        return None
+    lines = call_code.strip().splitlines()
+    node = found.node
+    if node.end_lineno != node.lineno or node.end_col_offset is None or len(lines) < node.lineno:
+        return None
+    line = lines[node.lineno - 1]
+    try:  # (a line parsed in brackets, `(text)`, is a column off: the segment must be the argument)
+        same = ast.unparse(ast.parse(line[node.col_offset : node.end_col_offset], mode="eval").body) == found.text
+    except SyntaxError:
+        same = False
+    if not same:
+        return None
+    lines[node.lineno - 1] = line[: node.col_offset] + wrap.format(found.text) + line[node.end_col_offset :]
+    return "\n".join(lines)
+
+
+def callee_expression(call_code: str | None, frame: Frame, callees: tuple[str, ...] = ()) -> str | None:
+    """What the line calls, where the compiled function is a method (`forward`) and the call is
+    of its object: `compiled` in `outputs = compiled(**batch)`, the caller's name for `self`; None
+    where the line's call of it is not one certain call."""
+    if not frame.parameters or frame.parameters[0] != "self":
+        return None
+    calls = _calls(call_code, frame, callees)
+    if calls is None or len({ast.dump(node.func) for node in calls}) != 1:
+        return None
+    func = calls[0].func
+    return ast.unparse(func) if _expression(func)[1] else None
+
+
+def _calls(call_code: str | None, frame: Frame, callees: tuple[str, ...]) -> list[ast.Call] | None:
+    """The calls in the line that can be the compiled function's."""
     parameters = _own_parameters(frame)
     if not call_code or parameters is None:
         return None
@@ -81,13 +143,21 @@ def expression_at_call(call_code: str | None, frame: Frame, subject: str) -> tup
     if tree is None:
         return None
     candidates = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and _fits(node, parameters)]
-    # a call by the function's own name (`encode(ids)` in `decode(encode(ids))`) is the one
-    named = [node for node in candidates if _called_name(node) == frame.name]
-    candidates = named or candidates
-    found = {bound for node in candidates if (bound := _bound(node, parameters, subject)) is not None}
+    # a call by the function's own name (`encode(ids)` in `decode(encode(ids))`), or by the name
+    # a compiled module was given (`model(x)` in `F.cross_entropy(model(x), y)`), is the one
+    named = [node for node in candidates if _called_name(node) in (frame.name, *callees)]
+    return named or candidates
+
+
+def _binding(call_code: str | None, frame: Frame, subject: str, callees: tuple[str, ...]) -> _Bound | None:
+    parameters = _own_parameters(frame)
+    candidates = _calls(call_code, frame, callees)
+    if candidates is None or parameters is None:
+        return None
+    found = {(bound.text, bound.variable): bound for node in candidates if (bound := _bound(node, parameters, subject)) is not None}
     if len(found) != 1:
         return None
-    return found.pop()
+    return next(iter(found.values()))
 
 
 def _parsed(code: str) -> ast.AST | None:
@@ -128,7 +198,13 @@ def _fits(call: ast.Call, parameters: list[str]) -> bool:
     return all(k.arg is None or k.arg in named or takes_kwargs for k in call.keywords)
 
 
-def _bound(call: ast.Call, parameters: list[str], subject: str) -> tuple[str, bool] | None:
+class _Bound(NamedTuple):
+    text: str  # the caller's expression for the argument
+    variable: bool  # whether it names a value the caller holds (_expression)
+    node: ast.expr | None  # where it is in the call; None for a key of a **dict
+
+
+def _bound(call: ast.Call, parameters: list[str], subject: str) -> _Bound | None:
     name, index = _split(subject)
     star = next((i for i, p in enumerate(parameters) if p.startswith("*") and not p.startswith("**")), None)
     positional = [p for i, p in enumerate(parameters) if not p.startswith("*") and (star is None or i < star)]
@@ -146,22 +222,22 @@ def _bound(call: ast.Call, parameters: list[str], subject: str) -> tuple[str, bo
                 return argument
         return None
 
-    def by_keyword(key: str) -> tuple[str, bool] | None:
+    def by_keyword(key: str) -> _Bound | None:
         if key in keywords:
-            return _expression(keywords[key])
+            return _Bound(*_expression(keywords[key]), keywords[key])
         if len(spread) == 1 and (dictionary := _expression(spread[0]))[1]:
-            return f'{dictionary[0]}["{key}"]', True
+            return _Bound(f'{dictionary[0]}["{key}"]', True, None)
         return None
 
     if varkw and (found := re.fullmatch(rf"{re.escape(varkw)}\['(\w+)'\]", subject)):
         return by_keyword(found.group(1))
     if index is not None and name == varargs:
         node = at(len(positional) + index)
-        return _expression(node) if node is not None else None
+        return _Bound(*_expression(node), node) if node is not None else None
     if index is None and name in positional:
         node = at(positional.index(name))
         if node is not None:
-            return _expression(node)
+            return _Bound(*_expression(node), node)
         return by_keyword(name)
     if index is None and re.fullmatch(r"\w+", name) and (name in keyword_only or varkw is not None):
         return by_keyword(name)

@@ -12,7 +12,15 @@ import re
 from dataclasses import dataclass, field
 
 from compilescope.findings import INFO, PROBLEM, WARNING
-from compilescope.findings.arguments import assignment_in, expression_at_call, local_of, which_argument
+from compilescope.findings.arguments import (
+    assignment_in,
+    call_with_argument,
+    callee_expression,
+    callee_names,
+    expression_at_call,
+    local_of,
+    which_argument,
+)
 from compilescope.findings.finding import (
     NOT_MEASURED,
     Finding,
@@ -195,6 +203,8 @@ def _finding(cause: _Cause, session: Session) -> Finding:
     fix = ""
     flag = False  # a True/False value compiled in: nothing to try
     place_of_assignment: str | None = None  # a module attribute forward assigns: the assignment is the place
+    marking_helps = True  # whether making the dimension dynamic can remove these recompiles
+    callees = callee_names(met[0][0], session.compiled_modules)
     if kind == "shared code":
         title, detail_lines, fix = _shared_code(met, session)
     elif kind in ("size", "stride"):
@@ -202,9 +212,16 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         title = f"The {'size' if kind == 'size' else 'stride'} of dimension {dim} changed ({' → '.join(_short_values(values))}): {plural(len(met), 'recompile')} of {_names(known)}"
         became_dynamic = any(d.kind in ("automatic dynamic", "symbol") for c in compiles for d in c.dynamic)
         detail_lines.extend(_guard_lines(met))
-        mark = _mark_dynamic(met, compiles, dim)
+        mark = _mark_dynamic(met, compiles, dim, callees)
         last_batch = _last_batch(met, dim) if kind == "size" else None
-        if last_batch is not None:
+        cannot = _marking_cannot_help(met, dim) if kind == "size" else None
+        if cannot is not None:
+            marking_helps = False
+            if last_batch is not None:
+                fix = f"{last_batch} {cannot} Drop that batch, or pad it to the others' size."
+            else:
+                fix = f"{cannot} If only a few sizes occur, pad the inputs to one of them; else expect a version for each."
+        elif last_batch is not None:
             fix = f"{last_batch} Or, to keep it, mark the dimension dynamic before the first call: {mark}, or compile with dynamic=True."
         elif kind == "size" and became_dynamic:
             fix = (
@@ -216,12 +233,14 @@ def _finding(cause: _Cause, session: Session) -> Finding:
                 f"Each size got its own compiled version. If it keeps changing, mark it dynamic before the first call: {mark}, "
                 "or compile with dynamic=True (dynamic=False keeps every size static); if only a few sizes occur, pad the inputs to them."
             )
+        if cannot is None and (still := _still_changed(met, compiles, callees)) is not None:
+            fix += " " + still
     elif kind == "dtype":
         title = f"The dtype of an input changed ({' → '.join(values)}): {plural(len(met), 'recompile')} of {_names(known)}"
         detail_lines.extend(_guard_lines(met))
         fix = (
             "Each dtype gets its own compiled version (a dtype cannot be made dynamic). If the change is not intended, "
-            f"convert where the tensor is made or before the call ({_cast(cause.guard, _at_call(met, compiles, variable=False))}){' at ' + caller if caller else ''}; "
+            f"convert where the tensor is made or before the call ({_cast(cause.guard, _at_call(met, compiles, variable=False, callees=callees))}){' at ' + caller if caller else ''}; "
             "if it is, expect one compile per dtype."
         )
     elif kind == "value" and (length := _length_of(cause.guard.subject)):
@@ -260,8 +279,12 @@ def _finding(cause: _Cause, session: Session) -> Finding:
             )
         else:
             fix = f"A Python number passed as `{subject}` was compiled into the graph as the constant {cause.guard.expected}, so a new value compiles again."
-            passed = _at_call(met, compiles, variable=False)
+            passed = _at_call(met, compiles, variable=False, callees=callees)
             tensor = f"torch.tensor({passed})" if passed is not None else f"torch.tensor(...) of the number the call passes as `{subject}`"
+            call = next((c for c in compiles if c.called_from), None)
+            rewritten = call_with_argument(call.call_code, met[0][0], subject, "torch.tensor({})", callees) if call else None
+            if rewritten is not None and call is not None:
+                tensor += f": `{rewritten}` at {short(call.called_from[-1].split(' in ')[0])}"
             if became_dynamic:
                 fix += f" torch then made `{subject}` symbolic, so later values reuse one version; to skip the recompile, pass it as a tensor ({tensor}), or compile with dynamic=True."
             else:
@@ -336,7 +359,9 @@ def _finding(cause: _Cause, session: Session) -> Finding:
         detail_lines.append("Calls served: " + "; ".join(served))
     if len(labels) > 1 and kind != "shared code":
         detail_lines.append(f"One change, {len(labels)} functions compiled again: {', '.join(labels)}.")
-    try_fixes = ("dynamic",) if kind in ("size", "stride", "value") and not _length_of(cause.guard.subject) and not flag else ()
+    try_fixes = (
+        ("dynamic",) if kind in ("size", "stride", "value") and not _length_of(cause.guard.subject) and not flag and marking_helps else ()
+    )
     first_call = next((c for c in compiles if c.called_from), None)
     place = first_call.called_from[-1].split(" in ")[0] if first_call else met[0][0].place
     if place_of_assignment:
@@ -415,14 +440,16 @@ _DTYPES = {
 }
 
 
-def _at_call(met: list[tuple[Frame, Compile, FailedGuard]], compiles: list[Compile], variable: bool) -> str | None:
+def _at_call(
+    met: list[tuple[Frame, Compile, FailedGuard]], compiles: list[Compile], variable: bool, callees: tuple[str, ...] = ()
+) -> str | None:
     """The caller's expression for the guard's subject at the call (findings/arguments.py), a
     variable only where `variable`; None where it cannot be worked out."""
     entry, _, guard = met[0]
     call = next((c for c in compiles if c.called_from), None)
     if call is None or not guard.subject:
         return None
-    found = expression_at_call(call.call_code, entry, guard.subject)
+    found = expression_at_call(call.call_code, entry, guard.subject, callees)
     if found is None or (variable and not found[1]):
         return None
     return found[0]
@@ -437,7 +464,7 @@ def _cast(guard: FailedGuard, passed: str | None = None) -> str:
     return f"{passed}{cast}"
 
 
-def _mark_dynamic(met: list[tuple[Frame, Compile, FailedGuard]], compiles: list[Compile], dim: str) -> str:
+def _mark_dynamic(met: list[tuple[Frame, Compile, FailedGuard]], compiles: list[Compile], dim: str, callees: tuple[str, ...] = ()) -> str:
     """torch._dynamo.mark_dynamic on the user's own tensors, named as the line it goes before
     has them (findings/arguments.py): the arguments of the first function met (the one the user
     called) whose size changed in that dimension (the guard's, and the others torch made dynamic
@@ -456,7 +483,7 @@ def _mark_dynamic(met: list[tuple[Frame, Compile, FailedGuard]], compiles: list[
     named: list[str] = []
     unnamed: list[str] = []
     for subject in subjects:
-        found = expression_at_call(code, entry, subject)
+        found = expression_at_call(code, entry, subject, callees)
         if found is not None and found[1]:
             named.append(found[0])
         elif found is not None:  # made in the call: there is no variable to mark until it has a name
@@ -473,6 +500,105 @@ def _mark_dynamic(met: list[tuple[Frame, Compile, FailedGuard]], compiles: list[
     if named and (named != subjects[: len(named)] or len(met) > 1):
         text += f" (the {'tensor' if len(subjects) == 1 else 'tensors'} {entry.known_as} gets as {listed([f'`{s}`' for s in subjects])})"
     return text
+
+
+# a guard on one value, as torch writes it: "L['self'].config.problem_type is None",
+# "L['self'].config.problem_type == 'single_label_classification'", "L['flag'] == False"
+_VALUE_GUARD = re.compile(r"^(?P<subject>L\[[^\]]+\](?:\.\w+|\[[^\]]+\])*) (?:is (?P<none>None)|== (?P<value>.+))$")
+
+
+def _values_checked(c: Compile) -> dict[str, str]:
+    """The values a version checks one by one (NONE_MATCH, EQUALS_MATCH, TRUE/FALSE_MATCH), by
+    what they check (torch's source)."""
+    found = {}
+    for g in c.guards:
+        if g.kind in ("NONE_MATCH", "EQUALS_MATCH", "TRUE_MATCH", "FALSE_MATCH") and (m := _VALUE_GUARD.match(g.text.strip())):
+            found[m.group("subject")] = "None" if m.group("none") else m.group("value")
+    return found
+
+
+def _also_changed(frame: Frame, c: Compile, guard: FailedGuard) -> list[tuple[str, str, str]]:
+    """Values the version before checked and this one checks as another value: (torch's source,
+    before, after). torch's recompile reason names only the first guard that failed; one of
+    these fails next, so removing the first cause alone leaves a recompile."""
+    before = next((p for p in frame.compiles if p.compile_id == guard.previous_compile), None)
+    if before is None:
+        return []
+    old, new = _values_checked(before), _values_checked(c)
+    failed = local_of(guard.subject or "")
+    return [
+        (subject, old[subject], value)
+        for subject, value in new.items()
+        if subject in old and old[subject] != value and local_of(subject) != failed
+    ]
+
+
+def _still_changed(met: list[tuple[Frame, Compile, FailedGuard]], compiles: list[Compile], callees: tuple[str, ...]) -> str | None:
+    """What else changed between the versions, said with how to keep it the same from the
+    first call (an attribute of the compiled module: set it on the object the line calls)."""
+    entry, c, guard = met[0]
+    changed = _also_changed(entry, c, guard)
+    if not changed:
+        return None
+    call = next((c for c in compiles if c.called_from), None)
+    called = callee_expression(call.call_code, entry, callees) if call is not None else None
+    parts, settings = [], []
+    for subject, old, new in changed[:3]:
+        name = local_of(subject)
+        parts.append(f"`{name}` was {old} in {guard.previous_compile} and {new} in {c.compile_id}")
+        if name.startswith("self.") and called and new != "None":
+            settings.append(f"`{called}{name[4:]} = {new}`")
+    text = (
+        f"That alone leaves a recompile: something else changed between the versions too, which torch's reason does not name "
+        f"(it names the first guard that failed): {'; '.join(parts)}. "
+    )
+    if settings:
+        where_ = f" at {short(call.called_from[-1].split(' in ')[0])}" if call is not None else ""
+        text += f"It changed after the first compile (in the first call, or between the calls): set it to its later value before the first call ({' and '.join(settings)} before `{call.call_code if call else ''}`{where_}), and one version serves every call."
+    else:
+        text += "Keep that value the same from the first call on."
+    return text
+
+
+# a range torch's guards keep a dynamic size in: "2 <= L['x'].size()[0] <= 15", "16 <= L['x'].size()[0]"
+_RANGE = re.compile(r"^(?:(?P<low>\d+) <= )?(?P<source>L\[.+?\])\.size\(\)\[(?P<dim>\d+)\](?: <= (?P<high>\d+))?$")
+
+
+def _marking_cannot_help(met: list[tuple[Frame, Compile, FailedGuard]], dim: str) -> str | None:
+    """Why marking the dimension dynamic cannot remove these recompiles, where the trace says so;
+    None where it does not. Two ways torch shows it:
+    - the size before was 0 or 1, which torch always compiles as a constant (a dimension of 1
+      broadcasts): the version for it cannot be a dynamic one;
+    - the version torch compiled with the dimension dynamic is kept to a range (a guard
+      `2 <= x.size()[0] <= 15`, put there by an op that works one way below a size and another
+      above it, conv2d on the CPU) that leaves out the size before: whatever is marked, the two
+      sizes need a version each."""
+    for _, c, guard in met:
+        before = guard.expected or ""
+        if before in ("0", "1"):
+            return (
+                f"Marking the dimension dynamic would not remove this recompile: the first size was {before}, and torch "
+                "compiles a size of 0 or 1 as a constant, always (a dimension of 1 broadcasts), so that version cannot be "
+                "a dynamic one. From this recompile on the dimension is dynamic, so it is one compile, once; to skip it, "
+                "make the first call with a size of 2 or more there."
+            )
+        if not before.isdigit():
+            continue
+        for g in c.guards:
+            found = _RANGE.match(g.text.strip())
+            if found is None or found.group("dim") != dim or local_of(found.group("source")) != local_of(guard.subject or ""):
+                continue
+            low, high = int(found.group("low") or 0), found.group("high")
+            if low <= int(before) and (high is None or int(before) <= int(high)):
+                continue
+            by = re.search(r"^(.*?)\s*#\s*(\S+:\d+)", g.user_code or "")
+            origin = f" (a bound set by `{by.group(1).strip()}` at {by.group(2)} in torch's code)" if by else ""
+            return (
+                f"Marking the dimension dynamic would not remove this recompile: the dynamic version torch compiled, "
+                f"{c.compile_id}, holds only while {g.text.replace(found.group('source'), local_of(found.group('source')))}{origin}, "
+                f"which leaves out {before}: the sizes on either side of that bound need a version each, whatever is marked."
+            )
+    return None
 
 
 def _last_batch(met: list[tuple[Frame, Compile, FailedGuard]], dim: str) -> str | None:

@@ -1,0 +1,92 @@
+"""Advice that holds when pasted (issue 40): a recompile's fix says when marking a dimension
+dynamic cannot remove it (a size of 1 first, a dynamic version kept to a range that leaves the
+old size out), names what else changed between the versions (torch's reason names only the
+first guard that failed), rewrites the caller's line for a number passed as a tensor, and finds
+a module compiled whole by the name the program calls it by. On traces of the corpus's programs
+(tests/programs/corpus, recorded by tests/traces/record); tests/test_corpus.py pastes each fix
+into the program and runs it with real torch."""
+
+from __future__ import annotations
+
+from compilescope.findings.arguments import call_with_argument, callee_expression
+from recorded import flat, found, one, session
+
+
+def test_a_dynamic_version_kept_to_a_range_is_no_place_for_mark_dynamic() -> None:
+    # GIVEN an mnist-like conv net: batches of 64, a last batch of 8; torch's dynamic version for
+    # 8 holds only while 2 <= x.size()[0] <= 15 (conv2d on the CPU bounds it)
+    size = one(found("corpus_mnist_like"), kind="recompile", title_has="dimension 0")
+    fix = flat(size.fix)
+    # THEN the fix says marking cannot remove the recompile, and why, from torch's own guard
+    assert "Marking the dimension dynamic would not remove this recompile" in fix
+    assert "0/1, holds only while 2 <= x.size()[0] <= 15" in fix
+    assert "nn/modules/conv.py:560" in fix
+    # AND offers what can (the last batch dropped or padded), not mark_dynamic or --try dynamic
+    assert "drop_last=True" in fix and "pad it to the others' size" in fix
+    assert "mark_dynamic(" not in fix
+    assert "dynamic" not in size.try_fixes
+
+
+def test_a_size_of_one_first_is_said_to_be_compiled_in_whatever_is_marked() -> None:
+    # GIVEN a decoder called on a sequence growing from 1 token
+    size = one(found("corpus_generate_decoder"), kind="recompile", title_has="dimension 1")
+    assert "(1 → 2)" in size.title
+    fix = flat(size.fix)
+    # THEN the fix says torch compiles a size of 0 or 1 in, and what to do instead
+    assert "the first size was 1, and torch compiles a size of 0 or 1 as a constant, always" in fix
+    assert "make the first call with a size of 2 or more there" in fix
+    assert "mark_dynamic(" not in fix and "dynamic" not in size.try_fixes
+
+
+def test_what_else_changed_between_the_versions_is_said_with_how_to_keep_it() -> None:
+    # GIVEN a BERT classifier called as compiled(**batch) on batches padded to their longest
+    # sentence, whose forward sets config.problem_type on its first call (labels given)
+    size = one(found("corpus_hf_dynamic_padding"), kind="recompile")
+    fix = flat(size.fix)
+    # THEN both padded inputs are marked, as the line has them
+    assert 'torch._dynamo.mark_dynamic(batch["input_ids"], 1) and torch._dynamo.mark_dynamic(batch["attention_mask"], 1)' in fix
+    # AND the value torch's reason does not name is said, with the setting that keeps it, on the
+    # name the line calls
+    assert "`self.config.problem_type` was None in 0/0 and 'single_label_classification' in 0/1" in fix
+    assert "`compiled.config.problem_type = 'single_label_classification'` before `outputs = compiled(**batch)`" in fix
+
+
+def test_a_number_passed_as_a_tensor_is_the_callers_line_rewritten() -> None:
+    # GIVEN a float `alpha` passed to a compiled training step, a new value each step
+    value = one(found("corpus_custom_autograd"), kind="recompile")
+    fix = flat(value.fix)
+    # THEN the fix is the call's line with that argument wrapped, at the call's place
+    assert (
+        "`loss = train_step(x, torch.randint(0, 3, (32,)), torch.randint(0, 2, (32,)), torch.tensor(alpha))` at corpus/custom_autograd.py:57"
+        in fix
+    )
+    assert value.where.endswith("corpus/custom_autograd.py:57")
+
+
+def test_a_module_compiled_whole_is_found_by_the_name_it_is_called_by() -> None:
+    # GIVEN DDP(torch.compile(Sequential)) called as F.cross_entropy(model(x), y), on rank 0
+    size = one(found("corpus_ddp_step.rank0"), kind="recompile")
+    assert size.title.endswith("of Sequential.forward")
+    # THEN the tensor is the one model(x) passes, not cross_entropy's first argument
+    assert "torch._dynamo.mark_dynamic(x, 0) before `loss = F.cross_entropy(model(x), y)`" in flat(size.fix)
+
+
+def test_the_callers_line_is_rewritten_only_where_the_argument_is_written_in_it() -> None:
+    frame = session("corpus_custom_autograd").frames[0]
+    assert frame.parameters == ["x", "y", "domain", "alpha"]
+    assert call_with_argument("loss = train_step(a, b, c, alpha)", frame, "alpha", "torch.tensor({})") == (
+        "loss = train_step(a, b, c, torch.tensor(alpha))"
+    )
+    assert call_with_argument("loss = train_step(a, b, c, alpha=s * 2)", frame, "alpha", "torch.tensor({})") == (
+        "loss = train_step(a, b, c, alpha=torch.tensor(s * 2))"
+    )
+    # (a line torch quoted in part parses only in brackets: no rewrite rather than a shifted one)
+    assert call_with_argument("a, b, c, alpha)", frame, "alpha", "torch.tensor({})") is None
+    assert call_with_argument("loss = step(*args)", frame, "alpha", "torch.tensor({})") is None
+
+
+def test_the_object_a_method_is_called_on_is_named_as_the_line_has_it() -> None:
+    frame = next(f for f in session("corpus_hf_dynamic_padding").frames if f.parameters and f.parameters[0] == "self")
+    assert callee_expression("outputs = compiled(**batch)", frame) == "compiled"
+    assert callee_expression("outputs = self.models['bert'](**batch)", frame) == "self.models['bert']"
+    assert callee_expression("outputs = make()(**batch)", frame) is None  # no name for the object
