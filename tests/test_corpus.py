@@ -302,38 +302,69 @@ def test_the_code_of_a_fix_is_read_from_its_text() -> None:
     assert fix_code("Gradient mode changed (torch.no_grad vs training): expected.", program) == []
 
 
-def statement_at(source: str, line: int) -> tuple[int, int]:
-    """(first line, indentation) of the innermost statement at `line` (a decorated function's
-    first line is its first decorator's)."""
-    best = None
+def statement_at(source: str, line: int) -> ast.stmt:
+    """The innermost statement at `line` (a decorated function starts at its first decorator)."""
+    best: tuple[int, ast.stmt] | None = None
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.stmt):
             continue
         start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
         if start <= line <= (node.end_lineno or node.lineno) and (best is None or start >= best[0]):
-            best = (start, node.col_offset)
+            best = (start, node)
     assert best, f"no statement at line {line}"
-    return best
+    return best[1]
 
 
-def paste_at(source: str, code: str, line: int) -> tuple[int, int]:
-    """Where `code` goes in the program: before the statement at `line`, or, for a setting of
-    torch's (`torch._dynamo.config.allow_rnn = True`: global, read when Dynamo compiles), after the
-    program's imports, as a user sets it before anything compiles. The line it takes, and its
-    indentation."""
+def _edits(code: str, statement: ast.stmt) -> bool:
+    """Whether `code` is the statement at the finding's line written again (`x = self.blocks(x,
+    mask=mask, is_causal=True)` for `x = self.blocks(x, mask=mask)`): the same targets assigned,
+    or a call of the same function, as a user reads "write that line as ...". It replaces the line."""
+    new = ast.parse(code).body[0]
+    if isinstance(new, ast.Assign) and isinstance(statement, ast.Assign):
+        return [ast.dump(t) for t in new.targets] == [ast.dump(t) for t in statement.targets]
+    if isinstance(new, (ast.Expr, ast.Return)) and type(new) is type(statement):
+        a, b = new.value, statement.value
+        return isinstance(a, ast.Call) and isinstance(b, ast.Call) and ast.dump(a.func) == ast.dump(b.func)
+    return False
+
+
+@dataclass
+class Paste:
+    """One statement of a fix, where it goes in the program: lines `first`..`last` replaced by it
+    (an edit of the line), or inserted before `first` (`last` = first - 1)."""
+
+    code: str
+    first: int
+    last: int
+    indent: int
+
+
+def paste_at(source: str, code: str, line: int) -> Paste:
+    """Where `code` goes in the program: a setting of torch's (`torch._dynamo.config.allow_rnn =
+    True`: global, read when Dynamo compiles) after the program's imports, as a user sets it before
+    anything compiles; the statement at `line` written again in its place; anything else before
+    the statement at `line`."""
     if re.match(r"torch\.[\w.]*\bconfig\.\w+\s*=", code):
         imports = [node for node in ast.parse(source).body if isinstance(node, (ast.Import, ast.ImportFrom))]
-        return ((imports[-1].end_lineno or imports[-1].lineno) + 1 if imports else 1), 0
-    return statement_at(source, line)
+        at = (imports[-1].end_lineno or imports[-1].lineno) + 1 if imports else 1
+        return Paste(code, at, at - 1, 0)
+    statement = statement_at(source, line)
+    first = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", [])])
+    if _edits(code, statement):
+        return Paste(code, first, statement.end_lineno or statement.lineno, statement.col_offset)
+    return Paste(code, first, first - 1, statement.col_offset)
 
 
-def run_pasted(program: Path, code: str, line: int, folder: Path) -> tuple[subprocess.CompletedProcess, int]:
-    """A copy of the program with `code` pasted (paste_at), run by plain python (or torchrun)
-    under TORCH_TRACE=folder/trace; the run and the line the code took."""
+def run_pasted(program: Path, code: list[str], line: int, folder: Path) -> tuple[subprocess.CompletedProcess, list[Paste]]:
+    """A copy of the program with a fix's statements pasted together (paste_at; one fix's
+    statements are one change: `mark_dynamic(batch["input_ids"], 1)` and the same for
+    `attention_mask`), run by plain python (or torchrun) under TORCH_TRACE=folder/trace; the run
+    and where each statement went."""
     source = program.read_text(encoding="utf-8")
-    at, indent = paste_at(source, code, line)
+    pastes = [paste_at(source, statement, line) for statement in code]
     lines = source.splitlines(keepends=True)
-    lines.insert(at - 1, " " * indent + code + "\n")
+    for paste in sorted(pastes, key=lambda p: (p.first, p.last), reverse=True):  # bottom up: lines above keep their numbers
+        lines[paste.first - 1 : paste.last] = [" " * paste.indent + paste.code + "\n"]
     folder.mkdir()
     copy = folder / program.name
     copy.write_text("".join(lines), encoding="utf-8")
@@ -343,10 +374,10 @@ def run_pasted(program: Path, code: str, line: int, folder: Path) -> tuple[subpr
     else:
         command = [sys.executable, copy.name]
     env = {**os.environ, "MASTER_ADDR": "127.0.0.1", "TORCH_TRACE": str(folder / "trace")}
-    return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=600), at
+    return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=600), pastes
 
 
-def what_is_left(finding: dict, before: dict, after: dict, pasted_at: int) -> list[str]:
+def what_is_left(finding: dict, before: dict, after: dict, pastes: list[Paste]) -> list[str]:
     """What the finding was about that the run with its fix still did. A recompile finding: its
     functions must recompile fewer times by at least the recompiles it named (the same change met
     under another guard, `16 <= x.size()[0]` after `mark_dynamic`, still costs a compile); a
@@ -362,9 +393,12 @@ def what_is_left(finding: dict, before: dict, after: dict, pasted_at: int) -> li
         return []
     if "break" in finding["kind"]:
 
-        def unshifted(at: str) -> str:  # the program's lines after the pasted one moved down by one
+        def unshifted(at: str) -> str:  # the program's lines after a paste moved by the lines it added or took
             filename, _, line = at.rpartition(":")
-            return f"{filename}:{int(line) - 1}" if filename == before["program"] and int(line) > pasted_at else at
+            if filename != before["program"]:
+                return at
+            moved = sum(1 - (p.last - p.first + 1) for p in pastes if int(line) > p.last)
+            return f"{filename}:{int(line) - moved}"
 
         places = {g["at"] for c in was for g in c["graph_breaks"]}
         now = [c for log in after["logs"] for c in log["compiles"]]
@@ -374,19 +408,7 @@ def what_is_left(finding: dict, before: dict, after: dict, pasted_at: int) -> li
 
 # Today's fixes that do not run where they are pasted, or run without removing what their finding
 # is about; each turns into an XPASS (a failure) when its finding is mended: then remove it here.
-WRONG_TODAY = {
-    # (and mark_dynamic(data, 0) there runs but does not skip the recompile: conv2d on the CPU
-    # guards `16 <= x.size()[0]`, so the batch of 8 recompiles anyway; drop_last=True would)
-    "mnist_like": "mark_dynamic(x, 0) before `output = model(data)`: x is forward's parameter; the tensor there is data (NameError)",
-    "lstm_lm": "mark_dynamic(input, 0) before `output, hidden = compiled(data, hidden)`: input is forward's parameter; there it is Python's builtin input()",
-    # (and mark_dynamic(batch["input_ids"], 1) alone raises ConstraintViolationError: attention_mask,
-    # of the same length, stays static; with both marked, 1 recompile remains, on
-    # `self.config.problem_type is None`, which BertForSequenceClassification.forward sets)
-    "hf_dynamic_padding": "mark_dynamic(input_ids, 1) before `outputs = compiled(**batch)`: the tensor is batch['input_ids'] (NameError)",
-    "ddp_step": "mark_dynamic(args[0], 0) before `loss = F.cross_entropy(model(x), y)`: args is torch's wrapper's parameter; the tensor is x (NameError)",
-    "generate_decoder": "mark_dynamic(idx, 1) before `logits = model(idx)` runs but removes no recompile: idx's length is 1 at the first call, and torch specializes sizes 0 and 1",
-    "custom_autograd": "torch.tensor(alpha) at the compiled function's decorator line, where alpha does not exist; alpha is passed at the call, train_step(..., alpha)",
-}
+WRONG_TODAY: dict[str, str] = {}  # none today: every fix with code runs and has its effect
 
 
 @pytest.mark.parametrize(
@@ -407,19 +429,20 @@ def test_each_fix_with_code_runs_where_its_finding_says(name: str, tmp_path_fact
         assert filename and Path(filename).resolve() == run.program.resolve(), (
             f"nowhere in the program to paste {code}: {describe(finding)}"
         )
-        # WHEN each statement is pasted before the line the finding names, and the copy run
-        for statement in code:
-            pasted += 1
-            done, at = run_pasted(run.program, statement, int(line), tmp_path / f"paste{pasted}")
-            # THEN it runs
-            if done.returncode != 0 or "NameError" in done.stderr:
-                errors = [text for text in done.stderr.splitlines() if re.match(r"(\[rank\d+\]: )?\w+(Error|Exception)\b", text)]
-                failed.append(f"{statement} pasted at line {at} ({finding['title']}): exit {done.returncode}, " + " | ".join(errors[-3:]))
-                continue
-            # AND it has the effect claimed: the recompile or the break it is about is gone
-            left = what_is_left(finding, truth, record_truth.truth(run.program, [tmp_path / f"paste{pasted}" / "trace"]), at)
-            if left:
-                failed.append(f"{statement} pasted at line {at} ({finding['title']}) ran, but: " + "; ".join(left))
+        # WHEN its statements are pasted where the finding says (before its line, or as that line
+        # written again), and the copy run
+        pasted += 1
+        done, pastes = run_pasted(run.program, code, int(line), tmp_path / f"paste{pasted}")
+        at = ", ".join(f"{p.code} {'at line' if p.last < p.first else 'as line'} {p.first}" for p in pastes)
+        # THEN it runs
+        if done.returncode != 0 or "NameError" in done.stderr:
+            errors = [text for text in done.stderr.splitlines() if re.match(r"(\[rank\d+\]: )?\w+(Error|Exception)\b", text)]
+            failed.append(f"{at} ({finding['title']}): exit {done.returncode}, " + " | ".join(errors[-3:]))
+            continue
+        # AND it has the effect claimed: the recompile or the break it is about is gone
+        left = what_is_left(finding, truth, record_truth.truth(run.program, [tmp_path / f"paste{pasted}" / "trace"]), pastes)
+        if left:
+            failed.append(f"{at} ({finding['title']}) ran, but: " + "; ".join(left))
     if without_code:
         warnings.warn(f"{name}: findings whose fix has no code to paste:\n  " + "\n  ".join(without_code), stacklevel=1)
     assert not failed, "\n\n".join(failed)
