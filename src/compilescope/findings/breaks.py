@@ -160,7 +160,7 @@ def _finding(
         title += f": the rest of {eager.function} runs without torch.compile"
         lines.extend(eager.lines)
     elif any(skips_function(b) for _, _, b in met):
-        eager = _eager_function(brk, frame)
+        eager = _eager_function(brk, frame, [c for _, c, b in met if skips_function(b)])
         title += f": {eager.function} runs without torch.compile"
         lines.extend(eager.lines)
     user_line = next((b for _, _, b in met if b.user_filename), None)
@@ -353,9 +353,12 @@ def _eager_rest(brk: GraphBreak, versions: list[Compile], function: str, profile
     return _Eager(function, lines, None, cost, most)
 
 
-def _eager_function(brk: GraphBreak, frame: Frame) -> _Eager:
-    """A break torch could not handle at all: the whole function falls back to eager."""
+def _eager_function(brk: GraphBreak, frame: Frame, given_up: list[Compile]) -> _Eager:
+    """A break torch could not handle at all: the whole function falls back to eager. Its cost
+    includes the compiles torch gave up (rules.py says no "compile failed" of its own for them)."""
     function = frame.known_as
+    times = [c.compile_time_s for c in dict((id(c), c) for c in given_up).values() if c.compile_time_s is not None]
+    tried = f"; {seconds(sum(times))} on the compile torch gave up" if times else ""
     why = " (a graph break inside a for/while loop, which torch does not support)" if "graph break in loop" in brk.text else ""
     lines = [
         f"torch could not handle this break{why}, so it skipped the whole of {function}: it runs without torch.compile on "
@@ -365,10 +368,10 @@ def _eager_function(brk: GraphBreak, frame: Frame) -> _Eager:
     if eager is not None and eager.calls:
         cost = (
             f"{seconds(eager.total_ms / 1000)} in {plural(eager.calls, 'call')} of {function} that ran without torch.compile "
-            "(measured: each call's host time)"
+            f"(measured: each call's host time){tried}"
         )
-        return _Eager(function, lines, eager.total_ms / 1000, cost, True)
-    return _Eager(function, lines, None, f"{NOT_MEASURED}: all of {function}, on every call (run times it on Python 3.12+)", True)
+        return _Eager(function, lines, eager.total_ms / 1000 + sum(times), cost, True)
+    return _Eager(function, lines, None, f"{NOT_MEASURED}: all of {function}, on every call (run times it on Python 3.12+){tried}", True)
 
 
 def _values_carried_over(resumed: list[Frame]) -> list[str]:
