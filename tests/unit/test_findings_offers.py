@@ -4,6 +4,7 @@ remove what the finding is about, one finding per cause, and a program's message
 from __future__ import annotations
 
 from compilescope.findings.before_compile import plain_message
+from compilescope.findings.offers import already_set, print_as_fstring
 from recorded import found
 
 
@@ -36,3 +37,65 @@ def test_a_break_that_gives_up_the_function_is_one_finding_not_also_a_failed_com
 def test_a_compile_that_failed_is_still_a_finding_of_its_own() -> None:
     failed = [f for f in found("diagnosis") if f.kind == "compile failed"]
     assert len(failed) == 1 and failed[0].title.startswith("Compiling ")
+
+
+def _break_in(trace: str, function: str):
+    (brk,) = [f for f in found(trace) if f.kind == "graph break" and f.title.startswith(f"Graph break in {function} at")]
+    return brk
+
+
+def test_reorder_print_is_offered_for_a_print_of_tensors_and_strings() -> None:
+    # GIVEN print("y is", y): torch names its arguments' types ['str', 'Tensor'], all reorderable
+    brk = _break_in("print_args", "scaled")
+    assert brk.try_fixes == ("reorder-print",)
+    assert "reorderable_logging_functions" in brk.fix and "cannot remove" not in brk.fix
+
+
+def test_reorder_print_is_not_offered_for_a_print_of_a_size_and_the_fstring_is() -> None:
+    # GIVEN print("shape", y.shape): a torch.Size, which torch cannot move after the graph
+    brk = _break_in("print_args", "shaped")
+    # THEN reordering is not offered, the finding says why, and gives the print as one f-string
+    assert brk.try_fixes == () and brk.try_command is None
+    assert brk.fix.startswith(
+        "--try reorder-print cannot remove this break: torch moves a print after the graph only when its arguments are "
+        "tensors, constants and strings, and this one prints a torch.Size (torch names its arguments' types: str, Size)"
+    )
+    assert 'Here: replace line 18 with\n    print(f"shape {y.shape}")\n' in brk.fix
+    assert "reorderable_logging_functions" not in brk.fix  # torch's hint to reorder it, left out
+
+
+def test_capture_dynamic_output_shape_ops_is_offered_where_the_result_stays_a_tensor() -> None:
+    brk = _break_in("nonzero_use", "picked")
+    assert brk.try_fixes == ("capture_dynamic_output_shape_ops",) and "cannot remove" not in brk.fix
+
+
+def test_capture_dynamic_output_shape_ops_is_not_offered_where_the_size_decides_a_branch() -> None:
+    # GIVEN idx = torch.nonzero(...) then `if idx.shape[0] > 2:`
+    brk = _break_in("nonzero_use", "counted")
+    # THEN capturing the op is not offered: torch would break on the branch instead; torch.where/cond are
+    assert brk.try_fixes == ()
+    assert brk.fix.startswith(
+        "--try capture_dynamic_output_shape_ops cannot remove this break: `idx.shape[0] > 2` after it decides a Python branch on it"
+    )
+    assert "torch.where(cond, a, b)" in brk.fix and "torch.cond(" in brk.fix
+    assert "capture_dynamic_output_shape_ops = True" not in brk.fix  # torch's hint, left out
+
+
+def test_ignore_logging_is_offered_for_a_message_not_for_is_enabled_for() -> None:
+    told, asked = _break_in("logger_calls", "told"), _break_in("logger_calls", "asked")
+    assert told.try_fixes == ("ignore-logging",) and "cannot remove" not in told.fix
+    assert asked.try_fixes == ()
+    assert asked.fix.startswith("--try ignore-logging cannot remove this break: the call is Logger.isEnabledFor, which logs no message")
+    assert "ignore_logging_functions" not in asked.fix and "ignore or reorder it" not in asked.fix
+
+
+def test_a_print_is_written_as_one_fstring_only_where_that_prints_the_same() -> None:
+    assert print_as_fstring('print("shape", y.shape)') == 'print(f"shape {y.shape}")'
+    assert print_as_fstring('print("a{b}", x, flush=True)') == 'print(f"a{{b}} {x}", flush=True)'
+    assert print_as_fstring('print("a", x, sep="")') is None  # a separator of its own
+    assert print_as_fstring('print(d["k"])') is None and print_as_fstring("x = 1") is None
+
+
+def test_a_hinted_setting_the_run_already_had_is_not_offered() -> None:
+    assert already_set("config.allow_rnn=True", {"allow_rnn": "True"})
+    assert not already_set("config.allow_rnn=True", {"allow_rnn": "False"}) and not already_set("config.allow_rnn=True", {})

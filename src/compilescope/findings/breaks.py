@@ -25,6 +25,13 @@ from compilescope.findings.finding import (
     short,
     where,
 )
+from compilescope.findings.offers import (
+    already_set,
+    dynamic_shape_not_capturable,
+    logging_not_ignorable,
+    print_as_fstring,
+    print_not_reorderable,
+)
 from compilescope.findings.recompiles import carried_over_a_break
 from compilescope.findings.skipped import (
     hinted_fixes,
@@ -246,6 +253,19 @@ def _finding(
             try_fixes += ("ignore-logging",)
         # (a value that decides a Python branch: captured, torch breaks on the branch instead)
         try_fixes = tuple(f for f in dict.fromkeys(try_fixes) if not (branch and f == "capture_scalar_outputs"))
+        # the fixes the trace shows cannot remove this break: not offered; said why, and what can
+        cannot = _cannot_help(try_fixes, [b for _, _, b in met], [c for _, c, _ in met], settings)
+        if cannot:
+            try_fixes = tuple(f for f in try_fixes if f not in cannot)
+            fix = _without_hints_for(fix, cannot)
+            said = [f"--try {name} cannot remove this break: {why}. {_CANNOT_ADVICE.get(name, '')}".strip() for name, why in cannot.items()]
+            rewritten = print_as_fstring(brk.code) if "reorder-print" in cannot else None
+            if rewritten is not None and brk.lineno is not None:
+                said.append(
+                    f"Here: replace line {brk.lineno} with\n    {rewritten}\nand print reordered "
+                    "(--try reorder-print) moves it after the graph."
+                )
+            fix = "\n".join([*said, fix]).strip()
     place = site if own else (where(user_line.user_filename, user_line.user_lineno) if user_line else site)
     if eager is not None and eager.most and level == WARNING:
         level = PROBLEM
@@ -265,6 +285,59 @@ def _finding(
         try_fixes=try_fixes,
         recurs=eager is not None,
     )
+
+
+_HINTED = {  # torch's hint lines that name each fix (left out where the fix cannot help)
+    "reorder-print": "reorderable_logging_functions",
+    "ignore-logging": "ignore_logging_functions",
+    "capture_dynamic_output_shape_ops": "capture_dynamic_output_shape_ops",
+}
+
+
+def _cannot_help(fixes: tuple[str, ...], breaks: list[GraphBreak], versions: list[Compile], settings: dict[str, str]) -> dict[str, str]:
+    """The offered fixes that cannot remove the break, each with why (findings/offers.py)."""
+    out: dict[str, str] = {}
+    for fix in fixes:
+        why: str | None = None
+        if fix == "reorder-print":
+            why = next((w for b in breaks if (w := print_not_reorderable(b))), None)
+        elif fix == "ignore-logging":
+            why = next((w for b in breaks if (w := logging_not_ignorable(b))), None)
+        elif fix == "capture_dynamic_output_shape_ops":
+            why = next((w for b in breaks if (w := dynamic_shape_not_capturable(b, versions))), None)
+        elif already_set(fix, settings):
+            why = f"the run already had torch._dynamo.config.{fix.removeprefix('config.').replace('=', ' = ')}"
+        if why is not None:
+            out[fix] = why
+    return out
+
+
+_CANNOT_ADVICE = {  # what can, where a fix cannot
+    "reorder-print": (
+        "Print outside the compiled function, or print only tensors, numbers and strings: an f-string is one string, "
+        "which torch formats after the graph."
+    ),
+    "ignore-logging": (
+        "Ask it outside the compiled function (once, before calling it) and pass the answer in, or leave the check out of the compiled code."
+    ),
+    "capture_dynamic_output_shape_ops": (
+        "Keep the decision in the graph, as a tensor: torch.where(cond, a, b) for a value, torch.cond(pred, true_fn, "
+        "false_fn, operands) for code (a count such as mask.sum() is a tensor, where nonzero(mask).shape[0] is not); "
+        "or make the decision outside the compiled function."
+    ),
+}
+
+
+_GENERAL = ("Logging inside the compiled function cuts the graph", "Printing inside the compiled function cuts the graph")
+
+
+def _without_hints_for(fix: str, cannot: dict[str, str]) -> str:
+    """The fix text without torch's hint lines that suggest a fix that cannot help."""
+    names = [_HINTED.get(name, name.removeprefix("config.").partition("=")[0]) for name in cannot]
+    # (and the general words that would send the user to the fix: "tell Dynamo to ignore or reorder it")
+    kept = [line for line in fix.splitlines() if not any(name in line for name in names) and not line.startswith(_GENERAL)]
+    text = "\n".join(kept)
+    return "" if text.strip() == "torch's hint:" else text.replace("torch's hint: \n", "torch's hint: ")
 
 
 def _branch_advice(brk: GraphBreak, branch: str, versions: list[Compile]) -> str:
