@@ -1,0 +1,83 @@
+"""The `--try` fixes a graph break's finding offers, and the ones it withholds, checked the way a
+user meets them: `compilescope run --try FIX` for real on programs with one break the fix removes
+and one it cannot (tests/traces/programs/, the programs behind the unit tests' traces), and the
+second run shows what the first run's findings said. Real subprocesses, torch.compile (eager)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import compilescope
+from conftest import run_cli
+
+PROGRAMS = Path(__file__).resolve().parent / "traces" / "programs"
+
+
+def _tried(name: str, fix: str, folder: Path):
+    """The program run as it is and with `fix`: both sessions and the run's output."""
+    shutil.copy(PROGRAMS / f"{name}.py", folder / f"{name}.py")
+    result = run_cli("run", "--no-html", "--try", fix, f"{name}.py", cwd=folder)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return compilescope.load(folder / f"compilescope-{name}.json"), compilescope.load(folder / f"compilescope-{name}.try.json"), result
+
+
+def _lines(session) -> set[int]:
+    return {b.lineno for b in session.graph_breaks if b.lineno is not None}
+
+
+def _finding(session, function: str):
+    (found,) = [f for f in session.explain() if f.kind == "graph break" and f.title.startswith(f"Graph break in {function} at")]
+    return found
+
+
+def test_reorder_print_removes_a_tensors_print_not_a_sizes_and_the_fstring_given_works(tmp_path: Path) -> None:
+    # GIVEN print("y is", y) (line 11) and print("shape", y.shape) (line 18), each a break
+    before, after, result = _tried("print_args", "reorder-print", tmp_path)
+    assert _lines(before) == {11, 18}
+    # THEN the first is offered reorder-print, the second is not, and the try shows why: line 11's
+    # break is gone, line 18 still breaks, as torch cannot reorder a print of a torch.Size
+    assert _finding(before, "scaled").try_fixes == ("reorder-print",)
+    shaped = _finding(before, "shaped")
+    assert shaped.try_fixes == () and "--try reorder-print cannot remove this break" in shaped.fix
+    assert _lines(after) == {18}
+    assert any("can't actually be reordered" in b.reason for b in after.graph_breaks)
+    # WHEN the print the finding gives is pasted at line 18, as written, and reordered
+    fixed = shaped.fix.split("Here: replace line 18 with\n")[1].splitlines()[0].strip()
+    source = (tmp_path / "print_args.py").read_text().splitlines()
+    indent = source[17][: len(source[17]) - len(source[17].lstrip())]
+    source[17] = indent + fixed
+    (tmp_path / "print_args.py").write_text("\n".join(source) + "\n")
+    pasted, pasted_run = _rerun(tmp_path)
+    # THEN nothing breaks, and the program prints the same
+    assert _lines(pasted) == set()
+    assert pasted_run.stdout.count("shape torch.Size([3])") == result.stdout.count("shape torch.Size([3])") > 0
+
+
+def _rerun(folder: Path):
+    result = run_cli("run", "--no-html", "--try", "reorder-print", "print_args.py", cwd=folder)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return compilescope.load(folder / "compilescope-print_args.try.json"), result
+
+
+def test_capture_dynamic_output_shape_ops_removes_a_nonzero_break_not_one_whose_size_decides_an_if(tmp_path: Path) -> None:
+    # GIVEN torch.nonzero in two functions (lines 11 and 17); the second's size decides `if` (line 18)
+    before, after, _ = _tried("nonzero_use", "capture_dynamic_output_shape_ops", tmp_path)
+    assert _lines(before) == {11, 17}
+    assert _finding(before, "picked").try_fixes == ("capture_dynamic_output_shape_ops",)
+    counted = _finding(before, "counted")
+    assert counted.try_fixes == () and "`idx.shape[0] > 2` after it decides a Python branch on it" in counted.fix
+    # THEN with the op captured, the first break is gone and torch breaks on the `if` instead, as said
+    assert _lines(after) == {18}
+    assert [b.reason for b in after.graph_breaks] == ["Data-dependent branching"]
+
+
+def test_ignore_logging_removes_a_logger_info_break_not_an_is_enabled_for_one(tmp_path: Path) -> None:
+    # GIVEN logger.info (line 15) and `if logger.isEnabledFor(...)` (line 22), each a break
+    before, after, _ = _tried("logger_calls", "ignore-logging", tmp_path)
+    assert _lines(before) == {15, 22}
+    assert _finding(before, "told").try_fixes == ("ignore-logging",)
+    asked = _finding(before, "asked")
+    assert asked.try_fixes == () and "the call is Logger.isEnabledFor, which logs no message" in asked.fix
+    # THEN the try removes the first and not the second, as the findings said
+    assert _lines(after) == {22}
