@@ -81,3 +81,43 @@ def test_ignore_logging_removes_a_logger_info_break_not_an_is_enabled_for_one(tm
     assert asked.try_fixes == () and "the call is Logger.isEnabledFor, which logs no message" in asked.fix
     # THEN the try removes the first and not the second, as the findings said
     assert _lines(after) == {22}
+
+
+SHOUT = """\
+import torch
+
+
+@torch.compile(backend="eager")
+def shout(x):
+    y = x * 2
+    print(float(y.mean()))
+    return y + 1
+
+
+for _ in range(2):
+    shout(torch.ones(3))
+print("done")
+"""
+
+
+def test_a_print_of_a_read_value_keeps_its_break_under_both_fixes_and_the_tensors_print_does_not(tmp_path: Path) -> None:
+    # GIVEN print(float(y.mean())) (line 7), whose finding offers neither fix
+    (tmp_path / "shout.py").write_text(SHOUT)
+    result = run_cli("run", "--no-html", "--try", "capture_scalar_outputs", "--try", "reorder-print", "shout.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    before = compilescope.load(tmp_path / "compilescope-shout.json")
+    both = compilescope.load(tmp_path / "compilescope-shout.try.json")
+    printed = _finding(before, "shout")
+    assert printed.try_fixes == () and "cannot remove this break" in printed.fix
+    # THEN with both fixes set the line still breaks, as the finding said
+    assert _lines(before) == {7} and _lines(both) == {7}
+    # WHEN the print the finding gives is pasted at line 7 and reordered
+    fixed = printed.fix.split("replace line 7 with\n")[1].splitlines()[0].strip()
+    source = SHOUT.splitlines()
+    source[6] = "    " + fixed
+    (tmp_path / "shout.py").write_text("\n".join(source) + "\n")
+    result = run_cli("run", "--no-html", "--try", "reorder-print", "shout.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    # THEN nothing breaks, and the tensor is printed (as tensor(2.), where the number was 2.0)
+    assert _lines(compilescope.load(tmp_path / "compilescope-shout.try.json")) == set()
+    assert "tensor(2.)" in result.stdout

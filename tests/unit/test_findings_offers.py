@@ -4,8 +4,8 @@ remove what the finding is about, one finding per cause, and a program's message
 from __future__ import annotations
 
 from compilescope.findings.before_compile import plain_message
-from compilescope.findings.offers import already_set, print_as_fstring
-from recorded import found
+from compilescope.findings.offers import already_set, print_as_fstring, print_of_tensor
+from recorded import found, one
 
 
 def test_a_crashed_programs_coloured_error_is_said_in_plain_words() -> None:
@@ -99,3 +99,23 @@ def test_a_print_is_written_as_one_fstring_only_where_that_prints_the_same() -> 
 def test_a_hinted_setting_the_run_already_had_is_not_offered() -> None:
     assert already_set("config.allow_rnn=True", {"allow_rnn": "True"})
     assert not already_set("config.allow_rnn=True", {"allow_rnn": "False"}) and not already_set("config.allow_rnn=True", {})
+
+
+def test_a_print_of_a_value_read_from_a_tensor_is_offered_the_tensors_print_not_the_fixes() -> None:
+    # GIVEN print(float(y.mean())): torch breaks to read the value and again to print it
+    shout = one(found("diagnosis"), kind="graph break", title_has="shout")
+    # THEN neither capturing the scalar nor reordering the print is offered: the finding says why,
+    # and gives the print of the tensor, which torch can move after the graph
+    assert shout.try_fixes == ()
+    assert shout.fix.startswith(
+        "--try capture_scalar_outputs and --try reorder-print cannot remove this break: the print prints a value read out of a tensor"
+    )
+    assert "replace line 57 with\n    print(y.mean())\n" in shout.fix
+    assert "capture_scalar_outputs = True" not in shout.fix and "reorderable_logging_functions" not in shout.fix
+    assert "torch's hint: Avoid calling builtin `print` with argument types ['float']" in shout.fix
+
+
+def test_a_print_of_read_values_is_written_as_a_print_of_the_tensors() -> None:
+    assert print_of_tensor("print(float(y.mean()))") == "print(y.mean())"
+    assert print_of_tensor('print("loss", loss.item(), flush=True)') == "print('loss', loss, flush=True)"
+    assert print_of_tensor("print(y)") is None and print_of_tensor("x = float(y)") is None

@@ -31,6 +31,8 @@ from compilescope.findings.offers import (
     logging_not_ignorable,
     print_as_fstring,
     print_not_reorderable,
+    print_of_tensor,
+    prints_a_read_value,
 )
 from compilescope.findings.recompiles import carried_over_a_break
 from compilescope.findings.skipped import (
@@ -259,7 +261,17 @@ def _finding(
             try_fixes = tuple(f for f in try_fixes if f not in cannot)
             fix = _without_hints_for(fix, cannot)
             said = [f"--try {name} cannot remove this break: {why}. {_CANNOT_ADVICE.get(name, '')}".strip() for name, why in cannot.items()]
-            rewritten = print_as_fstring(brk.code) if "reorder-print" in cannot else None
+            if "reorder-print" in cannot and cannot["reorder-print"] == cannot.get("capture_scalar_outputs"):
+                # one reason for both: said once
+                said = [f"--try capture_scalar_outputs and --try reorder-print cannot remove this break: {cannot['reorder-print']}."]
+                tensor = print_of_tensor(brk.code)
+                if tensor is not None and brk.lineno is not None:
+                    said.append(
+                        f"Print the tensor instead (it prints as tensor(…), not as the bare number): replace line {brk.lineno} "
+                        f"with\n    {tensor}\nand print reordered (--try reorder-print) moves it after the graph; or print "
+                        "outside the compiled function."
+                    )
+            rewritten = print_as_fstring(brk.code) if "reorder-print" in cannot and "capture_scalar_outputs" not in cannot else None
             if rewritten is not None and brk.lineno is not None:
                 said.append(
                     f"Here: replace line {brk.lineno} with\n    {rewritten}\nand print reordered "
@@ -297,7 +309,11 @@ _HINTED = {  # torch's hint lines that name each fix (left out where the fix can
 def _cannot_help(fixes: tuple[str, ...], breaks: list[GraphBreak], versions: list[Compile], settings: dict[str, str]) -> dict[str, str]:
     """The offered fixes that cannot remove the break, each with why (findings/offers.py)."""
     out: dict[str, str] = {}
+    read = prints_a_read_value(breaks)
     for fix in fixes:
+        if read is not None and fix in ("capture_scalar_outputs", "reorder-print"):
+            out[fix] = read
+            continue
         why: str | None = None
         if fix == "reorder-print":
             why = next((w for b in breaks if (w := print_not_reorderable(b))), None)
@@ -332,12 +348,19 @@ _GENERAL = ("Logging inside the compiled function cuts the graph", "Printing ins
 
 
 def _without_hints_for(fix: str, cannot: dict[str, str]) -> str:
-    """The fix text without torch's hint lines that suggest a fix that cannot help."""
+    """The fix text without torch's hint lines that suggest a fix that cannot help (and without
+    the general words that would send the user to it: "tell Dynamo to ignore or reorder it")."""
     names = [_HINTED.get(name, name.removeprefix("config.").partition("=")[0]) for name in cannot]
-    # (and the general words that would send the user to the fix: "tell Dynamo to ignore or reorder it")
-    kept = [line for line in fix.splitlines() if not any(name in line for name in names) and not line.startswith(_GENERAL)]
-    text = "\n".join(kept)
-    return "" if text.strip() == "torch's hint:" else text.replace("torch's hint: \n", "torch's hint: ")
+    kept: list[str] = []
+    prefix = ""
+    for line in fix.splitlines():
+        if any(name in line for name in names) or line.startswith(_GENERAL):
+            if line.startswith("torch's hint: "):
+                prefix = "torch's hint: "  # carried to the next hint torch gave
+            continue
+        kept.append(prefix + line if prefix and not line.startswith("torch's hint: ") else line)
+        prefix = ""
+    return "\n".join(kept)
 
 
 def _branch_advice(brk: GraphBreak, branch: str, versions: list[Compile]) -> str:

@@ -189,3 +189,60 @@ def print_as_fstring(code: str | None) -> str | None:
         return None
     keywords = "".join(f", {k.arg}={ast.unparse(k.value)}" for k in call.keywords)
     return f'print(f"{body}"{keywords})'
+
+
+# ---- a print of a value read out of a tensor: print(float(t)) --------------------------------------
+
+_READS = {"float", "int", "bool"}
+
+
+def prints_a_read_value(breaks: Sequence[GraphBreak]) -> str | None:
+    """Why neither capturing the scalar nor reordering the print (nor both) removes a break where
+    a print prints a value read out of a tensor (`print(float(t))`: torch breaks there twice, to
+    read the value and to print it): without the capture the read breaks; with it the value is a
+    symbolic number while tracing, which torch cannot move after the graph either."""
+    reasons = " ".join(b.reason or "" for b in breaks)
+    code = next((b.code for b in breaks if b.code), "") or ""
+    if not (re.search(r"Tensor\.item\(\)", reasons) and re.search(r"builtin operator|print", reasons)):
+        return None
+    if not re.match(r"^\s*print\(", code) or not re.search(r"\b(float|int|bool)\(|\.item\(\)", code):
+        return None
+    return (
+        "the print prints a value read out of a tensor: without the capture, reading it breaks the graph; with it, the "
+        "value is a symbolic number while tracing, which torch cannot move after the graph, so the print breaks it"
+    )
+
+
+def print_of_tensor(code: str | None) -> str | None:
+    """The line's print with the values it reads out of tensors printed as the tensors
+    (`print(float(y.mean()))` -> `print(y.mean())`), which torch can move after the graph; None
+    where the line is not such a print."""
+    text = (code or "").strip()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr) or not isinstance(call := tree.body[0].value, ast.Call):
+        return None
+    if not (isinstance(call.func, ast.Name) and call.func.id == "print"):
+        return None
+    changed = False
+    args: list[ast.expr] = []
+    for arg in call.args:
+        if (
+            isinstance(arg, ast.Call)
+            and isinstance(arg.func, ast.Name)
+            and arg.func.id in _READS
+            and len(arg.args) == 1
+            and not arg.keywords
+        ):
+            args.append(arg.args[0])
+            changed = True
+        elif isinstance(arg, ast.Call) and not arg.args and isinstance(arg.func, ast.Attribute) and arg.func.attr == "item":
+            args.append(arg.func.value)
+            changed = True
+        else:
+            args.append(arg)
+    if not changed:
+        return None
+    return ast.unparse(ast.Call(func=call.func, args=args, keywords=call.keywords))
