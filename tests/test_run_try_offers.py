@@ -14,11 +14,12 @@ from conftest import run_cli
 PROGRAMS = Path(__file__).resolve().parent / "traces" / "programs"
 
 
-def _tried(name: str, fix: str, folder: Path):
-    """The program run as it is and with `fix`: both sessions and the run's output."""
+def _tried(name: str, fix: str, folder: Path, status: int = 0):
+    """The program run as it is and with `fix`: both sessions and the run's output (`status`: the
+    exit status of the run with the fix, which is the program's)."""
     shutil.copy(PROGRAMS / f"{name}.py", folder / f"{name}.py")
     result = run_cli("run", "--no-html", "--try", fix, f"{name}.py", cwd=folder)
-    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.returncode == status, result.stderr[-3000:]
     return compilescope.load(folder / f"compilescope-{name}.json"), compilescope.load(folder / f"compilescope-{name}.try.json"), result
 
 
@@ -60,16 +61,24 @@ def _rerun(folder: Path):
     return compilescope.load(folder / "compilescope-print_args.try.json"), result
 
 
-def test_capture_dynamic_output_shape_ops_removes_a_nonzero_break_not_one_whose_size_decides_an_if(tmp_path: Path) -> None:
-    # GIVEN torch.nonzero in two functions (lines 11 and 17); the second's size decides `if` (line 18)
-    before, after, _ = _tried("nonzero_use", "capture_dynamic_output_shape_ops", tmp_path)
-    assert _lines(before) == {11, 17}
+def test_capture_dynamic_output_shape_ops_removes_a_nonzero_break_not_one_whose_result_python_needs(tmp_path: Path) -> None:
+    # GIVEN torch.nonzero in three functions (lines 12, 18, 26): the second's size decides an `if`
+    # (line 19), the third's result is read out with .tolist() (line 28)
+    before, after, result = _tried("nonzero_use", "capture_dynamic_output_shape_ops", tmp_path, status=1)
+    assert _lines(before) == {12, 18, 26, 28}
     assert _finding(before, "picked").try_fixes == ("capture_dynamic_output_shape_ops",)
     counted = _finding(before, "counted")
     assert counted.try_fixes == () and "`idx.shape[0] > 2` after it decides a Python branch on it" in counted.fix
-    # THEN with the op captured, the first break is gone and torch breaks on the `if` instead, as said
-    assert _lines(after) == {18}
+    listed = [f for f in before.explain() if f.kind == "graph break" and f.where and f.where.endswith(":26")]
+    assert len(listed) == 1 and "capture_dynamic_output_shape_ops" not in listed[0].try_fixes
+    assert "torch 2.13 raises GuardOnDataDependentSymNode there, which stops the program" in listed[0].fix
+    # THEN with the op captured, the first break is gone, torch breaks on the `if` instead, and the
+    # third's .tolist() raises out of its compile and stops the program (exit status 1), as said
+    assert _lines(after) == {19}
     assert [b.reason for b in after.graph_breaks] == ["Data-dependent branching"]
+    failed = [c for c in after.compiles if c.status == "failed"]
+    assert len(failed) == 1 and failed[0].failure_lineno == 28
+    assert "GuardOnDataDependentSymNode" in result.stderr and result.stdout.count("done") == 1  # the first run's
 
 
 def test_ignore_logging_removes_a_logger_info_break_not_an_is_enabled_for_one(tmp_path: Path) -> None:

@@ -81,6 +81,16 @@ def test_capture_dynamic_output_shape_ops_is_not_offered_where_the_size_decides_
     assert "capture_dynamic_output_shape_ops = True" not in brk.fix  # torch's hint, left out
 
 
+def test_capture_dynamic_output_shape_ops_is_not_offered_where_the_result_is_read_out() -> None:
+    # GIVEN idx = torch.nonzero(...) then `rows = idx.tolist()`
+    (brk,) = [f for f in found("nonzero_use") if f.kind == "graph break" and f.where and f.where.endswith("nonzero_use.py:26")]
+    assert "capture_dynamic_output_shape_ops" not in brk.try_fixes
+    assert brk.fix.startswith(
+        "--try capture_dynamic_output_shape_ops cannot remove this break: `idx.tolist()` after it reads it out as Python values"
+    )
+    assert "read it out outside the compiled function" in brk.fix
+
+
 def test_ignore_logging_is_offered_for_a_message_not_for_is_enabled_for() -> None:
     told, asked = _break_in("logger_calls", "told"), _break_in("logger_calls", "asked")
     assert told.try_fixes == ("ignore-logging",) and "cannot remove" not in told.fix

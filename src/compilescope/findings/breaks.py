@@ -328,18 +328,13 @@ def _cannot_help(fixes: tuple[str, ...], breaks: list[GraphBreak], versions: lis
     return out
 
 
-_CANNOT_ADVICE = {  # what can, where a fix cannot
+_CANNOT_ADVICE = {  # what can, where a fix cannot (capture_dynamic_output_shape_ops: offers.py says it, by use)
     "reorder-print": (
         "Print outside the compiled function, or print only tensors, numbers and strings: an f-string is one string, "
         "which torch formats after the graph."
     ),
     "ignore-logging": (
         "Ask it outside the compiled function (once, before calling it) and pass the answer in, or leave the check out of the compiled code."
-    ),
-    "capture_dynamic_output_shape_ops": (
-        "Keep the decision in the graph, as a tensor: torch.where(cond, a, b) for a value, torch.cond(pred, true_fn, "
-        "false_fn, operands) for code (a count such as mask.sum() is a tensor, where nonzero(mask).shape[0] is not); "
-        "or make the decision outside the compiled function."
     ),
 }
 

@@ -139,14 +139,23 @@ def _names(node: ast.AST, name: str) -> bool:
 
 
 def dynamic_shape_not_capturable(brk: GraphBreak, versions: Sequence[Compile]) -> str | None:
-    """Why keeping the op in the graph cannot remove the break: the code after it needs the
-    result's size or values in Python."""
+    """Why keeping the op in the graph cannot remove the break, and what can: the code after it
+    needs the result's size or values in Python."""
     use = dynamic_shape_result_used(brk, versions)
     if use is None:
         return None
+    if use.endswith("reads it out as Python values"):
+        return (
+            f"{use}: with the op kept in the graph the size of its result is known only when it runs, so torch cannot "
+            "read it out while compiling (for .tolist(), torch 2.13 raises GuardOnDataDependentSymNode there, which "
+            "stops the program). Keep the result a tensor in the compiled code (return it) and read it out outside the "
+            "compiled function"
+        )
     return (
-        f"{use}: with the op kept in the graph, the size of its result is known only when it runs, so torch breaks "
-        "there instead (data-dependent branching)"
+        f"{use}: with the op kept in the graph the size of its result is known only when it runs, so torch breaks "
+        "there instead (data-dependent branching). Keep the decision in the graph, as a tensor: torch.where(cond, a, b) "
+        "for a value, torch.cond(pred, true_fn, false_fn, operands) for code (a count such as mask.sum() is a tensor, "
+        "where nonzero(mask).shape[0] is not); or make the decision outside the compiled function"
     )
 
 

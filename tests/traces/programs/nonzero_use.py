@@ -1,7 +1,8 @@
-"""Two uses of torch.nonzero inside compiled functions, each a graph break ("Dynamic shape
+"""Three uses of torch.nonzero inside compiled functions, each a graph break ("Dynamic shape
 operator"): with config.capture_dynamic_output_shape_ops (`--try capture_dynamic_output_shape_ops`)
 torch keeps it in the graph where its result stays a tensor (indexing), but not where the
-result's size decides a Python `if`: torch then breaks on that branch instead."""
+result's size decides a Python `if` (torch then breaks on that branch instead), nor where it is
+read out with .tolist() (the compile of that function then fails)."""
 
 import torch
 
@@ -20,7 +21,16 @@ def counted(x):
     return x - 1
 
 
+@torch.compile(backend="eager")
+def listed(x):
+    idx = torch.nonzero(x > 0)
+    y = x * 2
+    rows = idx.tolist()
+    return y, rows
+
+
 for _ in range(2):
     picked(torch.tensor([1.0, -1.0, 2.0, 0.5]))
     counted(torch.tensor([1.0, -1.0, 2.0, 0.5]))
+    listed(torch.tensor([1.0, -1.0, 2.0, 0.5]))
 print("done")
