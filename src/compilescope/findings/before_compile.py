@@ -8,6 +8,8 @@ the words are the same either way.
 
 from __future__ import annotations
 
+import re
+
 from compilescope.findings import INFO, PROBLEM, WARNING
 
 TYPE_CHECKING = False
@@ -18,14 +20,28 @@ if TYPE_CHECKING:
 Said = tuple["Level", str, str, str]
 
 
+# A terminal's escape sequences as a program writes them to colour its messages: CSI (ESC [ ...
+# final byte, "\x1b[31m"), OSC (ESC ] ... BEL or ESC \, a title or a link) and two-byte ones
+# (the same as render.text's, which this layer cannot import)
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+# every other control character but the newline (and a tab, kept as a blank)
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def plain_message(text: str) -> str:
+    """A message from the program (its exception) as words: its colours and other terminal
+    escapes left out, a tab a blank, any other control character but the newline dropped."""
+    return _CONTROLS.sub("", _ESCAPES.sub("", text).replace("\r\n", "\n").replace("\t", " "))
+
+
 def ended_before_compiling(kind: str, exit_status: int | None, exception: str | None, imported_torch: bool) -> Said | None:
     """Why nothing was compiled, where the way the program ended says it: it raised, it exited
     with a status other than 0, or (a script or module `compilescope run` ran) it never imported
     torch. None where none of these holds (rules.py then says what else to check)."""
     what = "program" if kind in ("script", "module") else "code"
     if exception:
-        how = "was stopped (Ctrl-C)" if exception.startswith("KeyboardInterrupt") else "failed"
-        detail = exception
+        how = "was stopped (Ctrl-C)" if plain_message(exception).startswith("KeyboardInterrupt") else "failed"
+        detail = plain_message(exception)
         if not imported_torch:
             detail += "\nIt had not imported torch."
         advice = "" if how != "failed" else f"Fix that error (Python printed its traceback with the {what}'s output) and run it again."

@@ -25,6 +25,15 @@ from compilescope.findings.finding import (
     short,
     where,
 )
+from compilescope.findings.offers import (
+    already_set,
+    dynamic_shape_not_capturable,
+    logging_not_ignorable,
+    print_as_fstring,
+    print_not_reorderable,
+    print_of_tensor,
+    prints_a_read_value,
+)
 from compilescope.findings.recompiles import carried_over_a_break
 from compilescope.findings.skipped import (
     hinted_fixes,
@@ -160,7 +169,7 @@ def _finding(
         title += f": the rest of {eager.function} runs without torch.compile"
         lines.extend(eager.lines)
     elif any(skips_function(b) for _, _, b in met):
-        eager = _eager_function(brk, frame)
+        eager = _eager_function(brk, frame, [c for _, c, b in met if skips_function(b)])
         title += f": {eager.function} runs without torch.compile"
         lines.extend(eager.lines)
     user_line = next((b for _, _, b in met if b.user_filename), None)
@@ -246,6 +255,29 @@ def _finding(
             try_fixes += ("ignore-logging",)
         # (a value that decides a Python branch: captured, torch breaks on the branch instead)
         try_fixes = tuple(f for f in dict.fromkeys(try_fixes) if not (branch and f == "capture_scalar_outputs"))
+        # the fixes the trace shows cannot remove this break: not offered; said why, and what can
+        cannot = _cannot_help(try_fixes, [b for _, _, b in met], [c for _, c, _ in met], settings)
+        if cannot:
+            try_fixes = tuple(f for f in try_fixes if f not in cannot)
+            fix = _without_hints_for(fix, cannot)
+            said = [f"--try {name} cannot remove this break: {why}. {_CANNOT_ADVICE.get(name, '')}".strip() for name, why in cannot.items()]
+            if "reorder-print" in cannot and cannot["reorder-print"] == cannot.get("capture_scalar_outputs"):
+                # one reason for both: said once
+                said = [f"--try capture_scalar_outputs and --try reorder-print cannot remove this break: {cannot['reorder-print']}."]
+                tensor = print_of_tensor(brk.code)
+                if tensor is not None and brk.lineno is not None:
+                    said.append(
+                        f"Print the tensor instead (it prints as tensor(…), not as the bare number): replace line {brk.lineno} "
+                        f"with\n    {tensor}\nand print reordered (--try reorder-print) moves it after the graph; or print "
+                        "outside the compiled function."
+                    )
+            rewritten = print_as_fstring(brk.code) if "reorder-print" in cannot and "capture_scalar_outputs" not in cannot else None
+            if rewritten is not None and brk.lineno is not None:
+                said.append(
+                    f"Here: replace line {brk.lineno} with\n    {rewritten}\nand print reordered "
+                    "(--try reorder-print) moves it after the graph."
+                )
+            fix = "\n".join([*said, fix]).strip()
     place = site if own else (where(user_line.user_filename, user_line.user_lineno) if user_line else site)
     if eager is not None and eager.most and level == WARNING:
         level = PROBLEM
@@ -265,6 +297,65 @@ def _finding(
         try_fixes=try_fixes,
         recurs=eager is not None,
     )
+
+
+_HINTED = {  # torch's hint lines that name each fix (left out where the fix cannot help)
+    "reorder-print": "reorderable_logging_functions",
+    "ignore-logging": "ignore_logging_functions",
+    "capture_dynamic_output_shape_ops": "capture_dynamic_output_shape_ops",
+}
+
+
+def _cannot_help(fixes: tuple[str, ...], breaks: list[GraphBreak], versions: list[Compile], settings: dict[str, str]) -> dict[str, str]:
+    """The offered fixes that cannot remove the break, each with why (findings/offers.py)."""
+    out: dict[str, str] = {}
+    read = prints_a_read_value(breaks)
+    for fix in fixes:
+        if read is not None and fix in ("capture_scalar_outputs", "reorder-print"):
+            out[fix] = read
+            continue
+        why: str | None = None
+        if fix == "reorder-print":
+            why = next((w for b in breaks if (w := print_not_reorderable(b))), None)
+        elif fix == "ignore-logging":
+            why = next((w for b in breaks if (w := logging_not_ignorable(b))), None)
+        elif fix == "capture_dynamic_output_shape_ops":
+            why = next((w for b in breaks if (w := dynamic_shape_not_capturable(b, versions))), None)
+        elif already_set(fix, settings):
+            why = f"the run already had torch._dynamo.config.{fix.removeprefix('config.').replace('=', ' = ')}"
+        if why is not None:
+            out[fix] = why
+    return out
+
+
+_CANNOT_ADVICE = {  # what can, where a fix cannot (capture_dynamic_output_shape_ops: offers.py says it, by use)
+    "reorder-print": (
+        "Print outside the compiled function, or print only tensors, numbers and strings: an f-string is one string, "
+        "which torch formats after the graph."
+    ),
+    "ignore-logging": (
+        "Ask it outside the compiled function (once, before calling it) and pass the answer in, or leave the check out of the compiled code."
+    ),
+}
+
+
+_GENERAL = ("Logging inside the compiled function cuts the graph", "Printing inside the compiled function cuts the graph")
+
+
+def _without_hints_for(fix: str, cannot: dict[str, str]) -> str:
+    """The fix text without torch's hint lines that suggest a fix that cannot help (and without
+    the general words that would send the user to it: "tell Dynamo to ignore or reorder it")."""
+    names = [_HINTED.get(name, name.removeprefix("config.").partition("=")[0]) for name in cannot]
+    kept: list[str] = []
+    prefix = ""
+    for line in fix.splitlines():
+        if any(name in line for name in names) or line.startswith(_GENERAL):
+            if line.startswith("torch's hint: "):
+                prefix = "torch's hint: "  # carried to the next hint torch gave
+            continue
+        kept.append(prefix + line if prefix and not line.startswith("torch's hint: ") else line)
+        prefix = ""
+    return "\n".join(kept)
 
 
 def _branch_advice(brk: GraphBreak, branch: str, versions: list[Compile]) -> str:
@@ -353,9 +444,12 @@ def _eager_rest(brk: GraphBreak, versions: list[Compile], function: str, profile
     return _Eager(function, lines, None, cost, most)
 
 
-def _eager_function(brk: GraphBreak, frame: Frame) -> _Eager:
-    """A break torch could not handle at all: the whole function falls back to eager."""
+def _eager_function(brk: GraphBreak, frame: Frame, given_up: list[Compile]) -> _Eager:
+    """A break torch could not handle at all: the whole function falls back to eager. Its cost
+    includes the compiles torch gave up (rules.py says no "compile failed" of its own for them)."""
     function = frame.known_as
+    times = [c.compile_time_s for c in dict((id(c), c) for c in given_up).values() if c.compile_time_s is not None]
+    tried = f"; {seconds(sum(times))} on the compile torch gave up" if times else ""
     why = " (a graph break inside a for/while loop, which torch does not support)" if "graph break in loop" in brk.text else ""
     lines = [
         f"torch could not handle this break{why}, so it skipped the whole of {function}: it runs without torch.compile on "
@@ -365,10 +459,10 @@ def _eager_function(brk: GraphBreak, frame: Frame) -> _Eager:
     if eager is not None and eager.calls:
         cost = (
             f"{seconds(eager.total_ms / 1000)} in {plural(eager.calls, 'call')} of {function} that ran without torch.compile "
-            "(measured: each call's host time)"
+            f"(measured: each call's host time){tried}"
         )
-        return _Eager(function, lines, eager.total_ms / 1000, cost, True)
-    return _Eager(function, lines, None, f"{NOT_MEASURED}: all of {function}, on every call (run times it on Python 3.12+)", True)
+        return _Eager(function, lines, eager.total_ms / 1000 + sum(times), cost, True)
+    return _Eager(function, lines, None, f"{NOT_MEASURED}: all of {function}, on every call (run times it on Python 3.12+){tried}", True)
 
 
 def _values_carried_over(resumed: list[Frame]) -> list[str]:

@@ -32,6 +32,7 @@ from compilescope.findings.recompiles import (
     is_limit_refusal,
     recompile_findings,
 )
+from compilescope.findings.skipped import skips_function
 from compilescope.session.model import Frame, Session
 
 __all__ = ["INFO", "PROBLEM", "WARNING", "Finding", "findings", "never_imported_torch", "plural"]
@@ -166,9 +167,14 @@ def _children(session: Session) -> list[Finding]:
 
 
 def _failures(frame: Frame) -> list[Finding]:
+    """Compiles that failed, each a finding; not a compile torch gave up at a graph break it could
+    not handle ("Skipping the function and falling back to eager", a break in a loop): that is the
+    break's finding (breaks.py), which says the function runs eagerly and costs it."""
     out = []
     for c in frame.compiles:
         if c.status != "failed" or is_limit_refusal(c):  # the limit: recompiles.py says it, with its cause
+            continue
+        if any(skips_function(b) for b in c.graph_breaks):
             continue
         failure = c.failure or ""
         fix = ""
