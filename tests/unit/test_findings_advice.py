@@ -38,6 +38,15 @@ def test_a_size_of_one_first_is_said_to_be_compiled_in_whatever_is_marked() -> N
     assert "mark_dynamic(" not in fix and "dynamic" not in size.try_fixes
 
 
+def test_sizes_that_go_on_past_two_are_still_told_to_mark_the_dimension() -> None:
+    # GIVEN limited(), compiled with dynamic=False and called with sizes 1, 2, 3, ... 8
+    size = one(found("diagnosis"), kind="recompile", title_has="of limited")
+    fix = flat(size.fix)
+    # THEN marking helps from 2 on: it is offered, not refused for the first size's 1
+    assert "Marking the dimension dynamic would not remove" not in fix
+    assert "mark it dynamic before the first call: torch._dynamo.mark_dynamic(" in fix and "dynamic" in size.try_fixes
+
+
 def test_what_else_changed_between_the_versions_is_said_with_how_to_keep_it() -> None:
     # GIVEN a BERT classifier called as compiled(**batch) on batches padded to their longest
     # sentence, whose forward sets config.problem_type on its first call (labels given)

@@ -567,21 +567,24 @@ _RANGE = re.compile(r"^(?:(?P<low>\d+) <= )?(?P<source>L\[.+?\])\.size\(\)\[(?P<
 def _marking_cannot_help(met: list[tuple[Frame, Compile, FailedGuard]], dim: str) -> str | None:
     """Why marking the dimension dynamic cannot remove these recompiles, where the trace says so;
     None where it does not. Two ways torch shows it:
-    - the size before was 0 or 1, which torch always compiles as a constant (a dimension of 1
-      broadcasts): the version for it cannot be a dynamic one;
+    - every recompile was from a size of 0 or 1, which torch always compiles as a constant (a
+      dimension of 1 broadcasts): the version for it cannot be a dynamic one;
     - the version torch compiled with the dimension dynamic is kept to a range (a guard
       `2 <= x.size()[0] <= 15`, put there by an op that works one way below a size and another
       above it, conv2d on the CPU) that leaves out the size before: whatever is marked, the two
       sizes need a version each."""
+    if all((guard.expected or "") in ("0", "1") for _, _, guard in met):  # (1 → 2, not 1 → 2 → 3: from 2 on, marking helps)
+        before = met[0][2].expected
+        dynamic = any(d.kind == "automatic dynamic" for _, c, _ in met for d in c.dynamic)
+        return (
+            f"Marking the dimension dynamic would not remove this recompile: the first size was {before}, and torch "
+            "compiles a size of 0 or 1 as a constant, always (a dimension of 1 broadcasts), so that version cannot be "
+            "a dynamic one. "
+            + ("torch made the dimension dynamic at this recompile, so it is one compile, once; " if dynamic else "")
+            + "to skip it, make the first call with a size of 2 or more there."
+        )
     for _, c, guard in met:
         before = guard.expected or ""
-        if before in ("0", "1"):
-            return (
-                f"Marking the dimension dynamic would not remove this recompile: the first size was {before}, and torch "
-                "compiles a size of 0 or 1 as a constant, always (a dimension of 1 broadcasts), so that version cannot be "
-                "a dynamic one. From this recompile on the dimension is dynamic, so it is one compile, once; to skip it, "
-                "make the first call with a size of 2 or more there."
-            )
         if not before.isdigit():
             continue
         for g in c.guards:
@@ -592,7 +595,12 @@ def _marking_cannot_help(met: list[tuple[Frame, Compile, FailedGuard]], dim: str
             if low <= int(before) and (high is None or int(before) <= int(high)):
                 continue
             by = re.search(r"^(.*?)\s*#\s*(\S+:\d+)", g.user_code or "")
-            origin = f" (a bound set by `{by.group(1).strip()}` at {by.group(2)} in torch's code)" if by else ""
+            # (torch writes a place in its own files relative to its folder: "nn/modules/conv.py:560")
+            origin = (
+                f" (a bound set by `{by.group(1).strip()}` at {by.group(2)}{'' if by.group(2).startswith('/') else ' in torch'})"
+                if by
+                else ""
+            )
             return (
                 f"Marking the dimension dynamic would not remove this recompile: the dynamic version torch compiled, "
                 f"{c.compile_id}, holds only while {g.text.replace(found.group('source'), local_of(found.group('source')))}{origin}, "

@@ -162,9 +162,7 @@ def _capture_this_process() -> None:
     try:
         from compilescope.record.recorder import Capture
 
-        state.capture = Capture(
-            state.settings.trace_path(os.getpid()), record_calls=state.settings.record_calls, wait_for_compile=True
-        )
+        state.capture = Capture(state.settings.trace_path(os.getpid()), record_calls=state.settings.record_calls, wait_for_compile=True)
     except Exception as error:  # never fail the child for it: say why it is not captured
         state.say("not_followed", {"pid": os.getpid(), "why": f"{type(error).__name__}: {error}"})
         return
