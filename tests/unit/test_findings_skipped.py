@@ -181,3 +181,25 @@ def test_a_break_torch_cannot_handle_leaves_the_whole_function_eager() -> None:
     assert brk.cost == "not measured: all of f, on every call (run times it on Python 3.12+); 67 ms on the compile torch gave up"
     # and its `if` on .item() gets torch.where, not capture_scalar_outputs
     assert brk.try_fixes == () and "x = torch.where(x.sum() > 100, x - 1, x)" in brk.fix
+
+
+def test_a_break_in_a_called_function_leaves_eager_only_what_is_not_compiled_apart() -> None:
+    # GIVEN GPT-2 compiled whole, whose loss_function logs a warning: torch cannot resume in
+    # GPT2LMHeadModel.forward, at its line calling loss_function; loss_function and the output
+    # dataclass it then makes are compiled as functions of their own
+    found_ = found("gpt2_loss_logging")
+    brk = one(found_, kind="graph break")
+    detail = flat(brk.detail)
+    # THEN the rest is said from forward's own line, with what it calls
+    assert "the rest of GPT2LMHeadModel.forward from line 703 (self.loss_function, CausalLMOutputWithCrossAttentions)" in detail
+    # AND what of it is compiled apart, so no work is said to recur eagerly on every call
+    assert "self.loss_function, CausalLMOutputWithCrossAttentions are compiled as functions of their own" in detail
+    assert "what runs without torch.compile is the Python between them" in detail
+    assert not brk.recurs
+    # AND the recompile, which costs compiles, ranks before it
+    assert [f.kind for f in found_] == ["recompile", "graph break", "compile time"]
+
+
+def test_an_unresumable_break_whose_rest_does_the_work_still_ranks_first() -> None:
+    lstm = found("lstm")
+    assert lstm[0].kind == "graph break" and lstm[0].recurs

@@ -36,6 +36,7 @@ from compilescope.findings.offers import (
 )
 from compilescope.findings.recompiles import carried_over_a_break
 from compilescope.findings.skipped import (
+    break_in_frame,
     hinted_fixes,
     rest_of_function,
     scalar_decides_branch,
@@ -163,8 +164,13 @@ def _finding(
         lines.append(reason)
     if brk.code:
         lines.append(f"    {brk.code}")
-    skipped = [c for _, c, b in met if skips_rest(b)]
-    eager = _eager_rest(brk, skipped, frame.known_as, profile) if skipped else None
+    skipping = [(f, c, b) for f, c, b in met if skips_rest(b)]
+    eager = None
+    if skipping:
+        # (the frame that skips the rest of itself: the break may be in a function it calls)
+        skipper, _, skipped_at = skipping[0]
+        at = break_in_frame(skipped_at, skipper.filename, skipper.name)
+        eager = _eager_rest(at, [c for f, c, _ in skipping if f is skipper], skipper.known_as, profile, by_name)
     if eager is not None:
         title += f": the rest of {eager.function} runs without torch.compile"
         lines.extend(eager.lines)
@@ -295,7 +301,7 @@ def _finding(
         cost_s=cost_s,
         cost=cost,
         try_fixes=try_fixes,
-        recurs=eager is not None,
+        recurs=eager is not None and eager.recurs,
     )
 
 
@@ -393,19 +399,36 @@ class _Eager:
     cost_s: float | None
     cost: str
     most: bool  # the rest holds most of the function's calls
+    # whether work is left without torch.compile on every call; not where every call in the rest
+    # is compiled as a function of its own (only the Python between them is left)
+    recurs: bool = True
 
 
-def _eager_rest(brk: GraphBreak, versions: list[Compile], function: str, profile: Profile | None) -> _Eager:
+def _eager_rest(brk: GraphBreak, versions: list[Compile], function: str, profile: Profile | None, by_name: dict[str, Frame]) -> _Eager:
     ops = list(dict.fromkeys(op for c in versions for g in c.graphs for op in g.ops))
     where_ = f" from line {brk.lineno}" if brk.lineno is not None else ""
     rest = rest_of_function(brk, versions, function)
+    apart = _compiled_apart(rest.calls, by_name) if rest is not None else []
+    left = [call for call in rest.calls if call not in apart] if rest is not None else []
     named = f" ({listed(rest.calls, 8)})" if rest is not None else ""
     compiled = f"only the code before it ({plural(len(ops), 'op')}: {listed(ops, 5)})" if ops else "only the code before it"
     lines = [
         f"torch cannot resume after this break, so it made no function for the code after it: the rest of {function}{where_}"
         f"{named} runs without torch.compile on every call; {compiled} is compiled."
     ]
-    most = rest is not None and rest.total_calls is not None and rest.call_count * 2 > rest.total_calls
+    if apart:
+        # (Dynamo starts again in each function the uncompiled code calls: those have graphs of their own)
+        lines.append(
+            f"Of what it calls, {listed(apart, 8)} {'is' if len(apart) == 1 else 'are'} compiled as functions of their own "
+            f"(Dynamo starts again in each call the uncompiled code makes)"
+            + (
+                f"; {listed(left, 8)} {'runs' if len(left) == 1 else 'run'} without torch.compile."
+                if left
+                else ": what runs without torch.compile is the Python between them."
+            )
+        )
+    recurs = not (rest is not None and rest.calls and not left)
+    most = rest is not None and rest.total_calls is not None and (rest.call_count - len(apart)) * 2 > rest.total_calls
     estimate = ""
     if rest is not None:
         share = (
@@ -421,7 +444,7 @@ def _eager_rest(brk: GraphBreak, versions: list[Compile], function: str, profile
         )
         if estimate:
             cost += f"; {estimate}"
-        return _Eager(function, lines, ms / 1000, cost, most)
+        return _Eager(function, lines, ms / 1000, cost, most, recurs)
     # (the profiler names a version without its restart: "0/0" for the session's "0/0_1")
     regions = list(dict.fromkeys(re.sub(r"_\d+$", "", c.compile_id) for c in versions))
     counted = profile.compiled_regions if profile is not None else {}
@@ -435,13 +458,20 @@ def _eager_rest(brk: GraphBreak, versions: list[Compile], function: str, profile
         )
         if estimate:
             cost += f"; {estimate}"
-        return _Eager(function, lines, sum(profiled) / 1000, cost, most)
+        return _Eager(function, lines, sum(profiled) / 1000, cost, most, recurs)
     said = f"on every call ({plural(runs, 'call')} counted by --profile, not timed)" if runs else "on every call"
     if estimate:
         cost = f"the work after the break, {said}: {estimate} (not timed: run times it on Python 3.12+, and with --profile)"
     else:
         cost = f"{NOT_MEASURED}: the work after the break, {said} (run times it on Python 3.12+, and with --profile)"
-    return _Eager(function, lines, None, cost, most)
+    return _Eager(function, lines, None, cost, most, recurs)
+
+
+def _compiled_apart(calls: list[str], by_name: dict[str, Frame]) -> list[str]:
+    """The calls, as written, of functions this run compiled as frames of their own
+    (`self.loss_function`: the frame `loss_function`; `CausalLMOutput(...)`: its `__init__`)."""
+    classes = {f.known_as.rsplit(".", 1)[0] for f in by_name.values() if f.name == "__init__" and "." in f.known_as}
+    return [call for call in calls if (last := call.rsplit(".", 1)[-1]) in by_name and not by_name[last].is_resume or last in classes]
 
 
 def _eager_function(brk: GraphBreak, frame: Frame, given_up: list[Compile]) -> _Eager:

@@ -42,6 +42,30 @@ def skips_function(brk: GraphBreak) -> bool:
     return bool(_WHOLE.search(brk.text or ""))
 
 
+_TRACEBACK_ENTRY = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>\S+)\n(?:    (?P<code>.+))?', re.M)
+
+
+def break_in_frame(brk: GraphBreak, filename: str | None, function: str) -> GraphBreak:
+    """The break as the compiled function itself meets it: where the break is in a function it
+    calls (transformers' `loss_function`, called by `GPT2LMHeadModel.forward`), the line of the
+    compiled function that made the call, from torch's traceback; the break itself where it is in
+    the function's own code, or the traceback does not show the call."""
+    if brk.function == function and (filename is None or brk.filename == filename):
+        return brk
+    entries = [m for m in _TRACEBACK_ENTRY.finditer(brk.text or "") if m.group("file") == filename and m.group("function") == function]
+    if not entries:
+        return brk
+    last = entries[-1]
+    return GraphBreak(
+        reason=brk.reason,
+        filename=filename,
+        lineno=int(last.group("line")),
+        function=function,
+        code=(last.group("code") or "").strip() or None,
+        text=brk.text,
+    )
+
+
 @dataclass
 class Rest:
     """The code of a function from a break's line to its end."""
@@ -63,6 +87,10 @@ def rest_of_function(brk: GraphBreak, versions: list[Compile], function: str) ->
         if found is not None:
             calls, total = found
             return Rest(_unique(calls), len(calls), total, f"the code of {function} as the run recorded it")
+    found = _rest_in_source(brk)
+    if found is not None:
+        calls, total = found
+        return Rest(_unique(calls), len(calls), total, f"the source of {function}")
     lines = _lines_from_break(brk)
     if lines:
         calls = [call for line in lines for call in re.findall(r"([A-Za-z_][\w.]*)\s*\(", line) if call not in _KEYWORDS]
@@ -102,12 +130,16 @@ def _function(source: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
 
 def _break_statement(function: ast.FunctionDef | ast.AsyncFunctionDef, code: str) -> ast.stmt | None:
     wanted = _normal(code)
-    if wanted is None:
+    statements = [node for node in ast.walk(function) if isinstance(node, ast.stmt) and node is not function]
+    if wanted is not None:
+        return next((node for node in statements if ast.unparse(node).splitlines()[0] == wanted), None)
+    # the first line of a statement written over several (`loss = self.loss_function(`): the one
+    # statement that starts so, spaces aside
+    start = "".join(code.split())
+    if len(start) < 4:
         return None
-    for node in ast.walk(function):
-        if isinstance(node, ast.stmt) and node is not function and ast.unparse(node).splitlines()[0] == wanted:
-            return node
-    return None
+    found = [node for node in statements if "".join(ast.unparse(node).split()).startswith(start)]
+    return found[0] if len(found) == 1 else None
 
 
 def _call_name(call: ast.Call) -> str:
@@ -124,6 +156,35 @@ def _rest_in_code(source: str, code: str) -> tuple[list[str], int] | None:
     calls = sorted((n for n in ast.walk(function) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
     rest = [_call_name(n) for n in calls if n.lineno >= statement.lineno]
     return rest, len(calls)
+
+
+def _rest_in_source(brk: GraphBreak) -> tuple[list[str], int] | None:
+    """The calls from the break's line on, and in all, of the function it is in, read from its
+    file (where the line does not stand alone in the recorded code: the first line of a call
+    written over several, `loss = self.loss_function(`)."""
+    from compilescope.session.sources import cached_source
+
+    if not brk.filename or not brk.lineno or not brk.function:
+        return None
+    lines = cached_source(brk.filename)
+    if lines is None or brk.lineno > len(lines) or (brk.code and lines[brk.lineno - 1].strip() != brk.code.strip()):
+        return None  # (not the file torch read: changed, or another machine's)
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError):
+        return None
+    functions = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and n.name == brk.function
+        and n.lineno <= brk.lineno <= (n.end_lineno or 0)
+    ]
+    if not functions:
+        return None
+    function = max(functions, key=lambda n: n.lineno)  # the innermost
+    calls = sorted((n for n in ast.walk(function) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+    return [_call_name(n) for n in calls if n.lineno >= brk.lineno], len(calls)
 
 
 def _lines_from_break(brk: GraphBreak) -> list[str]:
