@@ -95,6 +95,7 @@ def finding_json(said: Said) -> dict:
         "cost": "",
         "try_fixes": [],
         "try_command": None,
+        "recurs": False,
     }
 
 

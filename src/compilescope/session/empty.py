@@ -17,6 +17,17 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+_COUNTS = (
+    "functions",
+    "resume_functions",
+    "compiles",
+    "recompiles",
+    "failed",
+    "graphs",
+    "graph_break_places",
+    "graph_break_occurrences",
+    "kernels",
+)
 _ENVIRONMENT = ("python", "torch", "device", "compiler", "platform", "threads", "cuda", "triton", "dynamo_config", "libraries")
 
 
@@ -51,6 +62,8 @@ def session_json(
         "fixes": None,
         "capture_problems": [],
         "compiled_modules": None,  # (recorded once torch is imported: never, here)
+        # (session/counts.py's Counts, each none: nothing compiled)
+        "counts": dict.fromkeys(_COUNTS, 0),
         "findings": findings,
     }
     return surrogates_escaped(json.dumps(session, ensure_ascii=False))
