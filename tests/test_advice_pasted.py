@@ -193,3 +193,28 @@ def test_mark_dynamic_for_a_hugging_face_model_called_with_a_padded_dict_runs_an
     _, pasted, _ = _run(tmp_path, "hf")
     # THEN one compile serves every length
     assert pasted.recompiles == [] and len(pasted.compiles) == 1
+
+
+def test_a_tensor_made_in_the_call_is_named_marked_and_passed_as_the_fix_writes(tmp_path: Path) -> None:
+    # GIVEN the quickstart, whose call makes its input in place: model(torch.randn(rows, 32)),
+    # a batch of 8 rows, then 16 (Inductor: the README's example as it is)
+    shutil.copy(PROGRAMS / "quickstart.py", tmp_path / "quickstart.py")
+    _, _, found = _run(tmp_path, "quickstart")
+    size = next(f for f in found if f.kind == "recompile" and "dimension 0" in f.title)
+    fix = " ".join(size.fix.split())
+    # THEN the fix gives the lines that name the tensor, mark it and pass it
+    lines = re.search(
+        r"`(x = torch\.randn\(rows, 32\))`, `(torch\._dynamo\.mark_dynamic\(x, 0\))`, then `(out = model\(x\))` at \S+:28", fix
+    )
+    assert lines, fix
+    # WHEN they are written in place of line 28, as a user would, and the program run again
+    program = tmp_path / "fixed" / "quickstart.py"
+    program.parent.mkdir()
+    source = (PROGRAMS / "quickstart.py").read_text().splitlines()
+    indent = source[27][: len(source[27]) - len(source[27].lstrip())]
+    source[27:28] = [indent + line for line in lines.groups()]
+    program.write_text("\n".join(source) + "\n")
+    _, fixed, _ = _run(program.parent, "quickstart")
+    # THEN it runs, and no size change compiles anything again (the break's own value still does)
+    assert fixed.compiles
+    assert not [c.compile_id for c in fixed.recompiles if "size mismatch" in " ".join(c.recompile_reason)]

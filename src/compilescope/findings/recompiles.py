@@ -480,6 +480,8 @@ def _mark_dynamic(met: list[tuple[Frame, Compile, FailedGuard]], compiles: list[
     subjects = list(dict.fromkeys(s for s in subjects if not s.startswith("___"))) or ["x"]
     call = next((c for c, _ in own if c.called_from), None) or next((c for c in compiles if c.called_from), None)
     code = call.call_code if call is not None else None
+    if len(subjects) == 1 and call is not None and (given := _named_first(code, entry, subjects[0], dim, callees)) is not None:
+        return f"{given} at {short(call.called_from[-1].split(' in ')[0])}"
     named: list[str] = []
     unnamed: list[str] = []
     for subject in subjects:
@@ -500,6 +502,21 @@ def _mark_dynamic(met: list[tuple[Frame, Compile, FailedGuard]], compiles: list[
     if named and (named != subjects[: len(named)] or len(met) > 1):
         text += f" (the {'tensor' if len(subjects) == 1 else 'tensors'} {entry.known_as} gets as {listed([f'`{s}`' for s in subjects])})"
     return text
+
+
+def _named_first(code: str | None, entry: Frame, subject: str, dim: str, callees: tuple[str, ...]) -> str | None:
+    """For a tensor made in the call (`model(torch.randn(rows, 32))`): the lines that name it,
+    mark it and pass it (`x = torch.randn(rows, 32)`, `torch._dynamo.mark_dynamic(x, 0)`, then
+    `out = model(x)`), the name the compiled function gives it where the line does not use it;
+    None where the tensor is not made in the call, or the line cannot be rewritten."""
+    found = expression_at_call(code, entry, subject, callees)
+    if code is None or found is None or found[1] or "\n" in code.strip():
+        return None
+    name = subject if subject.isidentifier() and not re.search(rf"\b{re.escape(subject)}\b", code) else "marked"
+    passed = call_with_argument(code, entry, subject, name, callees)
+    if passed is None:
+        return None
+    return f"give the tensor a name, mark it, then pass it: `{name} = {found[0]}`, `torch._dynamo.mark_dynamic({name}, {dim})`, then `{passed.strip()}`"
 
 
 # a guard on one value, as torch writes it: "L['self'].config.problem_type is None",
