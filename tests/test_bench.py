@@ -188,13 +188,15 @@ def test_bad_targets(models: Path) -> None:
 
 
 def test_piped_bench_says_its_progress_and_its_verdict_in_words(models: Path) -> None:
-    # GIVEN bench's output piped (run_cli: no terminal), as in a CI log
-    run = run_cli("bench", "models.py:mlp", "--backends", "eager", "--runs", "5", "--json", "piped.json", cwd=models)
+    # GIVEN bench's output piped (run_cli: no terminal), as in a CI log, 60 columns wide (at 100
+    # its table fits or not by the width of the figures it measured; too wide, each row is lines)
+    run = run_cli("bench", "models.py:mlp", "--backends", "eager", "--runs", "5", "--json", "piped.json", cwd=models, env={"COLUMNS": "60"})
     assert run.returncode == 0, run.stderr
     # THEN each step is a line as it starts (no live display to show it), and the verdict is
     # words with the speedup, not a colour alone
-    assert "compilescope bench: eager/default/inference: first call, cold compile cache" in run.stderr
-    assert "compilescope bench: eager/default/inference: warm compile cache, 5 timed calls" in run.stderr
+    said_as_it_went = " ".join(run.stderr.split())  # (lines wrapped at the width)
+    assert "compilescope bench: eager/default/inference: first call, cold compile cache" in said_as_it_went
+    assert "compilescope bench: eager/default/inference: warm compile cache, 5 timed calls" in said_as_it_went
     (bench,) = json.loads((models / "piped.json").read_text())["benchmarks"]
     said = (
         f"{bench['verdict']} ({bench['speedup']:.2f}x)"
