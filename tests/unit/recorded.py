@@ -3,17 +3,78 @@ by tests/traces/record), read without torch."""
 
 from __future__ import annotations
 
+import atexit
 import functools
+import gzip
+import hashlib
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 TRACES = Path(__file__).resolve().parents[1] / "traces"
+_PROGRAMS = {  # where a committed trace's programs are in this clone
+    "tests/traces/programs/": TRACES / "programs",
+    "tests/programs/corpus/": TRACES.parent / "programs" / "corpus",
+}
+
+
+def rewritten(trace: Path, change: Callable[[str], str]) -> str:
+    """A trace's text changed by `change`, each payload's checksum made to match, as torch
+    writes it (the reader skips a payload whose checksum does not)."""
+    opened = gzip.open(trace, "rt", encoding="utf-8") if trace.suffix == ".gz" else trace.open(encoding="utf-8")
+    with opened as handle:
+        lines = change(handle.read()).split("\n")
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        payload = []
+        while index + 1 < len(lines) and lines[index + 1].startswith("\t"):
+            index += 1
+            payload.append(lines[index][1:])
+        if '"has_payload": "' in line:
+            digest = hashlib.md5("\n".join(payload).encode("utf-8")).hexdigest()
+            head, _, rest = line.partition('"has_payload": "')
+            line = head + '"has_payload": "' + digest + rest[32:]
+        out += [line, *("\t" + p for p in payload)]
+        index += 1
+    return "\n".join(out)
+
+
+@functools.cache
+def _folder() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="compilescope-unit-traces-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+def portable(name: str) -> Path:
+    """The committed trace, with the folder its program ran from pointed at this clone's copy of
+    it: the trace names the program's file where it was recorded (another checkout), and what a
+    finding reads from the source (a whole `if`, a call over several lines) must not depend on
+    that folder still being there."""
+    trace = TRACES / name
+    if not name.endswith(".log.gz"):
+        return trace
+
+    def here(text: str) -> str:
+        for tail, folder in _PROGRAMS.items():
+            text = re.sub(rf'/[^"\s\\]*?/{re.escape(tail)}', str(folder).replace("\\", "\\\\") + "/", text)
+        return text
+
+    copy = _folder() / name.removesuffix(".gz")
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_text(rewritten(trace, here), encoding="utf-8")
+    return copy
 
 
 @functools.cache
 def _loaded(name: str):
     import compilescope
 
-    return compilescope.load(TRACES / name)
+    return compilescope.load(portable(name))
 
 
 def session(name: str):
@@ -26,7 +87,7 @@ def fresh(name: str):
     """A session of its own, read again, that a test may change."""
     import compilescope
 
-    return compilescope.load(TRACES / (name if name.endswith(".json") else f"{name}.log.gz"))
+    return compilescope.load(portable(name if name.endswith(".json") else f"{name}.log.gz"))
 
 
 def found(name: str) -> list:

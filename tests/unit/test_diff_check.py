@@ -11,7 +11,7 @@ import pytest
 
 import compilescope
 from compilescope.cli import main
-from recorded import TRACES, cli
+from recorded import TRACES, cli, rewritten
 
 DDP = TRACES / "ranks" / "ddp"
 RANK0, RANK1 = sorted(str(p) for p in DDP.iterdir())
@@ -240,26 +240,8 @@ def test_one_vocabulary_of_counts_in_the_run_try_diff_check_json_and_html(capsys
 def _reworded(tmp_path: Path, old: str, new: str) -> Path:
     """A copy of the quickstart's trace with torch's reason for its break worded anew (as another
     torch version words it), each payload's checksum made to match, as torch writes it."""
-    import gzip
-    import hashlib
-
-    lines = gzip.open(QUICKSTART, "rt", encoding="utf-8").read().replace(old, new).split("\n")
-    out: list[str] = []
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        payload = []
-        while index + 1 < len(lines) and lines[index + 1].startswith("\t"):
-            index += 1
-            payload.append(lines[index][1:])
-        if '"has_payload": "' in line:
-            digest = hashlib.md5("\n".join(payload).encode("utf-8")).hexdigest()
-            head, _, rest = line.partition('"has_payload": "')
-            line = head + '"has_payload": "' + digest + rest[32:]
-        out += [line, *("\t" + p for p in payload)]
-        index += 1
     path = tmp_path / "reworded.log"
-    path.write_text("\n".join(out), encoding="utf-8")
+    path.write_text(rewritten(QUICKSTART, lambda text: text.replace(old, new)), encoding="utf-8")
     return path
 
 

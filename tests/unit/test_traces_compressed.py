@@ -16,7 +16,7 @@ def test_a_compressed_trace_reads_as_the_plain_file(tmp_path: Path) -> None:
     plain = tmp_path / "quickstart.log"
     with gzip.open(TRACES / "quickstart.log.gz", "rb") as source, open(plain, "wb") as target:
         shutil.copyfileobj(source, target)
-    compressed, unpacked = session("quickstart"), compilescope.load(plain)
+    compressed, unpacked = compilescope.load(TRACES / "quickstart.log.gz"), compilescope.load(plain)
     assert compressed.trace_files[0].endswith("quickstart.log.gz") and unpacked.trace_files[0].endswith("quickstart.log")
     unpacked.trace_files = compressed.trace_files
     unpacked.program = compressed.program  # (each names the file it was read from)
