@@ -168,19 +168,24 @@ def already_set(fix: str, settings: dict[str, str]) -> bool:
     return fix.startswith("config.") and name in settings and settings[name] == value
 
 
+def _print_call(code: str | None) -> ast.Call | None:
+    """The line's call of print(), where the line is that one call and nothing else."""
+    try:
+        tree = ast.parse((code or "").strip())
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr) or not isinstance(call := tree.body[0].value, ast.Call):
+        return None
+    return call if isinstance(call.func, ast.Name) and call.func.id == "print" else None
+
+
 def print_as_fstring(code: str | None) -> str | None:
     """The line's print of several arguments written as one f-string, which torch can move after
     the graph whatever the arguments' types (it formats the string there): `print("shape",
     y.shape)` -> `print(f"shape {y.shape}")`. None where the line is not one such print (a
     starred argument, keywords other than flush, an argument with quotes or braces of its own)."""
-    text = (code or "").strip()
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return None
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr) or not isinstance(call := tree.body[0].value, ast.Call):
-        return None
-    if not (isinstance(call.func, ast.Name) and call.func.id == "print") or not call.args:
+    call = _print_call(code)
+    if call is None or not call.args:
         return None
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg != "flush" for k in call.keywords):
         return None
@@ -226,14 +231,8 @@ def print_of_tensor(code: str | None) -> str | None:
     """The line's print with the values it reads out of tensors printed as the tensors
     (`print(float(y.mean()))` -> `print(y.mean())`), which torch can move after the graph; None
     where the line is not such a print."""
-    text = (code or "").strip()
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return None
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr) or not isinstance(call := tree.body[0].value, ast.Call):
-        return None
-    if not (isinstance(call.func, ast.Name) and call.func.id == "print"):
+    call = _print_call(code)
+    if call is None:
         return None
     changed = False
     args: list[ast.expr] = []
