@@ -18,10 +18,12 @@ import pytest
 
 from compilescope.outputs import (
     OutputError,
-    create_locked,
-    in_use,
+    being_written,
+    create_private,
     is_ours,
+    leftovers,
     other_name,
+    publish,
     refusal,
     write_text,
 )
@@ -60,7 +62,7 @@ def test_links_folders_and_special_files_are_refused(tmp_path: Path) -> None:
     with pytest.raises(OutputError):
         write_text(link, "x")
     with pytest.raises(OutputError):
-        create_locked(link)
+        create_private(link)
     assert precious.read_text() == "keep me"
     assert refusal(tmp_path) == "it is a folder"
     fifo = tmp_path / "pipe"
@@ -76,12 +78,12 @@ def test_each_kind_of_file_compilescope_writes_is_recognised(tmp_path: Path) -> 
     session = tmp_path / "s.json"
     Session().save(str(session))
     report = write_html(Session(), tmp_path / "r.html")
-    trace = create_locked(tmp_path / "t.log")
     from compilescope.record.writer import TraceFileWriter
 
-    writer = TraceFileWriter(tmp_path / "t.log", stream=trace)
+    writer = TraceFileWriter(tmp_path / "t.log")
     writer.write_record("compilescope_capture", {"pid": 1})
     writer.close()
+    assert writer.publish() == str(tmp_path / "t.log")
     python_file = tmp_path / "01_f.py"
     write_text(python_file, "# compilescope: what torch.compile made of f\n")
     for path in (session, report, tmp_path / "t.log", python_file):
@@ -90,21 +92,20 @@ def test_each_kind_of_file_compilescope_writes_is_recognised(tmp_path: Path) -> 
     assert not is_ours(tmp_path / "mine.py")
 
 
-def test_a_trace_being_written_is_not_taken_from_its_writer(tmp_path: Path) -> None:
+def test_a_trace_being_written_is_private_and_kept_when_its_writer_dies(tmp_path: Path) -> None:
     trace = tmp_path / "t.log"
-    # GIVEN another process that is writing a trace (it holds the file's lock)
+    # GIVEN another process that is writing a trace (a hidden file beside its name, locked)
     holder = subprocess.Popen(
         [
             sys.executable,
             "-c",
             textwrap.dedent(
                 f"""
-            import time
-            from compilescope.outputs import create_locked
-            handle = create_locked({str(trace)!r})
-            handle.write('V1201 10:00:00.000000 1 compilescope/capture.py:0] {{"compilescope_capture": {{}}}}\\n')
-            handle.flush()
-            print('writing', flush=True)
+            import os, time
+            from compilescope.outputs import create_private
+            fd, name = create_private({str(trace)!r})
+            os.write(fd, b'V1201 10:00:00.000000 1 compilescope/capture.py:0] {{"compilescope_capture": {{}}}}\\n')
+            print(name, flush=True)
             time.sleep(60)
             """
             ),
@@ -113,18 +114,30 @@ def test_a_trace_being_written_is_not_taken_from_its_writer(tmp_path: Path) -> N
         text=True,
     )
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "writing"
-        # THEN it is in use, and not taken from it
-        assert in_use(trace)
-        with pytest.raises(OutputError, match="another compilescope process is writing it"):
-            create_locked(trace)
+        assert holder.stdout is not None
+        private = Path(holder.stdout.readline().strip())
+        # THEN nothing is at the name the program could open, the writer is seen, and a later
+        # run leaves its file alone
+        assert private.parent == tmp_path and private.name.startswith(".t.log.") and private.name.endswith(".partial")
+        assert not trace.exists() and being_written(trace)
+        assert leftovers(tmp_path, ["t.log"]) == [] and private.exists()
     finally:
         holder.kill()
         holder.wait()
-    # once that process is gone, the file is an earlier run's: replaced
-    assert not in_use(trace) and is_ours(trace)
-    create_locked(trace).close()
-    assert trace.read_text() == ""
+    # once that process is gone (killed), the next run keeps what it wrote, under its own name
+    assert not being_written(trace)
+    assert leftovers(tmp_path, ["t.log"]) == [str(tmp_path / "t.unfinished.log")]
+    assert is_ours(tmp_path / "t.unfinished.log") and not private.exists()
+    # and a finished file is published at its name, or beside a file that is not ours
+    fd, name = create_private(trace)
+    os.write(fd, b"V1201 10:00:00.000000 1 compilescope/capture.py:0] {}\n")
+    os.close(fd)
+    assert publish(name, trace) == str(trace) and not Path(name).exists()
+    fd, name = create_private(tmp_path / "u.log")
+    os.close(fd)
+    (tmp_path / "u.log").write_text("the user's")  # (the program made it while ours was written)
+    assert publish(name, tmp_path / "u.log") == str(tmp_path / f"u.pid{os.getpid()}.log")
+    assert (tmp_path / "u.log").read_text() == "the user's"
     assert other_name(trace, "7") == str(tmp_path / "t.7.log")
 
 

@@ -12,9 +12,13 @@ symbolic link, and each process gets its own outputs, resolved where the command
   beside its target, created exclusively, then put in place: by a hard link where the target is
   absent (which fails, rather than follows, if a link was planted since), by a rename over a file
   of ours otherwise (`write_text`). A crash never leaves half a file under the target's name.
-- A file written while a program runs (the trace) is created exclusively with O_NOFOLLOW and
-  locked (`create_locked`); a second compilescope process sees the lock and takes another name,
-  rather than deleting the file from under the first.
+- A file written while a program runs (the trace) is private until the run ends
+  (`create_private`): a hidden file beside its target, created exclusively with O_NOFOLLOW and
+  locked, so that the program never meets it under the name it knows; `publish` names it at
+  the end, beside a file the program made at that name if it made one. A second compilescope
+  process sees the lock (`being_written`) and takes other names. A run that is killed leaves
+  the hidden file: the next run in that folder keeps a trace as NAME.unfinished.log and removes
+  other half-written files of ours (`leftovers`).
 
 No torch here: every layer that writes uses it. Paths are plain strings (any os.PathLike is taken):
 this module runs before a program under `compilescope run`, and pathlib would cost ~3 ms of a
@@ -30,7 +34,7 @@ import stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
     from typing import IO
 
     Place = str | os.PathLike[str]  # a path, as a string or a pathlib.Path
@@ -168,17 +172,28 @@ def writing(path: Place, what: str = "a file") -> Iterator[IO[str]]:
 _CREATE = os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _new_beside(target: str) -> tuple[int, str]:
-    """A new, hidden file in the target's folder, created exclusively, with the permissions the
-    user's umask gives new files (tempfile's would be private to the user)."""
+def _new_beside(target: str, mode: int = os.O_WRONLY) -> tuple[int, str]:
+    """A new, hidden file in the target's folder (`.NAME.<12 hex digits>.partial`), created
+    exclusively, with the permissions the user's umask gives new files (tempfile's would be
+    private to the user)."""
     for _ in range(100):
         folder, name = os.path.split(target)
-        candidate = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.partial")
+        candidate = os.path.join(folder, f".{name}.{os.urandom(6).hex()}{PARTIAL}")
         try:
-            return os.open(candidate, _CREATE | os.O_WRONLY, 0o666), candidate
+            fd = os.open(candidate, _CREATE | mode, 0o666)
         except FileExistsError:
             continue
+        # Locked while it is written: another run's `leftovers` leaves it alone.
+        if fcntl is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return fd, candidate
     raise OutputError(f"could not create a new file beside {target}")
+
+
+PARTIAL = ".partial"
+# A hidden file of ours being written: ".compilescope-train.log.0123456789ab.partial"
+_PARTIAL_NAME = r"^\.(?P<name>.+)\.[0-9a-f]{12}\.partial$"
 
 
 def _put_in_place(temporary: str, target: str, what: str) -> None:
@@ -209,25 +224,112 @@ def in_use(path: Place) -> bool:
     return False
 
 
-def create_locked(path: Place, what: str = "a file") -> IO[str]:
-    """A new file at `path` for reading and writing, locked while it is open. A file of ours
-    already there (an earlier run's) is replaced; one that another process is writing is not
-    (OutputError)."""
+def create_private(path: Place, what: str = "a file") -> tuple[int, str]:
+    """A file to write while the program runs, whose contents end up at `path`: a new, hidden,
+    locked file beside it (its descriptor, open for reading and writing, and its name). The
+    program cannot open it by the name it knows (compilescope-train.log), so a program that
+    writes a file of that name writes its own file; `publish` puts ours in place at the end.
+    OutputError where `path` may not be written; OSError where the folder refuses a new file."""
     target = absolute(path)
     check_writable(target, what)
-    if os.path.lexists(target):
-        if in_use(target):
-            raise OutputError(f"will not write {what} to {target}: another compilescope process is writing it")
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(target)
+    return _new_beside(target, os.O_RDWR)
+
+
+def publish(partial: str, path: Place, what: str = "a file") -> str:
+    """Give the private file `partial` (create_private's) its final name: `path` where nothing is
+    there or a file of ours is, else (the program made a file of its own there) a sibling tagged
+    with this process's id. The name it got; OSError where it cannot be named (the partial stays)."""
+    target = absolute(path)
+    if refusal(target) is not None:
+        target = other_name(target, f"pid{os.getpid()}")
+    _put_in_place(partial, target, what)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(partial)
+    return target
+
+
+def being_written(path: Place) -> bool:
+    """Whether another process is writing the file that will be named `path`: a private file of
+    it (create_private's) whose lock is held, or (an older compilescope's) the locked file itself."""
+    if in_use(path):
+        return True
+    folder, name = os.path.split(absolute(path))
+    prefix = f".{name}."
     try:
-        fd = os.open(target, _CREATE | os.O_RDWR, 0o666)
-    except FileExistsError:
-        raise OutputError(f"will not write {what} to {target}: something was created there meanwhile") from None
-    if fcntl is not None:
-        with contextlib.suppress(OSError):
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    return os.fdopen(fd, "w+", encoding="utf-8")
+        entries = [e for e in os.scandir(folder) if e.name.startswith(prefix) and e.name.endswith(PARTIAL)]
+    except OSError:
+        return False
+    return any(re.match(_PARTIAL_NAME, e.name) and in_use(e.path) for e in entries)
+
+
+def unpublished(path: Place) -> str | None:
+    """The file that should be at `path` where its writer never named it: a process still writing
+    it (its private file, to read as it is now), or one that ended without its last step (killed,
+    or os._exit, as multiprocessing's workers end: the file is given its name now). None where
+    there is none."""
+    folder, name = os.path.split(absolute(path))
+    try:
+        private = [e.path for e in os.scandir(folder) if e.name.startswith(f".{name}.") and re.match(_PARTIAL_NAME, e.name)]
+    except OSError:
+        return None
+    for candidate in private:
+        if in_use(candidate):
+            return candidate
+        with contextlib.suppress(OSError, OutputError):
+            return publish(candidate, path)
+    return None
+
+
+def leftovers(folder: Place, names: Iterable[str] = ()) -> list[str]:
+    """Tidy what runs that stopped before their end (killed, a full disk) left in `folder`: the
+    hidden files of ours no process is writing any more, whose final name starts with
+    "compilescope-" or is one of `names`. A trace holds what was recorded until the stop: it is
+    kept under a name of its own (compilescope-train.unfinished.log), readable by `report`;
+    anything else (a session or a report cut short) is removed. The traces kept, by their new
+    names. Never raises."""
+    wanted = set(names)
+    said: list[str] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return said
+    for entry in entries:
+        match = re.match(_PARTIAL_NAME, entry.name)
+        if match is None or not (match["name"].startswith("compilescope-") or match["name"] in wanted):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()) or in_use(entry.path):
+                continue
+            final = os.path.join(os.fspath(folder), match["name"])
+            if info.st_size and _is_trace(entry.path):
+                kept = other_name(final, "unfinished")
+                _put_in_place(entry.path, kept, "an unfinished trace")
+                os.unlink(entry.path)
+                said.append(kept)
+            elif not info.st_size or is_ours(entry.path):
+                os.unlink(entry.path)
+        except (OSError, OutputError):
+            continue
+    return said
+
+
+def _is_trace(path: str) -> bool:
+    """Whether a file of ours is a trace (its first line is one of compilescope's records)."""
+    return is_ours(path) and _first_bytes(path).startswith(b"V")
+
+
+def _first_bytes(path: str) -> bytes:
+    try:
+        fd = os.open(path, _LOOK)
+    except OSError:
+        return b""
+    try:
+        return os.read(fd, 1)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
 
 
 def other_name(path: Place, tag: str) -> str:

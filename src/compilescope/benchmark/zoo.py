@@ -34,6 +34,7 @@ from compilescope.benchmark.by_name import ByName, is_by_name
 from compilescope.benchmark.compile_cache import Seed, cache_env, kept_seed
 from compilescope.benchmark.measure import Config
 from compilescope.benchmark.spawn import Starter, TimedOut, run_worker, stop_all
+from compilescope.outputs import unpublished
 from compilescope.session.zoo import ZooModel
 
 DEFAULT_TIME_LIMIT_S = 900
@@ -151,6 +152,8 @@ def measure_model(
                 _failed(row, result)
                 break
         _fill(row, results)
+        if not trace.exists():  # a worker stopped at the time limit never named its trace
+            unpublished(trace)
         if trace.exists() and trace.stat().st_size > 0:
             examine(trace, row, folder / "session.json" if plan.work else None)
         (folder / "stage").unlink(missing_ok=True)

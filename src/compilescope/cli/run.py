@@ -104,6 +104,8 @@ def run_program(args: RunOptions) -> int:
     stream = _own_stderr()
     program = _Launch(args)
     plan = OutputPlan.of(args, program)
+    for line in plan.before_the_run():
+        print(line, file=stream)
     decompile_dir = None
     if args.decompile is not None:
         from pathlib import Path
@@ -161,40 +163,10 @@ def run_program(args: RunOptions) -> int:
     # return, so that the interpreter's exit collects as it would under python.
     gc.freeze()
     try:
-        record = {
-            "kind": program.kind,
-            "target": program.target,
-            "argv": list(args.args),
-            "exit_status": exit_status,
-            "exception": exception,
-            "wall_time_s": wall,
-        }
-        recorder.record_program(record)
-        found: list[Any] | None = None
-        if children is not None:
-            try:
-                found = children.finish()
-            except Exception as error:  # never let our bookkeeping change how the run ends
-                print(f"compilescope: the program's child processes could not be listed: {error_summary(error)}", file=stream)
-                found = []
-            if plan.json is None:  # --no-save: the children's traces were temporary
-                plan.forget_temporary()
-                for item in found:
-                    item.trace = None
-            recorder.record_children(found)
-        if (
-            "torch" not in sys.modules
-            and not found
-            and profiler is None
-            and decompile_dir is None
-            and not _rank()
-            and not plan.report_wanted(args)
-        ):
-            saved = _explain_without_torch(recorder, record, plan, found, args, stream)
-        else:
-            saved = _explain(recorder, record, plan, profiler, decompile_dir, args, stream)
-        if saved:
-            print(saved, file=stream)
+        _explain_the_run(program, args, exit_status, exception, wall, recorder, children, plan, profiler, decompile_dir, stream)
+    except Exception as error:  # whatever goes wrong on our side, the program's exit status stands
+        with contextlib.suppress(Exception):
+            print(f"compilescope: the run could not be explained: {error_summary(error)}", file=stream)
     finally:
         gc.unfreeze()
     if stream is not sys.stderr:
@@ -202,6 +174,57 @@ def run_program(args: RunOptions) -> int:
     if interrupted:
         _die_by_sigint()
     return exit_status
+
+
+def _explain_the_run(
+    program: _Launch,
+    args: RunOptions,
+    exit_status: int,
+    exception: str | None,
+    wall: float,
+    recorder: Any,
+    children: Any,
+    plan: OutputPlan,
+    profiler: Any,
+    decompile_dir: Any,
+    stream: TextIO,
+) -> None:
+    """Everything after the program: its end recorded, the children listed, the session built,
+    saved and explained."""
+    record = {
+        "kind": program.kind,
+        "target": program.target,
+        "argv": list(args.args),
+        "exit_status": exit_status,
+        "exception": exception,
+        "wall_time_s": wall,
+    }
+    recorder.record_program(record)
+    found: list[Any] | None = None
+    if children is not None:
+        try:
+            found = children.finish()
+        except Exception as error:  # never let our bookkeeping change how the run ends
+            print(f"compilescope: the program's child processes could not be listed: {error_summary(error)}", file=stream)
+            found = []
+        if plan.json is None:  # --no-save: the children's traces were temporary
+            plan.forget_temporary()
+            for item in found:
+                item.trace = None
+        recorder.record_children(found)
+    if (
+        "torch" not in sys.modules
+        and not found
+        and profiler is None
+        and decompile_dir is None
+        and not _rank()
+        and not plan.report_wanted(args)
+    ):
+        saved = _explain_without_torch(recorder, record, plan, found, args, stream)
+    else:
+        saved = _explain(recorder, record, plan, profiler, decompile_dir, args, stream)
+    if saved:
+        print(saved, file=stream)
 
 
 def _explain(
@@ -212,6 +235,7 @@ def _explain(
     from compilescope.session.model import Program
 
     session = recorder.build()
+    plan.trace_saved, plan.trace_problem = recorder.saved_trace, recorder.trace_problem
     session.program = Program(**record)
     if profiler is not None:
         session.profile = profiler.finish(session)
@@ -302,6 +326,7 @@ def _explain_without_torch(
     from compilescope.session.empty import session_json
 
     environment = recorder.finish_without_torch()
+    plan.trace_saved, plan.trace_problem = recorder.saved_trace, recorder.trace_problem
     found = [finding_json(said_for(record["kind"], record.get("exit_status"), record.get("exception"), imported_torch=False))]
     started = recorder.writer.started
     saved = plan.save_without_report(

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from compilescope.cli.errors import CommandError
@@ -20,8 +21,8 @@ from compilescope.cli.options import open_command
 from compilescope.outputs import (
     OutputError,
     absolute,
-    in_use,
-    is_ours,
+    being_written,
+    leftovers,
     other_name,
     process_tag,
     refusal,
@@ -73,6 +74,11 @@ class OutputPlan:
         self.trace = trace  # None: --no-save (a temporary trace, removed at the end)
         self.folder = folder  # where run started: paths are shown relative to it
         self._temporary: str | None = None
+        # Set once the program has ended: where the trace was saved (None: not saved), and why
+        # not, or why elsewhere (record/writer.py's problem).
+        self.trace_saved: str | None = None
+        self.trace_problem: str | None = None
+        self.moved_from: str | None = None  # the folder the defaults would have gone to (read-only)
 
     @property
     def children_folder(self) -> str:
@@ -110,9 +116,16 @@ class OutputPlan:
             return cls(json=None, html=None, trace=None, folder=folder)
         tag = process_tag()
         base = f"compilescope-{program.name}"
+        # The default files go to the current folder; where it cannot be written (a read-only
+        # checkout, a container's root), to a new folder of our own, which the user is told.
+        home, moved_from = folder, None
+        if not (args.json and args.trace and (args.html or args.no_html)) and _unwritable(folder):
+            import tempfile
+
+            home, moved_from = tempfile.mkdtemp(prefix="compilescope-"), folder
 
         def place(given: str | None, suffix: str) -> str:
-            return _tagged(absolute(given), tag) if given else absolute(f"{base}{tag}{suffix}")
+            return _tagged(absolute(given), tag) if given else os.path.join(home, f"{base}{tag}{suffix}")
 
         plan = cls(
             json=place(args.json, ".json"),
@@ -120,18 +133,47 @@ class OutputPlan:
             trace=place(args.trace, ".log"),
             folder=folder,
         )
-        if not args.trace and plan.trace is not None and in_use(plan.trace):
+        if not args.trace and plan.trace is not None and being_written(plan.trace):
             # Another compilescope process of the same program is writing here now: each keeps
-            # its own files (ours get our process id) rather than one deleting the other's.
+            # its own files (ours get our process id) rather than one replacing the other's.
             mine = f"{tag}.pid{os.getpid()}"
             plan = cls(
-                json=plan.json if args.json else absolute(f"{base}{mine}.json"),
-                html=plan.html if (args.html or plan.html is None) else absolute(f"{base}{mine}.html"),
-                trace=absolute(f"{base}{mine}.log"),
+                json=plan.json if args.json else os.path.join(home, f"{base}{mine}.json"),
+                html=plan.html if (args.html or plan.html is None) else os.path.join(home, f"{base}{mine}.html"),
+                trace=os.path.join(home, f"{base}{mine}.log"),
                 folder=folder,
             )
-        plan.check(args, program)
+        plan.moved_from = moved_from
+        try:
+            plan.check(args, program)
+        except CommandError:
+            if moved_from is not None:
+                with contextlib.suppress(OSError):
+                    os.rmdir(home)
+            raise
         return plan
+
+    def before_the_run(self) -> list[str]:
+        """What to tell the user before the program starts: where the default files go when the
+        current folder cannot be written, and what earlier runs that stopped before their end
+        left (outputs.leftovers: their traces kept, their half-written files removed)."""
+        lines = []
+        if self.moved_from is not None and self.trace is not None:
+            lines.append(
+                f"compilescope: the current folder {self.moved_from} cannot be written ({_unwritable(self.moved_from) or 'refused'}): "
+                f"the session, report and trace go to {os.path.dirname(self.trace)}"
+            )
+        folders: dict[str, list[str]] = {}
+        for path in (self.json, self.html, self.trace):
+            if path is not None:
+                folders.setdefault(os.path.dirname(path), []).append(os.path.basename(path))
+        for folder, names in folders.items():
+            for kept in leftovers(folder, names):
+                shown = _shown(kept, self.folder)
+                lines.append(
+                    f"compilescope: an earlier run stopped before its end (killed?); its trace is kept as {shown}: compilescope report {shown}"
+                )
+        return lines
 
     def _named(self, args: RunOptions) -> list[tuple[str, str, str]]:
         """(how the user named it, its option, the path) for each file to write."""
@@ -156,6 +198,8 @@ class OutputPlan:
                     f"{label} {path} is named in the program's arguments: compilescope never writes a file the program may use"
                 )
             reason = refusal(path)
+            if reason is None and _unwritable(os.path.dirname(path)):
+                reason = f"its folder {os.path.dirname(path)} cannot be written ({_unwritable(os.path.dirname(path))})"
             if reason is not None:
                 hint = f"choose another path with {option}" if label == option else f"remove it, or choose another path with {option}"
                 raise CommandError(f"will not write to {path}: {reason}; {hint}")
@@ -167,9 +211,8 @@ class OutputPlan:
         if self.json is None:
             session.trace_files = []
             return ""
-        lines = self._trace_lost()
-        if lines:
-            session.trace_files = []
+        lines = self._trace_lines()
+        session.trace_files = [self.trace_saved] if self.trace_saved else []
         if found is None:
             found = session.explain()
         json_path = _write(lambda path: session.save(path, found), self.json, "the session", stream)
@@ -180,7 +223,7 @@ class OutputPlan:
             html_path = _write(lambda path: write_html(session, path, found), self.html, "the report", stream)
         if json_path is None:
             return "\n".join(lines)
-        trace = f" and torch's trace to {_shown(self.trace, self.folder)}" if session.trace_files and self.trace is not None else ""
+        trace = f" and torch's trace to {_shown(self.trace_saved, self.folder)}" if self.trace_saved else ""
         lines.insert(0, f"\nSaved the session to {_shown(json_path, self.folder)}{trace}.")
         if html_path is not None:
             lines.append(f"The report: {_shown(html_path, self.folder)}   open it with: {open_command(_shown(html_path, self.folder))}")
@@ -206,21 +249,30 @@ class OutputPlan:
             return ""
         from compilescope.outputs import write_text
 
-        lines = self._trace_lost()
-        traces = [str(self.trace)] if self.trace is not None and not lines else []
+        lines = self._trace_lines()
+        traces = [self.trace_saved] if self.trace_saved else []
         json_path = _write(lambda path: write_text(path, session_json(traces), "the session"), self.json, "the session", stream)
         if json_path is None:
             return "\n".join(lines)
-        trace = f" and its trace to {_shown(self.trace, self.folder)}" if traces and self.trace is not None else ""
+        trace = f" and its trace to {_shown(self.trace_saved, self.folder)}" if self.trace_saved else ""
         lines.insert(0, f"\nSaved the session to {_shown(json_path, self.folder)}{trace}.")
         if self.html is not None:
             lines.append("No HTML report: with nothing compiled, it would show nothing more than this.")
         return "\n".join(lines)
 
-    def _trace_lost(self) -> list[str]:
-        """A line for the user where the program removed or replaced our trace while it ran."""
-        if self.trace is not None and not is_ours(self.trace):
-            return [f"The program removed or replaced torch's trace {self.trace} while it ran: the session holds what was written."]
+    def _trace_lines(self) -> list[str]:
+        """A line for the user where the trace was not saved (and why), or not where planned (the
+        program made a file of that name while it ran)."""
+        if self.trace is None:
+            return []
+        if self.trace_saved is None:
+            why = self.trace_problem or "it could not be written"
+            return [f"compilescope: torch's trace was not saved: {why}; the session holds everything recorded."]
+        if self.trace_saved != self.trace:
+            return [
+                f"The program made a file of its own at {_shown(self.trace, self.folder)} while it ran: it is left as it is, "
+                f"and torch's trace is saved as {_shown(self.trace_saved, self.folder)}."
+            ]
         return []
 
 
@@ -240,7 +292,7 @@ def _write(write: Callable[[str], object], path: str, what: str, stream: TextIO)
         print(f"compilescope: {error}; saved {what} to {elsewhere} instead", file=stream)
         return elsewhere
     except OSError as error:
-        print(f"compilescope: {what} was not saved: {error}", file=stream)
+        print(f"compilescope: {what} was not saved to {path}: {error.strerror or error}", file=stream)
         return None
 
 
@@ -252,6 +304,17 @@ def _shown(path: str, folder: str) -> str:
     except ValueError:
         return str(path)
     return relative if not relative.startswith("..") else str(path)
+
+
+def _unwritable(folder: str) -> str | None:
+    """Why no new file can be made in `folder` ("a read-only file system"), or None where one can."""
+    if os.access(folder, os.W_OK | os.X_OK):
+        return None
+    try:
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        read_only = False
+    return "a read-only file system" if read_only else "no permission to write in it"
 
 
 def _same_file(first: str, second: str) -> bool:

@@ -188,6 +188,10 @@ def _followed(facts: dict[str, Any], trouble: dict[str, Any] | None, summarise: 
     if trouble is not None:
         item.why_not = str(trouble.get("why"))
     trace = facts.get("trace")
+    if isinstance(trace, str) and not os.path.lexists(trace):
+        from compilescope.outputs import unpublished
+
+        trace = unpublished(trace)
     if isinstance(trace, str) and os.path.isfile(trace):
         item.trace = trace
         if summarise:

@@ -200,6 +200,7 @@ class Capture:
             # OutputError where it may not be written
             self.writer = TraceFileWriter(trace_path, wait_for="dynamo_start" if wait_for_compile else None)
         self.trace_path = self.writer.path
+        self.saved_trace: str | None = None  # where the trace was given its final name, at the end
         # The first line says who wrote the file (compilescope.outputs recognises it by it).
         self.writer.write_record(CAPTURE_RECORD, _process_facts())
         self.started = time.perf_counter()
@@ -372,9 +373,11 @@ class Capture:
                     self.writer.write_record(GENERATED_CODE_RECORD, {}, json.dumps(self.code.facts()))
 
     def finish_child(self) -> None:
-        """At the end of a child process: the final records, and the file closed."""
+        """At the end of a child process: the final records, and the file closed and given its
+        name."""
         self.detach()
         self.writer.close()
+        self.writer.publish()
 
     def continue_in_fork(self, path: str | Path) -> None:
         """In a process just forked from this one: write a trace of its own at `path` (made once
@@ -404,6 +407,8 @@ class Capture:
         if self._temporary:
             with contextlib.suppress(OSError):
                 os.unlink(self.trace_path)
+        else:
+            self.saved_trace = self.writer.publish()
         return self.final_environment
 
     def build(self) -> Session:
@@ -412,12 +417,20 @@ class Capture:
 
         self.detach()
         with self.writer.read_back() as handle:
-            session = build_session(read_trace(handle, name=str(self.trace_path)))
-        if self._temporary:
+            if not self._temporary:
+                self.saved_trace = self.writer.publish()
+            session = build_session(read_trace(handle, name=str(self.saved_trace or self.trace_path)))
+        if self._temporary or self.saved_trace is None:
             session.trace_files = []
+        if self._temporary:
             with contextlib.suppress(OSError):
                 os.unlink(self.trace_path)
         return session
+
+    @property
+    def trace_problem(self) -> str | None:
+        """What went wrong writing the trace (a full disk, a read-only folder), in one line."""
+        return self.writer.problem
 
 
 @contextlib.contextmanager

@@ -7,9 +7,12 @@ does not import logging (nor hashlib, until a record has a payload): a program t
 imports torch pays only for the file. Each record is flushed as it is written, so a
 program that crashes, or is killed, still leaves everything up to that point.
 
-The file is created exclusively and locked (compilescope.outputs.create_locked), and read back at
-the end through the writer's own handle: a program that changes folder, or removes the file,
-loses nothing of the session.
+While the program runs, the trace is a private file (compilescope.outputs.create_private: a
+hidden, locked file beside its final name), read back at the end through the writer's own
+handle and only then given its final name: a program that writes a file of that name, changes
+folder, or removes files, changes nothing of ours and loses nothing of the session. A run that
+is killed leaves the hidden file; the next run in that folder keeps it as
+compilescope-NAME.unfinished.log (outputs.leftovers).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import json
 import os
 import time
 
-from compilescope.outputs import create_locked
+from compilescope.outputs import OutputError, create_private, publish
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,17 +52,30 @@ _MOST_WAITING = 4 * 1024 * 1024
 
 
 class TraceFileWriter:
+    """Writes the trace to a private file (outputs.create_private) and, at the end (`publish`),
+    gives it its final name. A write the file system refuses (a full disk, `ulimit -f`, a
+    read-only or failing mount) never reaches the program: the file keeps every whole record
+    written before it, what follows is kept in memory, and `problem` says what happened."""
+
     def __init__(self, path: str | Path, stream: IO[str] | None = None, wait_for: str | None = None) -> None:
-        """Write to a new file at `path` (OutputError where it may not be written), or to
-        `stream`, an open file for reading and writing that `path` names. With `wait_for`
-        ("dynamo_start"), the file is made only when torch writes that record: until then the
-        lines wait in memory, and a process that never compiles leaves no file."""
+        """Write for a file at `path` (OutputError where it may not be written), or to
+        `stream`, an open file for reading and writing that `path` names (a temporary file of
+        ours). With `wait_for` ("dynamo_start"), the file is made only when torch writes that
+        record: until then the lines wait in memory, and a process that never compiles leaves no
+        file."""
         self.path = os.path.abspath(os.fspath(path))
+        self.partial: str | None = None  # the private file's name, until published
+        self.problem: str | None = None  # why not everything reached the file, for the user
         self._wait_for = wait_for
         self._waiting: list[str] | None = [] if wait_for is not None and stream is None else None
-        self._stream: IO[str] | None = stream
-        if stream is None and self._waiting is None:
-            self._stream = create_locked(self.path, "the trace")
+        self._memory: list[str] = []  # what the file system refused, and everything after it
+        self._fd: int | None = None
+        self._written = 0  # bytes of whole records in the file
+        if stream is not None:
+            self._fd = os.dup(stream.fileno())
+            stream.close()
+        elif self._waiting is None:
+            self._open()
         self._done = False
         self.pid = os.getpid()  # the process that writes it (a forked child never does)
         # the first record's time, as its header says it ("1202 11:20:09.416000"): the session's
@@ -67,6 +83,15 @@ class TraceFileWriter:
         self.started: str | None = None
         # (the threading module's Lock is this lock; threading itself is not imported for it)
         self._lock_write = _thread.allocate_lock()
+
+    def _open(self) -> None:
+        """Make the private file; where the folder refuses it (full, read-only), keep the trace in
+        memory and say why. OutputError (a path that is not ours to write) goes to the caller."""
+        try:
+            self._fd, self.partial = create_private(self.path, "the trace")
+        except OSError as error:
+            self._fd = None
+            self.problem = f"it could not be written to {os.path.dirname(self.path)}: {_reason(error)}"
 
     def write_torch_record(self, metadata: dict[str, Any], payload: str | None, where: str) -> None:
         """A record of torch's, as its logger handed it over (record/handler.py)."""
@@ -89,11 +114,22 @@ class TraceFileWriter:
                 self._waiting.append(text)
                 if not opens and sum(map(len, self._waiting)) < _MOST_WAITING:
                     return
-                self._stream = create_locked(self.path, "the trace")
                 text, self._waiting = "".join(self._waiting), None
-            assert self._stream is not None
-            self._stream.write(text)
-            self._stream.flush()
+                self._open()
+            if self._fd is None or self._memory:
+                self._memory.append(text)
+                return
+            data = text.encode("utf-8", "backslashreplace")
+            try:
+                _write_all(self._fd, data)
+                self._written += len(data)
+            except OSError as error:
+                # Only whole records stay in the file (a record cut by the full disk is dropped
+                # there); this one and the rest are kept in memory for the session.
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, self._written)
+                self.problem = f"it could not be written in full to {os.path.dirname(self.path)}: {_reason(error)}"
+                self._memory.append(text)
 
     @property
     def closed(self) -> bool:
@@ -102,34 +138,84 @@ class TraceFileWriter:
     @property
     def on_disk(self) -> bool:
         """Whether the file exists (a waiting writer makes it at its first compile)."""
-        return self._stream is not None
+        return self._fd is not None
+
+    @property
+    def complete(self) -> bool:
+        """Whether the file holds every record (none was kept in memory only)."""
+        return self._fd is not None and not self._memory
 
     def read_back(self) -> IO[str]:
         """Stop writing; the trace's text from its start, through our own handle (whatever the
-        program did to the path meanwhile). The caller closes it."""
+        program did to the path meanwhile), with what only memory holds after it. The caller
+        closes it."""
         with self._lock_write:
-            stream, waiting, self._stream, self._done = self._stream, self._waiting, None, True
-        if stream is None:
-            return io.StringIO("".join(waiting or []))
-        stream.flush()
-        stream.seek(0)
-        return stream
+            fd, waiting, self._fd, self._done = self._fd, self._waiting, None, True
+        rest = "".join([*(waiting or []), *self._memory])
+        if fd is None:
+            return io.StringIO(rest)
+        os.lseek(fd, 0, os.SEEK_SET)
+        # (newline="\n": a "\r" inside a payload is text of the record, not the end of a line)
+        if not rest:
+            return os.fdopen(fd, "r", encoding="utf-8", errors="backslashreplace", newline="\n")
+        with os.fdopen(fd, "rb") as raw:
+            return io.StringIO(raw.read(self._written).decode("utf-8", "backslashreplace") + rest)
+
+    def publish(self) -> str | None:
+        """Give the file its final name (outputs.publish: `path`, or beside it where the program
+        made a file of its own there); that name, or None where there is no complete file to name
+        (`problem` says why). Never raises."""
+        if self.partial is None:
+            return None
+        if self._memory:  # a trace cut short by the disk: left out, rather than passed for whole
+            with contextlib.suppress(OSError):
+                os.unlink(self.partial)
+            self.partial = None
+            return None
+        try:
+            final = publish(self.partial, self.path, "the trace")
+        except (OSError, OutputError) as error:
+            self.problem = f"it could not be named {self.path}: {_reason(error)}"
+            with contextlib.suppress(OSError):
+                os.unlink(self.partial)
+            self.partial = None
+            return None
+        self.partial = None
+        return final
 
     def abandon(self) -> None:
         """In a forked child: let go of the parent's file without writing to it. The descriptor
-        is pointed at /dev/null, so that nothing this process still holds (a buffer, the stream
-        closed when collected) can reach the parent's file."""
-        stream, self._stream, self._done = self._stream, None, True
-        if stream is not None:
+        is pointed at /dev/null, so that nothing this process still holds can reach the
+        parent's file; its name stays the parent's to publish."""
+        fd, self._fd, self._done, self.partial = self._fd, None, True, None
+        if fd is not None:
             with contextlib.suppress(Exception):
                 null = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(null, stream.fileno())
+                os.dup2(null, fd)
                 os.close(null)
             with contextlib.suppress(Exception):
-                stream.close()
+                os.close(fd)
 
     def close(self) -> None:
         with self._lock_write:
-            stream, self._stream, self._done = self._stream, None, True
-        if stream is not None:
-            stream.close()
+            fd, self._fd, self._done = self._fd, None, True
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """os.write until all of `data` is written (a write may take part of it: a disk filling up)."""
+    view = memoryview(data)
+    while view:
+        count = os.write(fd, view)
+        if count <= 0:
+            raise OSError(28, "No space left on device")
+        view = view[count:]
+
+
+def _reason(error: BaseException) -> str:
+    """An OSError in the user's words: "No space left on device" rather than "[Errno 28] ..."."""
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__
