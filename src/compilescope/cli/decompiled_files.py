@@ -4,6 +4,7 @@ so that neither imports the other back."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from compilescope.cli.errors import CommandError
@@ -15,6 +16,9 @@ def check_output_folder(folder: Path) -> None:
         raise CommandError(f"cannot write .py files into {folder}: it is a file")
     if not folder.exists() and not folder.parent.exists():
         raise CommandError(f"cannot write .py files into {folder}: folder {folder.parent} does not exist")
+    where = folder if folder.exists() else folder.parent
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise CommandError(f"cannot write .py files into {folder}: {where} cannot be written")
 
 
 def write_decompiled(session: Session, folder: Path, shown: str | None = None) -> str:
