@@ -67,7 +67,7 @@ def violations(
     out += [f"{label}{reason}" for reason in unreadable_limits + unreadable_times + unreadable_counts]
     if unreadable_limits:
         return out
-    counted, spent = counts(session), session.total_compile_time_s
+    counted = counts(session)
     if unreadable_counts:
         limits = Limits(max_compile_s=limits.max_compile_s)
         baseline = None
@@ -81,6 +81,7 @@ def violations(
     if limits.max_recompiles is not None and counted.recompiles > limits.max_recompiles:
         out.append(f"{label}{counted.said('recompiles')}, more than the {limits.max_recompiles} allowed{_first(session, 'recompiles')}")
     if limits.max_compile_s is not None:
+        spent = session.total_compile_time_s
         if spent is None:
             out.append(f"{label}compile time unknown (the trace does not say), so it cannot be held to {seconds(limits.max_compile_s)}")
         elif spent > limits.max_compile_s:
