@@ -72,3 +72,43 @@ def test_a_killed_run_is_partial_in_report_and_check(tmp_path: Path, kill: str, 
     allowed = run_cli("check", trace, "--max-graph-breaks", "0", "--allow-incomplete", cwd=tmp_path)
     assert allowed.returncode == 0, allowed.stdout
     assert allowed.stdout.startswith("compilescope check: passed (at most 0 graph breaks (places))")
+
+
+DAEMON = """\
+import threading
+import time
+
+import torch
+
+
+compiling = threading.Event()
+
+
+def slow(gm, example_inputs):
+    compiling.set()
+    time.sleep(120)  # still compiling when the program ends (a daemon thread is not waited for)
+    return gm.forward
+
+
+@torch.compile(backend=slow)
+def step(x):
+    return x * 2
+
+
+threading.Thread(target=step, args=(torch.randn(4),), daemon=True).start()
+compiling.wait(300)
+print("main done", flush=True)
+"""
+
+
+def test_a_program_that_ends_while_a_thread_compiles_says_so_in_runs_explanation(tmp_path: Path) -> None:
+    # GIVEN a program whose main thread ends while a daemon thread is still compiling
+    (tmp_path / "daemon.py").write_text(DAEMON, encoding="utf-8")
+    # WHEN it runs under compilescope
+    done = run_cli("run", "--no-html", "daemon.py", cwd=tmp_path, timeout=600)
+    # THEN it ends as under python, and the explanation leads with the compile it never saw end
+    assert done.returncode == 0, done.stderr[-2000:]
+    said = "⚠ the program ended during compile 0/0 (in a thread still compiling?); what follows is partial"
+    assert " ".join(done.stderr.split()).startswith(f"{said} compilescope · script daemon.py · exit status 0")
+    check = run_cli("check", "compilescope-daemon.json", "--max-recompiles", "0", cwd=tmp_path)
+    assert check.returncode == 1 and "compilescope-daemon.json is partial: the program ended during compile 0/0" in check.stdout

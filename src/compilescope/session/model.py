@@ -555,7 +555,9 @@ class Incomplete:
 def incomplete_reason(compile_id: str | None, program_finished: bool | None) -> str:
     """The sentence for Incomplete.reason."""
     parts = []
-    if compile_id is not None:
+    if compile_id is not None and program_finished is True:  # its end was recorded: a thread was still compiling
+        parts.append(f"the program ended during compile {compile_id} (in a thread still compiling?)")
+    elif compile_id is not None:
         parts.append(f"the run stopped during compile {compile_id}")
     if program_finished is False:
         parts.append("the program did not finish (no end was recorded: killed?)")
