@@ -87,16 +87,25 @@ def check(
     max_recompiles: int | None = None,
     max_compile_s: float | None = None,
     baseline: Session | str | Path | None = None,
+    allow_incomplete: bool = False,
 ) -> list[str]:
     """What in `run` (a Session, or a path compilescope reads) breaks the limits, or is new
     compared with `baseline` (graph breaks, recompiles, compiled functions): one sentence each,
     an empty list where nothing does. In a test: `assert compilescope.check(session,
-    max_graph_breaks=0) == []` (pytest then prints the sentences)."""
+    max_graph_breaks=0) == []` (pytest then prints the sentences). A value a limit cannot be
+    compared with (NaN, missing) is one such sentence, and so is a partial run (it stopped
+    mid-compile, or was killed) unless `allow_incomplete`."""
     from compilescope.findings.check import Limits, violations
 
     session = run if not isinstance(run, str | os.PathLike) else load(run)
     old = baseline if baseline is None or not isinstance(baseline, str | os.PathLike) else load(baseline)
-    return violations(session, Limits(max_graph_breaks, max_recompiles, max_compile_s), old)
+    return violations(
+        session,
+        Limits(max_graph_breaks, max_recompiles, max_compile_s, allow_incomplete),
+        old,
+        name=str(run) if isinstance(run, str | os.PathLike) else "the run",
+        baseline_name=str(baseline) if isinstance(baseline, str | os.PathLike) else "the baseline",
+    )
 
 
 def diff(before: Session | str | Path, after: Session | str | Path) -> Any:

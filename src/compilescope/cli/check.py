@@ -17,7 +17,10 @@ class CheckCommand:
     compilescope check new.json --baseline main.json         # nothing new since main
 
     Each violation is listed in one line; status 2 means the run could not be read or nothing
-    was asked. docs/cli.md shows it in a CI job and in a pytest test.
+    was asked. A value a limit cannot be compared with (a compile time that is NaN, or missing)
+    is a violation, and so is a partial run (one that stopped mid-compile or was killed: its
+    report says so) unless --allow-incomplete. docs/cli.md shows it in a CI job and in a pytest
+    test.
     """
 
     @staticmethod
@@ -33,6 +36,11 @@ class CheckCommand:
             metavar="OLD",
             help="no graph break (by its place, not torch's wording), recompile or compiled function that OLD (the same kinds of path) did not have",
         )
+        parser.add_argument(
+            "--allow-incomplete",
+            action="store_true",
+            help="check what a partial run holds (one that stopped mid-compile, or whose program was killed) instead of failing it",
+        )
 
     def run(self, args: argparse.Namespace) -> int:
         from compilescope.cli.report import read_sessions
@@ -40,7 +48,7 @@ class CheckCommand:
         from compilescope.render.text import one_line
         from compilescope.session.counts import said
 
-        limits = Limits(args.max_graph_breaks, args.max_recompiles, args.max_compile_s)
+        limits = Limits(args.max_graph_breaks, args.max_recompiles, args.max_compile_s, allow_incomplete=args.allow_incomplete)
         if not limits.any and args.baseline is None:
             raise CommandError("nothing to check: give --max-graph-breaks, --max-recompiles, --max-compile-s or --baseline")
         sessions = read_sessions(args.run)
@@ -54,7 +62,7 @@ class CheckCommand:
                 if not same:
                     raise CommandError(f"the baseline {args.baseline} has no rank {session.rank}")
                 baseline = same[0]
-            found.extend(violations(session, limits, baseline, label))
+            found.extend(violations(session, limits, baseline, label, name=args.run, baseline_name=args.baseline or "the baseline"))
         checked = ", ".join(
             part
             for part in (

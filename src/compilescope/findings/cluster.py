@@ -75,7 +75,8 @@ def summarize(session: Session, found: list[Finding], index: int = 0) -> RankSum
         graphs=session.graph_count,
         kernels=len(session.kernels),
         compile_time_s=session.total_compile_time_s,
-        incomplete=[s for s in session.skipped if "incomplete" in s or "cut off" in s][:3],
+        incomplete=([session.incomplete.reason] if session.incomplete is not None else [])
+        + [s for s in session.skipped if "incomplete" in s or "cut off" in s][:3],
         aspects={aspect.name: AspectFacts.of(aspect.items(session)) for aspect in RANK_ASPECTS},
         compile_keys=[compile_key(frame, c) for frame in session.frames for c in frame.compiles],
         findings=found,

@@ -117,6 +117,20 @@ class Diff:
     # graph breaks at the same place in both runs whose reason torch gave differently: not a new
     # break (it is matched by its place), but said ("… at quickstart.py:18 in forward: A → B")
     reworded_breaks: list[str] = field(default_factory=list)
+    # Where a side is partial (session.model.Incomplete's reason): a difference may be only what
+    # that side is missing
+    before_incomplete: str | None = None
+    after_incomplete: str | None = None
+
+    @property
+    def partial(self) -> list[str]:
+        """Each side that is partial, said: "the first run (run.json): the run stopped during
+        compile 0/0; what follows is partial"."""
+        return [
+            f"the {which} run ({name}): {reason}"
+            for which, name, reason in (("first", self.before, self.before_incomplete), ("second", self.after, self.after_incomplete))
+            if reason is not None
+        ]
 
     @property
     def nothing_changed(self) -> bool:
@@ -144,6 +158,8 @@ def diff(before: Session, after: Session, before_name: str = "before", after_nam
         bench=_bench(before, after),
         versions=_versions(before, after),
         reworded_breaks=_reworded(before, after),
+        before_incomplete=before.incomplete.reason if before.incomplete is not None else None,
+        after_incomplete=after.incomplete.reason if after.incomplete is not None else None,
     )
 
 

@@ -20,6 +20,7 @@ from compilescope.trace.ours import (
     COMPILED_MODULES_RECORD,
     ENVIRONMENT_RECORD,
     GENERATED_CODE_RECORD,
+    PROGRAM_END_KEY,
     PROGRAM_RECORD,
 )
 
@@ -180,9 +181,15 @@ class Capture:
         record_code: bool = True,
         wait_for_compile: bool = False,
         fixes: list[Any] | None = None,
+        records_program_end: bool | None = None,
     ) -> None:
         """`wait_for_compile`: make the trace file only once torch.compile compiles (a child
-        process of the program: one that never compiles leaves no file)."""
+        process of the program: one that never compiles leaves no file). `records_program_end`:
+        the trace is `compilescope run`'s of its program, which ends with a PROGRAM_RECORD once
+        the program ends (record_program); the first line says so, so that a reader knows a trace
+        without that record as one whose program did not finish (killed). By default, where it
+        waits for torch (only run's does): a capture() block, a child process or bench's worker
+        write no such record, by design."""
         self._on_attach = on_attach
         self._fixes = fixes or []  # record/fixes.py's, set as the program imports Dynamo (run --try)
         # made once torch is imported (_attach): until then there is nothing to record
@@ -202,7 +209,10 @@ class Capture:
         self.trace_path = self.writer.path
         self.saved_trace: str | None = None  # where the trace was given its final name, at the end
         # The first line says who wrote the file (compilescope.outputs recognises it by it).
-        self.writer.write_record(CAPTURE_RECORD, _process_facts())
+        facts = _process_facts()
+        if wait_for_torch if records_program_end is None else records_program_end:
+            facts[PROGRAM_END_KEY] = True
+        self.writer.write_record(CAPTURE_RECORD, facts)
         self.started = time.perf_counter()
         self._logger: logging.Logger | None = None
         self._handler: TraceHandler | None = None

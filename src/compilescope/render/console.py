@@ -249,9 +249,10 @@ def renderables(
     """What to print, most important first. `found`: the session's findings, where the caller
     has them already (report computes them once for the terminal and the HTML report)."""
     show = set(DETAILS) if "all" in show else set(show)
+    lead = [partial] if (partial := incomplete_line(session)) is not None else []
     if session.benchmarks and not session.frames:  # a saved `compilescope bench`: its results
-        return [_header(session), Text(""), *runtime(session)]
-    out: list = [_header(session), _summary(session), Text("")]
+        return [*lead, _header(session), Text(""), *runtime(session)]
+    out: list = [*lead, _header(session), _summary(session), Text("")]
     found = findings(session) if found is None else found
     named: list[str] = []  # the compile ids the findings show
     if found:
@@ -339,6 +340,13 @@ def runtime(session: Session) -> list:
     if session.profile is not None:
         out += [Text(""), kernel_time_table(session.profile)]
     return out
+
+
+def incomplete_line(session: Session) -> Text | None:
+    """The line every view of a partial session leads with (session.model.Incomplete)."""
+    if session.incomplete is None:
+        return None
+    return Text(f"⚠ {_line(session.incomplete.reason)}", style="bold yellow")
 
 
 def _header(session: Session) -> Text:
@@ -1039,7 +1047,8 @@ def brief(session: Session) -> str:
     rank = "" if session.rank is None else f" (rank {session.rank})"
     counted = counts(session)
     said = ", ".join(counted.said(name) for name in ("compiles", "recompiles", "graph_break_places", "graph_break_occurrences"))
-    return f"compilescope{rank}: {said}, compile time {_seconds(session.total_compile_time_s)}"
+    partial = f" ({_line(session.incomplete.reason)})" if session.incomplete is not None else ""
+    return f"compilescope{rank}: {said}, compile time {_seconds(session.total_compile_time_s)}{partial}"
 
 
 def console_for(stream: Any) -> Console:

@@ -37,7 +37,8 @@ def figure_line(f: Figure) -> str:
 
 def renderables(d: Diff, summary: Any = None) -> list:
     """The terminal's view; `summary`: the runs' counts side by side (render/compare.py), first."""
-    out: list = [Text(f"compilescope diff · {one_line(d.before)} → {one_line(d.after)}", style="bold")]
+    out: list = [Text(f"⚠ {one_line(partial)}", style="bold yellow") for partial in d.partial]
+    out.append(Text(f"compilescope diff · {one_line(d.before)} → {one_line(d.after)}", style="bold"))
     for version in d.versions:
         out.append(Text(f"  {one_line(version)}", style="dim"))
     if summary is not None:
@@ -98,6 +99,8 @@ def _figures(figures: list[Figure]) -> list[dict[str, Any]]:
 
 def diff_json(d: Diff) -> dict[str, Any]:
     data: dict[str, Any] = {"schema": DIFF_SCHEMA, "before": d.before, "after": d.after, "versions": d.versions}
+    # each side's Incomplete reason, or null where nothing says it is partial
+    data["incomplete"] = {"before": d.before_incomplete, "after": d.after_incomplete}
     for aspect in d.aspects:
         data[aspect.name] = {"added": aspect.added, "removed": aspect.removed, "before": aspect.before, "after": aspect.after}
     data["graph_breaks_reworded"] = d.reworded_breaks
@@ -115,6 +118,7 @@ h1 { font-size: 20px; } h2 { font-size: 16px; border-bottom: 1px solid #ddd; pad
 li { font-family: ui-monospace, monospace; font-size: 13px; white-space: pre-wrap; }
 table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: 3px 8px; text-align: left; }
 tr.notable td { background: #fff8c5; }
+.partial { color: #9a6700; font-weight: 600; border-bottom: 2px solid #9a6700; padding-bottom: 6px; }
 """
 
 
@@ -126,6 +130,7 @@ def diff_html(d: Diff) -> str:
         f'<meta name="generator" content="compilescope {__version__}">\n',
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'\">\n",
         f"<title>{e(f'compilescope diff · {d.before} → {d.after}')}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n",
+        *(f'<p class="partial" role="alert">⚠ {e(partial)}</p>\n' for partial in d.partial),
         f"<h1>compilescope diff</h1>\n<p><b>{e(d.before)}</b> → <b>{e(d.after)}</b></p>\n",
     ]
     parts += [f'<p class="muted">{e(v)}</p>\n' for v in d.versions]

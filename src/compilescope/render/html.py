@@ -261,6 +261,12 @@ def render_html(session: Session, found: list[Finding] | None = None) -> str:
         f"<style>{_asset('report.css')}</style>\n</head>\n<body>\n",
         '<noscript><p class="noscript">This report needs JavaScript to show the session. '
         "The same facts: <code>compilescope report</code> on the saved session.</p></noscript>\n",
+        # A partial session says so first, in the page itself (also without its scripts)
+        *(
+            [f'<p class="incomplete" role="alert">⚠ {html.escape(session.incomplete.reason)}</p>\n']
+            if session.incomplete is not None
+            else []
+        ),
         '<div id="app"></div>\n',
         f'<script type="application/json" id="compilescope-data">{_script_json(data)}</script>\n',
     ]

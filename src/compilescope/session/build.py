@@ -35,12 +35,15 @@ from compilescope.session.model import (
     Environment,
     Frame,
     GraphBreak,
+    Incomplete,
     MethodCall,
     Program,
     Session,
+    incomplete_reason,
 )
 from compilescope.session.places import is_user_code, library
 from compilescope.session.sources import read_source as _read_source
+from compilescope.trace.ours import PROGRAM_END_KEY
 from compilescope.trace.reader import (
     MAX_SKIPPED,
     CompileId,
@@ -74,6 +77,8 @@ class _Pending:
     cudagraph_recordings: int = 0  # compilation_metrics_runtime records with a cudagraphify time
     runtime_skip: str | None = None  # a cudagraph_skip_reason said at run time
     key: tuple[int | None, int | None, int | None] = (None, None, None)  # CompileId.key
+    began: bool = False  # its dynamo_start was read
+    ended: bool = False  # its compilation_metrics was read: torch's report at a compile's end
 
 
 def _without_attempt(compile_id: str) -> str:
@@ -145,6 +150,8 @@ class _Builder:
         self._compile_begins: list[float] = []
         self._compile_spent: list[float] = [0.0]
         self._skipped_more = 0
+        self.records_program_end = False  # the trace is `compilescope run`'s of its program (trace/ours.py)
+        self.program_recorded = False  # its PROGRAM_RECORD was read
 
     def skip(self, reason: str) -> None:
         """Say what could not be read (the first MAX_SKIPPED reasons; the rest are counted)."""
@@ -232,11 +239,15 @@ class _Builder:
             # belong to this compile, which now learns its function.
             existing.frame_key, existing.compile.called_from, existing.compile.call_code = self._where(stack)
             existing.compile.records.append(record.line)
+            existing.began = True
             return
         if existing is not None and record.compile_id.attempt > 0:
             existing.compile.records.append(record.line)
+            existing.began = True
             return  # a restart of the same compile
-        self._begin(record.compile_id, stack).compile.records.append(record.line)
+        began = self._begin(record.compile_id, stack)
+        began.compile.records.append(record.line)
+        began.began = True
 
     def _on_dynamo_output_graph(self, record: Record) -> None:
         item = self.pending(record)
@@ -269,6 +280,8 @@ class _Builder:
 
     def _on_compilation_metrics(self, record: Record) -> None:
         item = self.pending(record)
+        if item:
+            item.ended = True
         if item and isinstance(record.metadata, dict):
             item.metrics = record.metadata
 
@@ -442,6 +455,8 @@ class _Builder:
         rank = meta.get("rank")
         if isinstance(rank, int) and not isinstance(rank, bool) and self.session.rank is None:
             self.session.rank = rank  # the rank a launcher gave the process (RANK)
+        if meta.get(PROGRAM_END_KEY) is True:
+            self.records_program_end = True
         version = meta.get("compilescope")
         if isinstance(version, str) and self.session.compilescope_version is None:
             self.session.compilescope_version = version  # the compilescope that wrote the trace
@@ -468,6 +483,7 @@ class _Builder:
                 setattr(env, key, value)
 
     def _on_compilescope_program(self, record: Record) -> None:
+        self.program_recorded = True
         meta = record.metadata
         if not isinstance(meta, dict):
             self.wrong_type(record, "its metadata", meta, "an object")
@@ -594,6 +610,7 @@ class _Builder:
             except Exception as error:  # compilescope's own record, in a shape it does not know
                 self.skip(f"{what}: could not be read ({type(error).__name__}: {_short(str(error))})")
         self.session.program = self.program
+        self.session.incomplete = self._incomplete()
         env = self.session.environment
         if env.python is None:
             env.python = next(
@@ -607,6 +624,18 @@ class _Builder:
             skipped.append(f"… and {more} more that could not be read (only the first {MAX_SKIPPED} of each kind are listed)")
         self.session.skipped = skipped
         return self.session
+
+    def _incomplete(self) -> Incomplete | None:
+        """What says the trace holds only part of its run: a compile begun (dynamo_start) that
+        torch never reported the end of (compilation_metrics: written also where a compile
+        fails), the last such where there are several; and, for `compilescope run`'s trace of
+        its program, no record of the program's end."""
+        unended = [item for item in self.order if item.began and not item.ended]
+        compile_id = unended[-1].compile.compile_id if unended else None
+        program_finished = self.program_recorded if self.records_program_end else None
+        if compile_id is None and program_finished is not False:
+            return None
+        return Incomplete(incomplete_reason(compile_id, program_finished), compile_id, program_finished)
 
     def _finish_compile(self, item: _Pending) -> None:
         c, m = item.compile, item.metrics

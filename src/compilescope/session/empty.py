@@ -62,6 +62,7 @@ def session_json(
         "fixes": None,
         "capture_problems": [],
         "compiled_modules": None,  # (recorded once torch is imported: never, here)
+        "incomplete": None,  # (the program's end was recorded, and nothing compiled)
         # (session/counts.py's Counts, each none: nothing compiled)
         "counts": dict.fromkeys(_COUNTS, 0),
         "findings": findings,

@@ -538,6 +538,33 @@ class CompiledModule:
 
 
 @dataclass
+class Incomplete:
+    """What says a session holds only part of its run: its trace ends inside a compile (the
+    process was killed, or died, while torch compiled), or `compilescope run`'s trace of its
+    program has no record of the program's end (killed before it ended). Every view leads with
+    `reason`; `compilescope check` fails on it unless --allow-incomplete."""
+
+    reason: str  # the sentence each view leads with: "the run stopped during compile 0/0; what follows is partial"
+    compile_id: str | None = None  # the compile the trace ends inside ("0/0"); None: it ends outside one
+    # False: `compilescope run` wrote this trace for its program, and no end of the program was
+    # recorded; None: not such a trace (a TORCH_TRACE from elsewhere, a capture() block, a child
+    # process), where no end is recorded by design
+    program_finished: bool | None = None
+
+
+def incomplete_reason(compile_id: str | None, program_finished: bool | None) -> str:
+    """The sentence for Incomplete.reason."""
+    parts = []
+    if compile_id is not None and program_finished is True:  # its end was recorded: a thread was still compiling
+        parts.append(f"the program ended during compile {compile_id} (in a thread still compiling?)")
+    elif compile_id is not None:
+        parts.append(f"the run stopped during compile {compile_id}")
+    if program_finished is False:
+        parts.append("the program did not finish (no end was recorded: killed?)")
+    return " and ".join(parts) + "; what follows is partial"
+
+
+@dataclass
 class Session:
     schema: str = SCHEMA
     environment: Environment = field(default_factory=Environment)
@@ -565,6 +592,9 @@ class Session:
     capture_problems: list[str] = field(default_factory=list)
     # The modules the program gave to torch.compile; None: not recorded (a trace from elsewhere)
     compiled_modules: list[CompiledModule] | None = None
+    # Where what the session holds is only part of its run (a trace that ends inside a compile, a
+    # run's program that did not finish); None: nothing says so
+    incomplete: Incomplete | None = None
 
     # ---- derived views, not stored -------------------------------------------------------
     @property

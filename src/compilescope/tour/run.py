@@ -88,4 +88,6 @@ def run_lesson(program: str, folder: Path, cache: Path, device: str = "cpu", und
         from compilescope.session.loading import load_all
 
         (session,) = load_all(saved)
+        if session.incomplete is not None:  # its figures would be of part of a run: no lesson is made of them
+            raise LessonFailed(f"{program}: {session.incomplete.reason}; its lesson is not shown")
     return LessonRun(said, session, seconds, "\n".join(rest))

@@ -8,6 +8,9 @@ than it needs). session/build.py reads each in its `_on_<name>` method.
 CAPTURE_RECORD = "compilescope_capture"  # the first line of a trace compilescope writes
 ENVIRONMENT_RECORD = "compilescope_environment"
 PROGRAM_RECORD = "compilescope_program"
+# In CAPTURE_RECORD's facts: true where the trace is `compilescope run`'s of its program, which
+# writes PROGRAM_RECORD when the program ends (a trace of one without it: the program was killed)
+PROGRAM_END_KEY = "records_program_end"
 CALLS_RECORD = "compilescope_calls"
 GENERATED_CODE_RECORD = "compilescope_generated_code"
 CHILDREN_RECORD = "compilescope_children"
