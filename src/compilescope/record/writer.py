@@ -34,14 +34,30 @@ def _format(metadata: dict[str, Any], payload: str | None, where: str = "compile
     stamp = time.strftime("%m%d %H:%M:%S", time.localtime(now)) + f".{int((now % 1) * 1e6):06d}"
     line = f"V{stamp} {os.getpid()} {where}] {json.dumps(metadata, default=repr)}"
     if payload is not None:
+        # split at "\n" only, as torch's handler writes it: "\r", "\x0b", "\x1c".. stay in their line
         line += "".join(f"\n\t{part}" for part in payload.split("\n"))
-    return line + "\n"
+    return encodable(line + "\n")
+
+
+def encodable(text: str) -> str:
+    """`text` as UTF-8 can hold it: a lone surrogate (a name Python decoded from bytes that were
+    not UTF-8, in a path torch logs from) becomes U+FFFD, as the trace reader reads one; the
+    file is written with strict UTF-8, and a record must never fail to be written for it."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        import re
+
+        return re.sub("[\ud800-\udfff]", "\ufffd", text)
+    return text
 
 
 def payload_digest(payload: str) -> str:
     import hashlib
 
-    return hashlib.md5(payload.encode("utf-8"), usedforsecurity=False).hexdigest()
+    return hashlib.md5(encodable(payload).encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
 # A child process's trace waits in memory for its first compile; past this it goes to disk anyway.
@@ -110,10 +126,17 @@ class TraceFileWriter:
         with self._lock_write:
             stream, waiting, self._stream, self._done = self._stream, self._waiting, None, True
         if stream is None:
-            return io.StringIO("".join(waiting or []))
+            return io.StringIO("".join(waiting or []), newline="\n")
         stream.flush()
-        stream.seek(0)
-        return stream
+        # Read through a handle of our own on the same file, as the trace reader opens one
+        # (trace.reader.open_trace): lines end at "\n" only (a "\r" or "\x0b" inside a payload
+        # is the payload's), and bytes that are not UTF-8 come back as they are (surrogateescape)
+        # for the payload's checksum. The descriptor is a copy: the file stays locked until the
+        # caller closes it.
+        fd = os.dup(stream.fileno())
+        stream.close()
+        os.lseek(fd, 0, os.SEEK_SET)
+        return os.fdopen(fd, encoding="utf-8", errors="surrogateescape", newline="\n")
 
     def abandon(self) -> None:
         """In a forked child: let go of the parent's file without writing to it. The descriptor

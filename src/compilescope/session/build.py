@@ -963,7 +963,7 @@ def _failure_summary(reason: str) -> str:
     "got RuntimeError('a and b must have same reduction dim, but got [4, 8] X [5, 3].')"."""
     if not reason:
         return ""
-    first = reason.splitlines()[0].strip()
+    first = reason.split("\n")[0].strip()
     if (found := _RAISED.search(reason)) and found.group("message") not in first:
         message = found.group("message").strip()
         return f"{first}: {found.group('error')}: {message[:SUMMARY_LIMIT]}"
@@ -1016,7 +1016,7 @@ def _json_or_lines(payload: str) -> list[str]:
     except json.JSONDecodeError:
         from compilescope.session.breaks import split_recompile_reasons
 
-        return split_recompile_reasons([line for line in payload.splitlines() if line.strip()])
+        return split_recompile_reasons([line for line in payload.split("\n") if line.strip()])
     if isinstance(data, list):
         return [str(item) for item in data]
     return [str(data)]
