@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+import typing
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ from compilescope.session.model import (
     GraphBreak,
     MethodCall,
     Program,
+    ProgramKind,
     Session,
 )
 from compilescope.session.places import is_user_code, library
@@ -485,7 +487,7 @@ class _Builder:
         argv = typed("argv", lambda v: isinstance(v, list) and all(isinstance(a, str) for a in v), "a list of strings")
         wall = typed("wall_time_s", lambda v: _number(v) is not None, "a number")
         self.program = Program(
-            kind=typed("kind", _is_str, "a string") or "script",
+            kind=typed("kind", lambda v: v in _PROGRAM_KINDS, "one of " + ", ".join(_PROGRAM_KINDS)) or "script",
             target=typed("target", _is_str, "a string") or "unknown",
             argv=argv or [],
             exit_status=typed("exit_status", lambda v: _int(v) is not None, "a whole number"),
@@ -1029,8 +1031,7 @@ def _child(data: Any) -> ChildProcess | None:
         return None
 
     def number(key: str) -> int | None:
-        value = data.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
+        return _int(data.get(key))  # (at most 64 bits: what a session holds)
 
     seconds = data.get("compile_time_s")
     return ChildProcess(
@@ -1068,6 +1069,9 @@ def _text(value: Any) -> str | None:
 
 def _is_str(value: Any) -> bool:
     return isinstance(value, str)
+
+
+_PROGRAM_KINDS = typing.get_args(ProgramKind)  # what a session may hold as Program.kind
 
 
 def _int(value: Any) -> int | None:

@@ -482,7 +482,7 @@ function shortPath(path) {
         var iqr = r.times.iqr_us;
         return el("tr", { "class": r.entry ? "" : "eager" }, el("td", null, r.frame.name), el("td", { "class": "mono" }, r.entry ? compileLink(r.entry, r.label) : r.label),
           el("td", null, String(r.times.calls)), el("td", null, duration(r.times.median_us)),
-          el("td", null, iqr ? [duration(iqr[0]), " – ", duration(iqr[1])] : el("span", { "class": "unknown" }, "unknown")),
+          el("td", null, iqr && iqr.length === 2 ? [duration(iqr[0]), " – ", duration(iqr[1])] : el("span", { "class": "unknown" }, "unknown")),
           el("td", null, duration(r.times.total_ms * 1000)), el("td", null, String(r.times.raised)));
       }));
       var ordered = S.frames.filter(function (frame) { return frame.call_order && frame.call_order.length > 1; });
@@ -522,7 +522,7 @@ function shortPath(path) {
       }
       function ms(median, iqr) {
         if (median === null || median === undefined) return el("span", { "class": "unknown" }, "unknown");
-        return [median.toFixed(3), iqr ? el("span", { "class": "muted" }, " (" + iqr[0].toFixed(3) + "–" + iqr[1].toFixed(3) + ")") : ""];
+        return [median.toFixed(3), iqr && iqr.length === 2 ? el("span", { "class": "muted" }, " (" + iqr[0].toFixed(3) + "–" + iqr[1].toFixed(3) + ")") : ""];
       }
       add(section, el("table", { id: "benchmarks" },
         el("tr", null, ["configuration", "eager ms", "compiled ms", "speedup", "first call, cold cache", "first call, warm cache", "break-even", "peak memory", "accuracy"].map(function (h) { return el("th", null, h); })),
