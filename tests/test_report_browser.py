@@ -500,3 +500,19 @@ def test_a_bench_page_leads_with_its_verdict_and_the_machines_state(browser, tmp
     assert view.page.locator("#overview").count() == 0 and "Nothing stands out" not in main
     assert f"slower {bench.speedup:.2f}x" in view.page.inner_text("#benchmarks")
     view.assert_clean()
+
+
+def test_control_characters_of_a_message_are_shown_visibly(browser, tmp_path: Path) -> None:
+    # GIVEN the committed trace of a graph break whose message holds "\r" and NUL, and two bytes
+    # that are not UTF-8 (tests/traces/odd_bytes.log.gz)
+    trace = Path(__file__).parent / "traces" / "odd_bytes.log.gz"
+    run = run_cli("report", str(trace), "--html", "odd.html", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    view = Opened(browser, tmp_path / "odd.html")
+    # WHEN the compile that broke is opened
+    view.page.click("#nav-compile-0")
+    # THEN its message is shown whole, each control character as its picture (as the terminal shows it)
+    text = view.page.inner_text("#compile-view")
+    assert "Explanation: User-inserted graph break. Message: kept\ufffd\ufffd\u240d whole\u2400here" in text
+    assert "\r" not in text and "\x00" not in text
+    view.assert_clean()

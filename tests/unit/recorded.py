@@ -23,7 +23,12 @@ _PROGRAMS = {  # where a committed trace's programs are in this clone
 def rewritten(trace: Path, change: Callable[[str], str]) -> str:
     """A trace's text changed by `change`, each payload's checksum made to match, as torch
     writes it (the reader skips a payload whose checksum does not)."""
-    opened = gzip.open(trace, "rt", encoding="utf-8") if trace.suffix == ".gz" else trace.open(encoding="utf-8")
+    # bytes that are not UTF-8 (odd_bytes.log.gz holds some) are kept as they are, and hashed so
+    opened = (
+        gzip.open(trace, "rt", encoding="utf-8", errors="surrogateescape", newline="\n")
+        if trace.suffix == ".gz"
+        else trace.open(encoding="utf-8", errors="surrogateescape", newline="\n")
+    )
     with opened as handle:
         lines = change(handle.read()).split("\n")
     out: list[str] = []
@@ -35,7 +40,7 @@ def rewritten(trace: Path, change: Callable[[str], str]) -> str:
             index += 1
             payload.append(lines[index][1:])
         if '"has_payload": "' in line:
-            digest = hashlib.md5("\n".join(payload).encode("utf-8")).hexdigest()
+            digest = hashlib.md5("\n".join(payload).encode("utf-8", "surrogateescape")).hexdigest()
             head, _, rest = line.partition('"has_payload": "')
             line = head + '"has_payload": "' + digest + rest[32:]
         out += [line, *("\t" + p for p in payload)]
@@ -66,7 +71,7 @@ def portable(name: str) -> Path:
 
     copy = _folder() / name.removesuffix(".gz")
     copy.parent.mkdir(parents=True, exist_ok=True)
-    copy.write_text(rewritten(trace, here), encoding="utf-8")
+    copy.write_text(rewritten(trace, here), encoding="utf-8", errors="surrogateescape", newline="\n")
     return copy
 
 

@@ -74,3 +74,30 @@ def test_report_of_a_compressed_trace_explains_it(capsys: pytest.CaptureFixture[
     assert status == 0, err
     assert "What to look at" in text and "calls flip-flop between its versions (39 switches in 40 calls)" in text
     assert (in_tmp / "flipflop.json").is_file()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["report", ""], ["report", str(TRACES / "tiny.log.gz"), ""], ["diff", "", "x.log"], ["check", "", "--max-graph-breaks", "0"]],
+)
+def test_an_empty_path_is_refused_not_read_as_this_folder(capsys: pytest.CaptureFixture[str], in_tmp: Path, argv: list[str]) -> None:
+    # GIVEN a folder that holds a trace (what Path("") would read: it is ".")
+    (in_tmp / "x.log").write_bytes((TRACES / "odd_bytes.log.gz").read_bytes())
+    # WHEN a command is given an empty path (an unset shell variable, "$RUN")
+    status, out, err = cli(capsys, *argv)
+    # THEN it is refused in one line, exit status 2, and nothing is read or written
+    assert status == 2 and out == ""
+    said = "an empty path: name a session .json, a trace .log or a TORCH_TRACE folder (. for this folder)"
+    assert err == f"compilescope {argv[0]}: {said}\n"
+    assert os.listdir(in_tmp) == ["x.log"]
+
+
+def test_an_empty_output_path_is_refused(capsys: pytest.CaptureFixture[str], in_tmp: Path) -> None:
+    # `report --html ""` (and diff's) wrote nothing and said nothing
+    tiny = str(TRACES / "tiny.log.gz")
+    for command in (["report", tiny], ["diff", tiny, tiny]):
+        for option in ("--json", "--html"):
+            status, out, err = cli(capsys, *command, option, "")
+            assert status == 2 and out == ""
+            assert err == f"compilescope {command[0]}: {option}: an empty path: name the file to write\n"
+    assert os.listdir(in_tmp) == []

@@ -44,7 +44,9 @@ class DiffCommand:
         from compilescope.render.diff import DIFF_SCHEMA, diff_html, diff_json, renderables
         from compilescope.render.text import escape_control, one_line
 
-        for target, what in ((args.json, "the JSON"), (args.html, "the page")):  # before reading anything
+        for option, target, what in (("--json", args.json, "the JSON"), ("--html", args.html, "the page")):  # before reading anything
+            if target == "":  # (nothing would be written, and nothing said)
+                raise CommandError(f"{option}: an empty path: name the file to write")
             if target:
                 check_writable(absolute(target), what)
         pairs = _pairs(read_sessions(args.before), read_sessions(args.after), args)

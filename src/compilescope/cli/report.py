@@ -56,6 +56,9 @@ class ReportCommand:
         outputs = [
             (given, ext, what) for given, ext, what in ((args.json, ".json", "the session"), (args.html, ".html", "the report")) if given
         ]
+        for option, given in (("--json", args.json), ("--html", args.html)):
+            if given == "":  # (left out by `if given` above: nothing would be written, and nothing said)
+                raise CommandError(f"{option}: an empty path: name the file to write")
         for given, ext, what in outputs:  # before reading anything: a bad path costs no time
             _check_output(_target(given, "", ext), what)
         # (error lines are escaped once, by cli.main: they may repeat a path from elsewhere)
@@ -129,6 +132,8 @@ def _sources(name: str) -> list[tuple[str, Path]]:
     """What is to be read at `name`, one file each (session.loading.pieces), checked first."""
     from compilescope.session.loading import pieces
 
+    if not name:  # Path("") is ".": an empty argument (an unset variable) must not read this folder
+        raise CommandError("an empty path: name a session .json, a trace .log or a TORCH_TRACE folder (. for this folder)")
     if not os.path.lexists(Path(name)):
         raise CommandError(f"no such file or folder: {name}")
     with reading(name):

@@ -769,7 +769,8 @@ def _flip_flops_in_calls(session: Session, causes: dict[tuple, _Cause], found: d
     the cause of those versions where there is one (found), else on its own."""
     out = []
     for frame in session.frames:
-        runs = [str(run[0]) for run in frame.call_order if run and run[0] != "no compiled code"]
+        order = [run for run in frame.call_order if len(run) == 2]  # (a session from elsewhere may hold any lists)
+        runs = [str(run[0]) for run in order if run[0] != "no compiled code"]
         switches = sum(1 for a, b in zip(runs, runs[1:]) if a != b)
         if switches < FLIP_FLOP_SWITCHES:
             continue
@@ -777,14 +778,14 @@ def _flip_flops_in_calls(session: Session, causes: dict[tuple, _Cause], found: d
         returns = sum(1 for i in range(2, len(runs)) if runs[i] == runs[i - 2] and runs[i] != runs[i - 1])
         if returns < switches // 2:
             continue
-        calls = sum(int(run[1]) for run in frame.call_order if run and run[0] != "no compiled code" and isinstance(run[1], int))
+        calls = sum(int(run[1]) for run in order if run[0] != "no compiled code" and isinstance(run[1], int))
         own = [key for key, cause in causes.items() if key in found and any(f is frame for f, _, _ in cause.met)]
         if own:
             led = found[own[0]]
             led.title += f"; calls flip-flop between its versions ({switches} switches in {calls} calls)"
             led.detail += (
                 f"\nThe calls of {frame.label} flip-flop between its versions: "
-                + " → ".join(f"{run[0]} ×{run[1]}" for run in frame.call_order[:8])
+                + " → ".join(f"{run[0]} ×{run[1]}" for run in order[:8])
                 + (" → …" if len(frame.call_order) > 8 or frame.call_order_cut else "")
                 + f" ({switches} switches): each switch fails the guards of the version tried first."
             )
@@ -795,7 +796,7 @@ def _flip_flops_in_calls(session: Session, causes: dict[tuple, _Cause], found: d
                 f"Calls of {frame.label} flip-flop between its versions ({' ↔ '.join(versions[:4])}{' …' if len(versions) > 4 else ''}): {switches} switches in {calls} calls",
                 detail=(
                     "The calls in order, as run recorded them: "
-                    + " → ".join(f"{run[0]} ×{run[1]}" for run in frame.call_order[:12])
+                    + " → ".join(f"{run[0]} ×{run[1]}" for run in order[:12])
                     + (" → …" if len(frame.call_order) > 12 or frame.call_order_cut else "")
                     + "\nEach switch is a call whose input fits another version than the call before: the version tried first "
                     "fails its guards, then the next is checked."

@@ -37,14 +37,30 @@ def _format(metadata: dict[str, Any], payload: str | None, where: str = "compile
     stamp = time.strftime("%m%d %H:%M:%S", time.localtime(now)) + f".{int((now % 1) * 1e6):06d}"
     line = f"V{stamp} {os.getpid()} {where}] {json.dumps(metadata, default=repr)}"
     if payload is not None:
+        # split at "\n" only, as torch's handler writes it: "\r", "\x0b", "\x1c".. stay in their line
         line += "".join(f"\n\t{part}" for part in payload.split("\n"))
-    return line + "\n"
+    return encodable(line + "\n")
+
+
+def encodable(text: str) -> str:
+    """`text` as UTF-8 can hold it: a lone surrogate (a name Python decoded from bytes that were
+    not UTF-8, in a path torch logs from) becomes U+FFFD, as the trace reader reads one; the
+    file is written with strict UTF-8, and a record must never fail to be written for it."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        import re
+
+        return re.sub("[\ud800-\udfff]", "\ufffd", text)
+    return text
 
 
 def payload_digest(payload: str) -> str:
     import hashlib
 
-    return hashlib.md5(payload.encode("utf-8"), usedforsecurity=False).hexdigest()
+    return hashlib.md5(encodable(payload).encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
 # A child process's trace waits in memory for its first compile; past this it goes to disk anyway.
@@ -119,7 +135,7 @@ class TraceFileWriter:
             if self._fd is None or self._memory:
                 self._memory.append(text)
                 return
-            data = text.encode("utf-8", "backslashreplace")
+            data = text.encode("utf-8")  # (_format made it encodable)
             try:
                 _write_all(self._fd, data)
                 self._written += len(data)
@@ -153,13 +169,15 @@ class TraceFileWriter:
             fd, waiting, self._fd, self._done = self._fd, self._waiting, None, True
         rest = "".join([*(waiting or []), *self._memory])
         if fd is None:
-            return io.StringIO(rest)
+            return io.StringIO(rest, newline="\n")
         os.lseek(fd, 0, os.SEEK_SET)
-        # (newline="\n": a "\r" inside a payload is text of the record, not the end of a line)
+        # As the trace reader opens one (trace.reader.open_trace): lines end at "\n" only (a "\r"
+        # or "\x0b" inside a payload is the payload's), and bytes that are not UTF-8 come back as
+        # they are (surrogateescape) for the payload's checksum.
         if not rest:
-            return os.fdopen(fd, "r", encoding="utf-8", errors="backslashreplace", newline="\n")
+            return os.fdopen(fd, "r", encoding="utf-8", errors="surrogateescape", newline="\n")
         with os.fdopen(fd, "rb") as raw:
-            return io.StringIO(raw.read(self._written).decode("utf-8", "backslashreplace") + rest)
+            return io.StringIO(raw.read(self._written).decode("utf-8", "surrogateescape") + rest, newline="\n")
 
     def publish(self) -> str | None:
         """Give the file its final name (outputs.publish: `path`, or beside it where the program

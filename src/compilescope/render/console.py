@@ -488,7 +488,7 @@ def _frame(frame: Frame, show: set[str], max_compiles: int = MAX_COMPILES) -> li
     if eager is not None and eager.calls:
         out.append(Text(f"  {'':6} {'no compiled code':11} {_calls(eager, 'ran')}", style="yellow"))
     if frame.call_order and len(frame.call_order) > 1:
-        order = " → ".join(f"{_line(label)} ×{count}" for label, count in frame.call_order[:12])
+        order = " → ".join(f"{_line(run[0])} ×{run[1]}" for run in frame.call_order[:12] if len(run) == 2)
         if len(frame.call_order) > 12 or frame.call_order_cut:
             order += " → …"
         out.append(Text(f"  calls in order: {order}", style="dim"))
@@ -887,7 +887,7 @@ def bench_table(session: Session) -> _Escaped:
         if median is None:
             return Text("unknown", style="dim")
         text = Text(f"{median:.3f}")
-        if iqr:
+        if iqr and len(iqr) == 2:  # (a session from elsewhere may hold any list)
             text.append(f"\n({iqr[0]:.3f}–{iqr[1]:.3f})", style="dim")
         return text
 

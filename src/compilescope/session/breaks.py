@@ -30,7 +30,8 @@ _URL = re.compile(r"https?://\S+")
 
 
 def parse_graph_break(text: str) -> GraphBreak:
-    lines = text.splitlines()
+    # torch's lines end at "\n" only: a "\r" or "\x0b" inside one (a user's message) is the line's
+    lines = text.split("\n")
     brk = GraphBreak(reason="", text=text)
     if m := _AT.search(text):
         brk.filename, brk.lineno = m.group("file"), int(m.group("line"))
@@ -110,7 +111,7 @@ def parse_recompile_reasons(reasons: list[str]) -> list[FailedGuard]:
         raw = raw.strip()
         if not raw:
             continue
-        first_line = raw.splitlines()[0]
+        first_line = raw.split("\n")[0]
         guard = FailedGuard(text=first_line)
         text = first_line
         if m := _REASON.match(first_line):

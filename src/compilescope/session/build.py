@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+import typing
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,7 @@ from compilescope.session.model import (
     Incomplete,
     MethodCall,
     Program,
+    ProgramKind,
     Session,
     incomplete_reason,
 )
@@ -501,7 +503,7 @@ class _Builder:
         argv = typed("argv", lambda v: isinstance(v, list) and all(isinstance(a, str) for a in v), "a list of strings")
         wall = typed("wall_time_s", lambda v: _number(v) is not None, "a number")
         self.program = Program(
-            kind=typed("kind", _is_str, "a string") or "script",
+            kind=typed("kind", lambda v: v in _PROGRAM_KINDS, "one of " + ", ".join(_PROGRAM_KINDS)) or "script",
             target=typed("target", _is_str, "a string") or "unknown",
             argv=argv or [],
             exit_status=typed("exit_status", lambda v: _int(v) is not None, "a whole number"),
@@ -992,7 +994,7 @@ def _failure_summary(reason: str) -> str:
     "got RuntimeError('a and b must have same reduction dim, but got [4, 8] X [5, 3].')"."""
     if not reason:
         return ""
-    first = reason.splitlines()[0].strip()
+    first = reason.split("\n")[0].strip()
     if (found := _RAISED.search(reason)) and found.group("message") not in first:
         message = found.group("message").strip()
         return f"{first}: {found.group('error')}: {message[:SUMMARY_LIMIT]}"
@@ -1045,7 +1047,7 @@ def _json_or_lines(payload: str) -> list[str]:
     except json.JSONDecodeError:
         from compilescope.session.breaks import split_recompile_reasons
 
-        return split_recompile_reasons([line for line in payload.splitlines() if line.strip()])
+        return split_recompile_reasons([line for line in payload.split("\n") if line.strip()])
     if isinstance(data, list):
         return [str(item) for item in data]
     return [str(data)]
@@ -1058,8 +1060,7 @@ def _child(data: Any) -> ChildProcess | None:
         return None
 
     def number(key: str) -> int | None:
-        value = data.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
+        return _int(data.get(key))  # (at most 64 bits: what a session holds)
 
     seconds = data.get("compile_time_s")
     return ChildProcess(
@@ -1097,6 +1098,9 @@ def _text(value: Any) -> str | None:
 
 def _is_str(value: Any) -> bool:
     return isinstance(value, str)
+
+
+_PROGRAM_KINDS = typing.get_args(ProgramKind)  # what a session may hold as Program.kind
 
 
 def _int(value: Any) -> int | None:

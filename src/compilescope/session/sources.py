@@ -18,7 +18,7 @@ def read_source(filename: str) -> list[str] | None:
     if not filename.endswith(".py"):
         return None
     try:
-        with open_trace(filename) as handle:
+        with open_trace(filename, errors="replace") as handle:
             if os.fstat(handle.fileno()).st_size > _MAX_SOURCE:
                 return None
             return handle.read(_MAX_SOURCE).splitlines()

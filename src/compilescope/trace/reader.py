@@ -126,12 +126,16 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def json_value(text: str) -> Any:
-    """json.loads, but a lone surrogate (JSON may escape one, "\\ud800"; no text holds one)
-    comes back as U+FFFD: a string no UTF-8 writer could write or terminal show is never passed on.
+def json_value(text: str, strict: bool = True) -> Any:
+    """json.loads, but a lone surrogate (JSON may escape one, "\\ud800"; a line read from bytes
+    that were not UTF-8 holds one for each such byte) comes back as U+FFFD: a string no UTF-8
+    writer could write or terminal show is never passed on. `strict=False` takes control
+    characters (a raw tab, "\\r" or NUL) inside strings, as json.loads does.
     Raises ValueError (JSONDecodeError) and RecursionError as json.loads does."""
-    value = json.loads(text)
-    return without_surrogates(value) if _SURROGATE_ESCAPE.search(text) else value
+    value = json.loads(text, strict=strict)
+    if _SURROGATE_ESCAPE.search(text) or (not text.isascii() and _SURROGATE.search(text)):
+        return without_surrogates(value)
+    return value
 
 
 def without_surrogates(value: Any) -> Any:
@@ -151,12 +155,15 @@ class UnreadableInput(ValueError):
 GZIP_MAGIC = b"\x1f\x8b"
 
 
-def open_trace(path: str | Path, errors: str = "replace") -> IO[str]:
+def open_trace(path: str | Path, errors: str = "surrogateescape") -> IO[str]:
     """The file at `path` opened for reading as text, only if it is a regular file: a pipe
     would make us wait forever and /dev/zero never ends, so those are refused (UnreadableInput)
     before a byte is read. Links are followed: reading through one writes nothing. A file
     compressed with gzip (a cluster's `trace.log.gz`) is read decompressed, line by line (the
-    reader's own bounds apply to what comes out)."""
+    reader's own bounds apply to what comes out). Lines end at "\\n" only (a "\\r" inside a
+    payload is the payload's), and bytes that are not UTF-8 are read as they are
+    (surrogateescape: one lone surrogate each), for a payload's checksum; iter_records passes
+    none of them on (U+FFFD)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags)  # non-blocking: opening a pipe with no writer returns at once
     try:
@@ -288,7 +295,7 @@ def file_lines(handle: IO[str]) -> Iterator[str]:
 
 def _finish_record(log: TraceLog, number: int, match: re.Match[str], payload_lines: list[str], too_long: bool = False) -> Record | None:
     try:
-        data = json_value(match.group("json"))
+        data = json_value(match.group("json"), strict=False)  # a raw "\\r" or NUL in a string: kept
     except json.JSONDecodeError as error:
         log.skip(number, f"record is not valid JSON ({error.msg})")
         return None
@@ -312,14 +319,21 @@ def _finish_record(log: TraceLog, number: int, match: re.Match[str], payload_lin
         log.skip(number, f"payload of {_describe(kind, metadata)} is longer than {MAX_PAYLOAD // 2**20} MB: not read")
     elif "has_payload" in data:
         payload = _payload_text(payload_lines)
-        digest = hashlib.md5(payload.encode("utf-8", errors="replace"), usedforsecurity=False).hexdigest()
-        if digest != data["has_payload"]:
+        whole = _hashes_to(payload, data["has_payload"])
+        if not whole and "\r" in payload:
+            # line ends of another system ("\r\n"), not a "\r" of the payload's own
+            other = _payload_text(payload_lines, crlf=True)
+            if whole := _hashes_to(other, data["has_payload"]):
+                payload = other
+        if not whole:
             # A file cut off mid-write, or edited: keep the record's metadata, but never
             # explain from a payload we know is not what torch wrote.
             log.skip(number, f"payload of {_describe(kind, metadata)} is incomplete or damaged")
             payload = None
             if not payload_lines:
                 return None
+        elif not payload.isascii() and _SURROGATE.search(payload):
+            payload = _SURROGATE.sub("\ufffd", payload)  # bytes that were not UTF-8: never passed on
 
     if kind == "str":
         if isinstance(metadata, list) and len(metadata) == 2 and isinstance(metadata[0], str) and _is_int(metadata[1]):
@@ -355,17 +369,34 @@ def _finish_record(log: TraceLog, number: int, match: re.Match[str], payload_lin
     )
 
 
-def _payload_text(raws: list[str]) -> str:
-    """The payload as torch wrote it: its lines, each without the tab before it and its line
-    end, joined by newlines (in one pass over the joined text, not one per line)."""
+def _payload_text(raws: list[str], crlf: bool = False) -> str:
+    """The payload as torch wrote it: its lines, each without the tab before it and its "\\n",
+    joined by newlines (in one pass over the joined text, not one per line). Every other
+    character is the payload's own, "\\r" too; with `crlf`, a "\\r" before a line's end is taken
+    as part of the line end (a file whose line ends another system rewrote)."""
+    if crlf:
+        return "\n".join(raw[1:].removesuffix("\n").removesuffix("\r") for raw in raws)
     joined = "".join(raws)
     if joined.endswith("\n"):
         joined = joined[:-1]
-    if "\r" in joined or joined.count("\n") != len(raws) - 1:
-        # line ends of another system, or lines given without theirs: line by line
-        return "\n".join(raw[1:].rstrip("\n").rstrip("\r") for raw in raws)
+    if joined.count("\n") != len(raws) - 1:
+        # lines given without their ends: line by line
+        return "\n".join(raw[1:].removesuffix("\n") for raw in raws)
     # every line starts with its tab, so each "\n\t" is a line end and the next line's tab
     return joined[1:].replace("\n\t", "\n")
+
+
+def _hashes_to(payload: str, digest: Any) -> bool:
+    """Whether `payload` is what `digest` (has_payload: md5 of the payload's UTF-8) was made of.
+    A payload read from bytes that were not UTF-8 is checked as those bytes."""
+    try:
+        data = payload.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            data = payload.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a lone surrogate not read from bytes (lines given as str)
+            data = payload.encode("utf-8", "replace")
+    return hashlib.md5(data, usedforsecurity=False).hexdigest() == digest
 
 
 def _describe(kind: str, metadata: Any) -> str:

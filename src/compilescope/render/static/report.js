@@ -40,6 +40,18 @@
     ];
 
     // ---- small DOM helpers ---------------------------------------------------------------------
+    // Control characters of the user's strings shown visibly, as the terminal shows them
+    // (render/text.py): a "\r" or NUL in a graph break's message is seen, not hidden or made a
+    // line break; the bidirectional overrides cannot reorder what is shown.
+    var CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
+    function visible(text) {
+      return text.replace(CONTROL, function (c) {
+        var code = c.charCodeAt(0);
+        if (code < 0x20) return String.fromCharCode(0x2400 + code);
+        if (code === 0x7f) return "\u2421";
+        return code <= 0xff ? "\\x" + code.toString(16) : "\\u" + code.toString(16);
+      });
+    }
     function el(tag, attrs) {
       var node = document.createElement(tag);
       if (attrs) {
@@ -59,7 +71,7 @@
         var child = arguments[i];
         if (child === undefined || child === null || child === false) continue;
         if (Array.isArray(child)) { child.forEach(function (c) { add(node, c); }); continue; }
-        node.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
+        node.appendChild(child instanceof Node ? child : document.createTextNode(visible(String(child))));
       }
     }
     function unknown(value, suffix) {
@@ -96,6 +108,7 @@ function shortPath(path) {
       return details;
     }
     function codeBlock(code, language) {
+      code = visible(code);
       var pre = el("pre", { "class": "code" });
       var inner = el("code", { "class": "language-" + language });
       pre.appendChild(inner);
@@ -482,7 +495,7 @@ function shortPath(path) {
         var iqr = r.times.iqr_us;
         return el("tr", { "class": r.entry ? "" : "eager" }, el("td", null, r.frame.name), el("td", { "class": "mono" }, r.entry ? compileLink(r.entry, r.label) : r.label),
           el("td", null, String(r.times.calls)), el("td", null, duration(r.times.median_us)),
-          el("td", null, iqr ? [duration(iqr[0]), " – ", duration(iqr[1])] : el("span", { "class": "unknown" }, "unknown")),
+          el("td", null, iqr && iqr.length === 2 ? [duration(iqr[0]), " – ", duration(iqr[1])] : el("span", { "class": "unknown" }, "unknown")),
           el("td", null, duration(r.times.total_ms * 1000)), el("td", null, String(r.times.raised)));
       }));
       var ordered = S.frames.filter(function (frame) { return frame.call_order && frame.call_order.length > 1; });
@@ -522,7 +535,7 @@ function shortPath(path) {
       }
       function ms(median, iqr) {
         if (median === null || median === undefined) return el("span", { "class": "unknown" }, "unknown");
-        return [median.toFixed(3), iqr ? el("span", { "class": "muted" }, " (" + iqr[0].toFixed(3) + "–" + iqr[1].toFixed(3) + ")") : ""];
+        return [median.toFixed(3), iqr && iqr.length === 2 ? el("span", { "class": "muted" }, " (" + iqr[0].toFixed(3) + "–" + iqr[1].toFixed(3) + ")") : ""];
       }
       add(section, el("table", { id: "benchmarks" },
         el("tr", null, ["configuration", "eager ms", "compiled ms", "speedup", "first call, cold cache", "first call, warm cache", "break-even", "peak memory", "accuracy"].map(function (h) { return el("th", null, h); })),
