@@ -78,7 +78,13 @@ def test_report_of_a_compressed_trace_explains_it(capsys: pytest.CaptureFixture[
 
 @pytest.mark.parametrize(
     "argv",
-    [["report", ""], ["report", str(TRACES / "tiny.log.gz"), ""], ["diff", "", "x.log"], ["check", "", "--max-graph-breaks", "0"]],
+    [
+        ["report", ""],
+        ["report", str(TRACES / "tiny.log.gz"), ""],
+        ["diff", "", "x.log"],
+        ["check", "", "--max-graph-breaks", "0"],
+        ["check", "x.log", "--baseline", ""],
+    ],
 )
 def test_an_empty_path_is_refused_not_read_as_this_folder(capsys: pytest.CaptureFixture[str], in_tmp: Path, argv: list[str]) -> None:
     # GIVEN a folder that holds a trace (what Path("") would read: it is ".")

@@ -52,7 +52,7 @@ class CheckCommand:
         if not limits.any and args.baseline is None:
             raise CommandError("nothing to check: give --max-graph-breaks, --max-recompiles, --max-compile-s or --baseline")
         sessions = read_sessions(args.run)
-        baselines = read_sessions(args.baseline) if args.baseline else []
+        baselines = read_sessions(args.baseline) if args.baseline is not None else []  # ("" refused there)
         found: list[str] = []
         for session in sessions:
             label = f"rank {session.rank}: " if len(sessions) > 1 and session.rank is not None else ""

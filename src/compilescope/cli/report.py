@@ -135,9 +135,27 @@ def _sources(name: str) -> list[tuple[str, Path]]:
     if not name:  # Path("") is ".": an empty argument (an unset variable) must not read this folder
         raise CommandError("an empty path: name a session .json, a trace .log or a TORCH_TRACE folder (. for this folder)")
     if not os.path.lexists(Path(name)):
-        raise CommandError(f"no such file or folder: {name}")
+        raise CommandError(f"no such file or folder: {name}{_private_copy(name)}")
     with reading(name):
         return [(name, piece) for piece in pieces(name)]
+
+
+def _private_copy(name: str) -> str:
+    """Where a trace that is not at `name` yet may be: the hidden file a run writes while its
+    program runs (outputs.create_private), still running, or killed before it named it."""
+    from compilescope.outputs import PARTIAL, in_use
+
+    folder, base = os.path.split(os.path.abspath(name))
+    try:
+        hidden = sorted(e.name for e in os.scandir(folder) if e.name.startswith(f".{base}.") and e.name.endswith(PARTIAL))
+    except OSError:
+        return ""
+    if not hidden:
+        return ""
+    shown = os.path.join(os.path.dirname(name), hidden[-1])
+    if in_use(os.path.join(folder, hidden[-1])):
+        return f" yet: the run writing it keeps it in {shown} until its program ends"
+    return f"; a run that stopped before its end (killed?) left it as {shown}: compilescope report {shown}"
 
 
 def _sessions(sources: list[tuple[str, Path]]) -> Iterator[tuple[Session, int | None]]:
