@@ -13,8 +13,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -24,6 +26,7 @@ from test_run_as_python import ENV, both, write
 # object address.
 GLOBALS_PROBE = """
 import sys
+import time
 for name, value in sorted(globals().items()):
     shown = repr(value) if value is None or isinstance(value, (str, dict)) else type(value).__name__
     print(name, type(value).__name__, shown)
@@ -189,3 +192,35 @@ def test_a_script_whose_name_is_not_utf8_is_run_and_reported(tmp_path: Path) -> 
     report = (tmp_path / os.fsdecode(b"compilescope-caf\xe9.html")).read_bytes().decode("utf-8")
     assert "<title>compilescope · caf\\udce9.py</title>" in report
     assert b"compilescope-caf\\udce9.html" in ours.stderr
+
+
+def test_ctrl_c_while_python_waits_for_a_thread_is_said_as_python_says_it(tmp_path: Path) -> None:
+    # GIVEN a program whose main ends while a non-daemon thread still sleeps, and an atexit handler
+    write(
+        tmp_path,
+        "waits.py",
+        """
+        import atexit, threading, time
+        atexit.register(print, "atexit ran")
+        threading.Thread(target=time.sleep, args=(5,)).start()
+        print("main ends", flush=True)
+        """,
+    )
+    ended = []
+    for command in (["waits.py"], ["-m", "compilescope", "run", "waits.py"]):
+        program = subprocess.Popen(
+            [sys.executable, *command], cwd=tmp_path, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        assert program.stdout is not None and program.stdout.readline() == "main ends\n"
+        time.sleep(0.5)  # python is waiting for the thread now
+        # WHEN Ctrl-C interrupts that wait
+        program.send_signal(signal.SIGINT)
+        out, err = program.communicate(timeout=60)
+        ended.append((program.returncode, "main ends\n" + out, err))
+    (plain_status, plain_out, plain_err), (status, out, err) = ended
+    # THEN as under python: the interrupted wait is printed, the atexit handler still runs, the
+    # status is the program's, and the explanation comes after
+    assert plain_err.startswith("Exception ignored in: <module 'threading'") and plain_err.endswith("KeyboardInterrupt: \n")
+    assert status == plain_status == 0
+    assert out == plain_out == "main ends\natexit ran\n"
+    assert err.startswith(plain_err) and _explained(err), err

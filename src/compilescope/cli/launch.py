@@ -177,12 +177,18 @@ def end_as_python_ends() -> None:
 
 
 def _print_unraisable(error: BaseException, where: object) -> None:
-    """As python's PyErr_WriteUnraisable prints an exception it cannot raise."""
+    """As python's default sys.unraisablehook prints an exception it cannot raise, from the frame
+    below ours."""
     import traceback
 
+    kind = type(error)
+    name = kind.__qualname__ if kind.__module__ in ("builtins", "__main__") else f"{kind.__module__}.{kind.__qualname__}"
+    tb = error.__traceback__.tb_next if error.__traceback__ is not None else None
     with contextlib.suppress(Exception):
-        print(f"Exception ignored in: {where!r}", file=sys.stderr)
-        traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
+        text = f"Exception ignored in: {where!r}\n"
+        if tb is not None:
+            text += "Traceback (most recent call last):\n" + "".join(traceback.format_tb(tb))
+        print(f"{text}{name}: {error}", file=sys.stderr)
 
 
 class _Ours:
@@ -190,12 +196,14 @@ class _Ours:
 
     def __init__(self) -> None:
         self.argv = sys.argv[:]
+        self.path_list = sys.path  # (the program may set another list)
         self.path = sys.path[:]
         self.main = sys.modules.get("__main__")
         self.modules = dict(sys.modules)
 
     def restore(self) -> None:
         sys.argv = self.argv
+        sys.path = self.path_list
         sys.path[:] = self.path
         if self.main is not None:
             sys.modules["__main__"] = self.main
