@@ -15,32 +15,30 @@ from pathlib import Path
 
 from conftest import run_cli
 
-# A program that watches, from its own at-exit handler (which runs after compilescope has written
-# its outputs), which of torch's compiler modules got loaded and which processes were started.
+# A program that watches, to the interpreter's exit (after compilescope has written its outputs:
+# an audit hook says each event as it happens), which of torch's compiler modules get loaded and
+# which processes are started.
 WATCH = textwrap.dedent(
     """
-    import atexit, gc, json, sys
-
-    started = []
+    import sys
 
     def audit(event, args):
         if event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork"):
-            started.append(event)
+            print("WATCH started " + event, flush=True)
+        elif event == "import" and args[0] in ("torch._dynamo", "torch._inductor", "torch._inductor.config"):
+            print("WATCH loaded " + args[0], flush=True)
 
     sys.addaudithook(audit)
-
-    def report():
-        loaded = sorted(m for m in ("torch._dynamo", "torch._inductor", "torch._inductor.config") if m in sys.modules)
-        print("WATCH " + json.dumps({"loaded": loaded, "started": started}))
-
-    atexit.register(report)
     """
 )
 
 
 def watched(stdout: str) -> dict:
-    (line,) = [line for line in stdout.splitlines() if line.startswith("WATCH ")]
-    return json.loads(line[len("WATCH ") :])
+    said = [line.split()[1:] for line in stdout.splitlines() if line.startswith("WATCH ")]
+    return {
+        "loaded": sorted({what for kind, what in said if kind == "loaded"}),
+        "started": [what for kind, what in said if kind == "started"],
+    }
 
 
 def test_a_program_that_compiles_nothing_loads_no_dynamo_and_starts_no_process(tmp_path: Path) -> None:

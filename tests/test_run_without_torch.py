@@ -61,14 +61,14 @@ def header_and_finding(stderr: str) -> tuple[str, str]:
 
 
 def run_noting_modules(folder: Path, name: str, body: str) -> tuple[CliRun, set[str]]:
-    """`compilescope run` of a program that writes down, as the interpreter exits (after
-    compilescope's end of the run), every module the process has loaded; and those modules."""
+    """`compilescope run` of a program that writes down every module the process has loaded: those
+    loaded as it starts, then each one imported to the interpreter's exit (an audit hook on
+    "import", which sees compilescope's end of the run too); and those modules."""
     note = (
-        "import atexit, sys\n\n"
-        "def note():\n"
-        "    with open('loaded.txt', 'w') as handle:\n"
-        "        handle.write('\\n'.join(sorted(sys.modules)))\n\n"
-        "atexit.register(note)\n"
+        "import sys\n"
+        "_noted = open('loaded.txt', 'wb', buffering=0)\n"
+        "_noted.write('\\n'.join(sys.modules).encode() + b'\\n')\n"
+        "sys.addaudithook(lambda event, args: event == 'import' and _noted.write(args[0].encode() + b'\\n'))\n"
     )
     (folder / name).write_text(note + body)
     result = run_cli("run", name, cwd=folder)

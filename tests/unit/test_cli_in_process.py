@@ -29,7 +29,6 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         ),
         (["report", str(TRACES / "tiny.log.gz"), "--rank", "3"], f"compilescope report: no trace of rank 3 in {TRACES / 'tiny.log.gz'}"),
         (["run", "nope.py"], "compilescope run: no such script: nope.py"),
-        (["run", "."], "compilescope run: . is a folder; give a .py file, or -m for a package"),
         (["run", "--try", "dynamic", "--no-save", "x.py"], "compilescope run: --try compares two saved sessions: leave out --no-save"),
         (["run", "--try", "bogus", "x.py"], "compilescope run: --try: no fix named 'bogus'; the fixes: dynamic, capture_scalar_outputs,"),
         (

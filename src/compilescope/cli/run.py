@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import builtins
-import contextlib
 import gc
-import importlib.machinery
 import os
 import sys
 import time
-import types
 
 from compilescope.cli.errors import CommandError
+from compilescope.cli.launch import Launch, NotRunnable
 from compilescope.cli.options import add_view_options, print_session, view_options
 from compilescope.cli.run_options import RunOptions
 from compilescope.cli.run_outputs import OutputPlan
-from compilescope.outputs import OutputError, absolute, stem_and_suffix
+from compilescope.outputs import OutputError, absolute
 from compilescope.session import error_summary
 
 # What runs before the program, and after it when the program never imported torch, imports
@@ -25,8 +22,6 @@ from compilescope.session import error_summary
 # decompiler come in at the end, when there is something to explain.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-    from types import TracebackType
     from typing import Any, TextIO
 
 
@@ -102,7 +97,11 @@ def run_program(args: RunOptions) -> int:
     # Our own copy of stderr, taken before the program runs: the explanation still reaches
     # the terminal if the program closes or replaces sys.stderr.
     stream = _own_stderr()
-    program = _Launch(args)
+    try:
+        program = Launch(args)
+    except NotRunnable as error:  # python's own message, and its exit status
+        print(f"{sys.executable}: {error}", file=sys.stderr)
+        return 1
     plan = OutputPlan.of(args, program)
     for line in plan.before_the_run():
         print(line, file=stream)
@@ -350,177 +349,6 @@ def _rank() -> str:
     from compilescope.outputs import process_tag
 
     return process_tag()
-
-
-class _Launch:
-    """What to run and how, resolved as python resolves it, before anything runs."""
-
-    def __init__(self, args: RunOptions) -> None:
-        self.args = args
-        self.module = bool(args.module)
-        self.kind = "module" if self.module else "script"
-        self.target = args.target
-        if self.module:
-            # python -m puts the current folder first on sys.path, then finds the module there.
-            self.path0 = os.getcwd()
-            with _sys_path0(self.path0):
-                spec = _find_module(args.target)
-            self.name = args.target.rsplit(".", 1)[-1]
-            self.file = spec.origin
-        else:
-            if not os.path.exists(args.target):
-                raise CommandError(f"no such script: {args.target}")
-            if os.path.isdir(args.target):
-                raise CommandError(f"{args.target} is a folder; give a .py file, or -m for a package")
-            self.name = stem_and_suffix(args.target)[0]
-            # As python: __file__ and tracebacks name the script by its absolute path, sys.argv[0]
-            # as typed, sys.path[0] the folder of the script it links to.
-            self.file = os.path.abspath(args.target)
-            self.path0 = os.path.dirname(os.path.realpath(args.target))
-
-    def run(self) -> tuple[int, str | None, bool]:
-        """Run the program; its exit status, its exception ("ValueError: ..."), and whether it
-        ended by Ctrl-C (KeyboardInterrupt), which python answers by dying of SIGINT."""
-        saved_argv = sys.argv[:]
-        sys.argv = [self.args.target, *self.args.args]
-        exit_status, exception, interrupted = 0, None, False
-        try:
-            with _sys_path0(self.path0):
-                if self.module:
-                    import runpy
-
-                    runpy.run_module(self.target, run_name="__main__", alter_sys=True)
-                else:
-                    _run_script(self.file)
-        except SystemExit as stop:
-            exit_status = _exit_status(stop)
-        except BaseException as error:  # the program's own error: report it as Python would
-            _report_exception(error)
-            interrupted = isinstance(error, KeyboardInterrupt)
-            exit_status = 130 if interrupted else 1
-            exception = error_summary(error)
-        finally:
-            sys.argv = saved_argv
-        return exit_status, exception, interrupted
-
-
-def _find_module(name: str) -> Any:
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError) as error:
-        raise CommandError(f"no module named {name!r} ({error})") from None
-    if spec is None:
-        raise CommandError(f"no module named {name!r}")
-    if spec.submodule_search_locations is not None:
-        main = importlib.util.find_spec(f"{name}.__main__")
-        if main is None:
-            raise CommandError(f"{name!r} is a package and has no __main__ module; it cannot be run with -m")
-        return main
-    return spec
-
-
-def _run_script(path: str) -> None:
-    """Run a script as `python script.py` does: in a fresh __main__ module whose __file__ (and
-    the code's file name, which tracebacks show) is its absolute path, leaving sys.argv[0] as
-    typed (runpy.run_path would set it to the path it is given). A zip application or a .pyc
-    file goes through runpy, which knows them."""
-    with open(path, "rb") as handle:
-        source = handle.read()
-    if _compiled_or_zipped(path, source):
-        import runpy
-
-        runpy.run_path(path, run_name="__main__")
-        return
-    main = types.ModuleType("__main__")
-    main.__dict__.update(__file__=path, __cached__=None, __builtins__=builtins, __spec__=None)
-    main.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
-    code = compile(source, path, "exec", dont_inherit=True)
-    saved = sys.modules.get("__main__")
-    sys.modules["__main__"] = main
-    try:
-        exec(code, main.__dict__)
-    finally:
-        if saved is not None:
-            sys.modules["__main__"] = saved
-
-
-def _compiled_or_zipped(path: str, source: bytes) -> bool:
-    """Whether the file is a .pyc (it starts with the magic number) or a zip application: which
-    runpy runs, not compile(). importlib.util and zipfile are imported only where the bytes
-    could be one of these: a magic number ends in "\\r\\n", and a zip file's last 64 KiB hold
-    the end of its central directory."""
-    if source[2:4] == b"\r\n":
-        import importlib.util
-
-        if source[:4] == importlib.util.MAGIC_NUMBER:
-            return True
-    if b"PK\x05\x06" in source[-(65536 + 22) :]:
-        import zipfile
-
-        return zipfile.is_zipfile(path)
-    return False
-
-
-def _exit_status(stop: SystemExit) -> int:
-    """The status Python itself would exit with for this SystemExit."""
-    code = stop.code
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    with contextlib.suppress(Exception):  # python, too, prints it where it can
-        print(code, file=sys.stderr)
-    return 1
-
-
-@contextlib.contextmanager
-def _sys_path0(folder: str) -> Iterator[None]:
-    """sys.path[0] as python sets it for the program (the script's folder, or the current one
-    for -m), and ours again afterwards."""
-    saved = sys.path[0] if sys.path else None
-    if sys.path:
-        sys.path[0] = folder
-    else:
-        sys.path.insert(0, folder)
-    try:
-        yield
-    finally:
-        if saved is not None and sys.path:
-            sys.path[0] = saved
-
-
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-
-
-def _is_ours(filename: str) -> bool:
-    runpy = sys.modules.get("runpy")
-    return filename in (getattr(runpy, "__file__", None), "<frozen runpy>") or os.path.abspath(filename).startswith(_PACKAGE)
-
-
-def _program_traceback(error: BaseException) -> TracebackType | None:
-    """The traceback python would show: from the program's first frame, without ours or runpy's
-    (none at all for a SyntaxError in the script itself, which python reports with no frame)."""
-    tb = error.__traceback__
-    while tb is not None and _is_ours(tb.tb_frame.f_code.co_filename):
-        tb = tb.tb_next
-    return tb
-
-
-def _report_exception(error: BaseException) -> None:
-    """What python does with an exception nobody caught: hand it to sys.excepthook (the
-    program's own, if it set one), and if that fails, say so and use the default."""
-    tb = _program_traceback(error)
-    error.with_traceback(tb)  # the default hook prints the exception's own traceback
-    try:
-        sys.excepthook(type(error), error, tb)
-    except BaseException as hook_error:
-        with contextlib.suppress(Exception):
-            print("Error in sys.excepthook:", file=sys.stderr)
-            sys.__excepthook__(type(hook_error), hook_error, hook_error.__traceback__)
-            print("\nOriginal exception was:", file=sys.stderr)
-            sys.__excepthook__(type(error), error, tb)
 
 
 def _die_by_sigint() -> None:

@@ -273,7 +273,10 @@ def render_html(session: Session, found: list[Finding] | None = None) -> str:
     parts += [f'<script type="application/json" id="compilescope-block-{n}">{text}</script>\n' for n, text in enumerate(blocks)]
     parts += [f"<script>{s}</script>\n" for s in scripts]
     parts.append("</body>\n</html>\n")
-    return "".join(parts)
+    page = "".join(parts)
+    if _SURROGATE.search(page):  # a name that was not UTF-8 (a script named b"caf\xe9.py"): escaped, as the terminal shows it
+        page = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", page)
+    return page
 
 
 def write_html(session: Session, path: str | Path, found: list[Finding] | None = None) -> Path:
