@@ -62,6 +62,19 @@ def test_files_named_like_our_imports_stay_the_programs(tmp_path: Path) -> None:
             assert _explained(ours.stderr), (typed, ours.stderr[-2000:])
 
 
+def test_the_programs_own_module_named_like_one_of_ours_is_the_one_it_imports(tmp_path: Path) -> None:
+    # GIVEN a program that imports json and tempfile, with a json.py and a tempfile.py of its own
+    # beside it (compilescope has imported both before the program starts; python has not)
+    write(tmp_path, "json.py", "print('the program json.py')\ndef dumps(value):\n    return 'its own dumps'\n")
+    write(tmp_path, "tempfile.py", "print('the program tempfile.py')\n")
+    write(tmp_path, "prog.py", "import json, tempfile\nprint(json.dumps(1))\n")
+    plain, ours = both(tmp_path, "prog.py")
+    # THEN it gets its own, as under python, and compilescope still saves its session with its own
+    assert plain.stdout == "the program json.py\nthe program tempfile.py\nits own dumps\n"
+    assert (ours.returncode, ours.stdout) == (plain.returncode, plain.stdout), ours.stderr
+    assert json.loads((tmp_path / "compilescope-prog.json").read_text())["program"]["exit_status"] == 0
+
+
 def test_a_compiling_program_named_rich_is_explained(tmp_path: Path) -> None:
     # GIVEN a program named rich.py that compiles, and one that imports the pygments.py beside it
     # before it compiles (what rich, which the explanation uses, imports)

@@ -98,6 +98,7 @@ class Launch:
                     sys.path[0] = self.path0
                 else:
                     sys.path.insert(0, self.path0)
+                ours.give_way(self.path0)
             main = self._main_module()
             sys.modules["__main__"] = main
             try:
@@ -200,6 +201,24 @@ class _Ours:
         self.path = sys.path[:]
         self.main = sys.modules.get("__main__")
         self.modules = dict(sys.modules)
+        self.given_way: dict[str, Any] = {}
+
+    def give_way(self, folder: str) -> None:
+        """Before the program: take out of sys.modules what compilescope imported (python's own
+        start-up had none of it) that a module in the program's folder shadows, so that the
+        program's `import json` finds its json.py as under python. Our modules keep the ones they
+        imported; `restore` puts them back. compilescope itself stays: the recorder imports its
+        own parts while the program runs."""
+        from compilescope import MODULES_BEFORE_US
+
+        ours = [n for n in sys.modules if "." not in n and n not in MODULES_BEFORE_US and n != "compilescope" and n != "__main__"]
+        try:
+            shadowed = {n for n in ours if _defines(folder, n)}
+        except Exception:  # never let this stop the program from running
+            return
+        for name in list(sys.modules):
+            if name.partition(".")[0] in shadowed:
+                self.given_way[name] = sys.modules.pop(name)
 
     def restore(self) -> None:
         sys.argv = self.argv
@@ -209,6 +228,9 @@ class _Ours:
             sys.modules["__main__"] = self.main
         with contextlib.suppress(Exception):  # never let this change how the run ends
             self._unshadow()
+        for name, module in self.given_way.items():
+            if name not in sys.modules or _found_in(sys.modules[name]) not in {_folder(e) for e in self.path}:
+                sys.modules[name] = module
 
     def _unshadow(self) -> None:
         """Take out of sys.modules each module the program imported from a folder that is not on
@@ -229,6 +251,13 @@ class _Ours:
                 del sys.modules[name]
                 if name in self.modules:
                     sys.modules[name] = self.modules[name]
+
+
+def _defines(folder: str, name: str) -> bool:
+    """Whether `folder` holds a module or a regular package `name` (a json.py, a rich/ with its
+    __init__.py): what an import of `name` finds there first."""
+    spec = importlib.machinery.PathFinder.find_spec(name, [folder])
+    return spec is not None and spec.origin is not None
 
 
 def _folder(entry: str) -> str:

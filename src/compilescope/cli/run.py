@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import sys
@@ -176,7 +177,7 @@ def run_program(args: RunOptions) -> int:
 
 
 def _explain_the_run(
-    program: _Launch,
+    program: Launch,
     args: RunOptions,
     exit_status: int,
     exception: str | None,
