@@ -15,17 +15,13 @@ Importing compilescope does not import torch; capture() and explain() do, when c
 
 from __future__ import annotations
 
-import sys
+import os
 
-# The modules python had loaded before compilescope's first line ran (its own start-up's):
-# `run` lets the program's folder shadow any other module, as it would under python
-# (cli/launch.py, _Ours.give_way).
-MODULES_BEFORE_US = frozenset(sys.modules)
-
-import os  # noqa: E402
-
-from compilescope import _views  # noqa: F401, E402  (registers the Session's views: session/views.py)
-from compilescope._version import __version__  # noqa: E402
+from compilescope import (
+    _startup,  # noqa: F401  (first: what python loaded before us)
+    _views,  # noqa: F401  (registers the Session's views: session/views.py)
+)
+from compilescope._version import __version__
 
 TYPE_CHECKING = False  # (typing itself is not imported: `import compilescope` stays light)
 if TYPE_CHECKING:

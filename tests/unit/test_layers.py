@@ -11,11 +11,12 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "compilescope"
 
-# What each part may import of compilescope (besides itself). The bottom: _version, outputs
+# What each part may import of compilescope (besides itself). The bottom: _version, _startup, outputs
 # (writing files safely), stats; the decompiler is stdlib only.
-BASE = {"_version", "outputs", "stats"}
+BASE = {"_version", "_startup", "outputs", "stats"}
 MAY_IMPORT = {
     "_version": set(),
+    "_startup": set(),
     "outputs": set(),
     "stats": set(),
     "decompiler": set(),

@@ -209,7 +209,7 @@ class _Ours:
         program's `import json` finds its json.py as under python. Our modules keep the ones they
         imported; `restore` puts them back. compilescope itself stays: the recorder imports its
         own parts while the program runs."""
-        from compilescope import MODULES_BEFORE_US
+        from compilescope._startup import MODULES_BEFORE_US
 
         ours = [n for n in sys.modules if "." not in n and n not in MODULES_BEFORE_US and n != "compilescope" and n != "__main__"]
         try:
