@@ -60,10 +60,13 @@ def test_program_killed_mid_run_leaves_a_readable_trace(tmp_path: Path) -> None:
     result = run_cli("run", "dies.py", cwd=tmp_path)
     assert result.returncode == 7  # the status the program chose
     assert not (tmp_path / "compilescope-dies.json").exists()  # nothing ran after os._exit
-    # THEN the trace written so far explains what was compiled
+    # THEN the trace written so far (never named: the hidden file it was written to) explains
+    # what was compiled, asked for by its name, and says the program did not finish
     report = run_cli("report", "compilescope-dies.log", cwd=tmp_path)
-    assert report.returncode == 0
+    assert report.returncode == 0, report.stderr
+    assert "compilescope-dies.log was never named" in report.stderr
     assert "2 ops: cos, add" in report.stdout
+    assert "the program did not finish" in report.stdout
 
 
 def test_a_large_program_stays_readable() -> None:

@@ -135,27 +135,38 @@ def _sources(name: str) -> list[tuple[str, Path]]:
     if not name:  # Path("") is ".": an empty argument (an unset variable) must not read this folder
         raise CommandError("an empty path: name a session .json, a trace .log or a TORCH_TRACE folder (. for this folder)")
     if not os.path.lexists(Path(name)):
-        raise CommandError(f"no such file or folder: {name}{_private_copy(name)}")
+        left = _left_by_a_stopped_run(name)
+        if left is None:
+            raise CommandError(f"no such file or folder: {name}")
+        name = left
     with reading(name):
         return [(name, piece) for piece in pieces(name)]
 
 
-def _private_copy(name: str) -> str:
-    """Where a trace that is not at `name` yet may be: the hidden file a run writes while its
-    program runs (outputs.create_private), still running, or killed before it named it."""
+def _left_by_a_stopped_run(name: str) -> str | None:
+    """The trace a run writes while its program runs (outputs.create_private: a hidden file
+    beside `name`) where it never named it: its program ended by os._exit, or was killed. That
+    file (the newest such), said on stderr; CommandError where a run is still writing it; None
+    where there is none."""
     from compilescope.outputs import PARTIAL, in_use
 
     folder, base = os.path.split(os.path.abspath(name))
     try:
-        hidden = sorted(e.name for e in os.scandir(folder) if e.name.startswith(f".{base}.") and e.name.endswith(PARTIAL))
+        hidden = [e for e in os.scandir(folder) if e.name.startswith(f".{base}.") and e.name.endswith(PARTIAL) and e.is_file()]
     except OSError:
-        return ""
+        return None
     if not hidden:
-        return ""
-    shown = os.path.join(os.path.dirname(name), hidden[-1])
-    if in_use(os.path.join(folder, hidden[-1])):
-        return f" yet: the run writing it keeps it in {shown} until its program ends"
-    return f"; a run that stopped before its end (killed?) left it as {shown}: compilescope report {shown}"
+        return None
+    newest = max(hidden, key=lambda e: e.stat().st_mtime)
+    shown = os.path.join(os.path.dirname(name), newest.name)
+    if in_use(newest.path):
+        raise CommandError(f"no such file or folder: {name} yet: the run writing it keeps it in {shown} until its program ends")
+    print(
+        f"compilescope: {name} was never named: the run that wrote it stopped before its end (os._exit, or killed); "
+        f"reading {shown} (the next compilescope run in that folder keeps it as its .unfinished.log)",
+        file=sys.stderr,
+    )
+    return shown
 
 
 def _sessions(sources: list[tuple[str, Path]]) -> Iterator[tuple[Session, int | None]]:
