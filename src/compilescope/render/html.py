@@ -32,8 +32,9 @@ from typing import Any
 from compilescope._version import __version__
 from compilescope.findings.rules import Finding, findings
 from compilescope.outputs import write_text
-from compilescope.render.console import bench_lead
 from compilescope.render.pyfiles import guard_function, guard_name, python_files
+from compilescope.render.sections.runtime import bench_lead
+from compilescope.render.terminal import size_text
 from compilescope.render.text import short_message
 from compilescope.session.counts import LABELS, calls_recorded_said, compile_id_note, counts
 from compilescope.session.model import Compile, Frame, Session
@@ -42,14 +43,17 @@ _STATIC = Path(__file__).with_name("static")
 
 
 @functools.cache
-def _asset(name: str) -> str:
+def asset(name: str) -> str:
+    """A file of static/ (a script, the CSS) as text, to inline in a page."""
     return (_STATIC / name).read_text(encoding="utf-8")
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _script_json(data: Any) -> str:
+def script_json(data: Any) -> str:
+    """`data` as JSON to put inside a <script type="application/json"> element: nothing in it
+    can end the element ("<", ">" and "&" escaped), and a lone surrogate is JSON's escape."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     if _SURROGATE.search(text):  # a lone surrogate, as JSON's escape (UTF-8 cannot hold it)
         text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
@@ -62,7 +66,8 @@ def _script_json(data: Any) -> str:
     )
 
 
-def _sha256(text: str) -> str:
+def csp_hash(text: str) -> str:
+    """The Content-Security-Policy's source for an inline script: "sha256-<its hash>"."""
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
@@ -97,8 +102,6 @@ _COUNTED = ("graphs", "kernels", "graph_breaks", "guards", "dynamic")
 def _cut(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
-    from compilescope.render.console import size_text
-
     return text[:limit] + f"\n… {size_text(text[limit:])} more, in the session's JSON"
 
 
@@ -135,7 +138,7 @@ class _Blocks:
 
     def add(self, data: Any) -> int | None:
         """The block's number, or None where it would go over the budget (then it is left out)."""
-        text = _script_json(data)
+        text = script_json(data)
         if len(text) > self.left:
             self.left = 0  # and every later one: the page holds the first ones, in order
             return None
@@ -200,7 +203,7 @@ def report_data(session: Session, found: list[Finding] | None = None, budget: in
     part: list[str] = []
     size = 0
     for light in frames:
-        text = _script_json(light)
+        text = script_json(light)
         if part and size + len(text) > FRAMES_BLOCK:
             frame_blocks.append("[" + ",".join(part) + "]")
             part, size = [], 0
@@ -238,12 +241,12 @@ def render_html(session: Session, found: list[Finding] | None = None) -> str:
     title = "compilescope"
     if session.program is not None:
         title = f"compilescope · {_cut(session.program.target, 200)}"
-    scripts = [_asset("highlight.min.js"), _asset("report.js")]
+    scripts = [asset("highlight.min.js"), asset("report.js")]
     data, blocks = report_data(session, found)
     policy = "; ".join(
         [
             "default-src 'none'",
-            "script-src " + " ".join(f"'{_sha256(s)}'" for s in scripts),
+            "script-src " + " ".join(f"'{csp_hash(s)}'" for s in scripts),
             "style-src 'unsafe-inline'",
             "img-src data:",
             "base-uri 'none'",
@@ -258,7 +261,7 @@ def render_html(session: Session, found: list[Finding] | None = None) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{html.escape(policy, quote=False)}">\n',
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
         f"<title>{html.escape(title)}</title>\n",
-        f"<style>{_asset('report.css')}</style>\n</head>\n<body>\n",
+        f"<style>{asset('report.css')}</style>\n</head>\n<body>\n",
         '<noscript><p class="noscript">This report needs JavaScript to show the session. '
         "The same facts: <code>compilescope report</code> on the saved session.</p></noscript>\n",
         # A partial session says so first, in the page itself (also without its scripts)
@@ -268,7 +271,7 @@ def render_html(session: Session, found: list[Finding] | None = None) -> str:
             else []
         ),
         '<div id="app"></div>\n',
-        f'<script type="application/json" id="compilescope-data">{_script_json(data)}</script>\n',
+        f'<script type="application/json" id="compilescope-data">{script_json(data)}</script>\n',
     ]
     parts += [f'<script type="application/json" id="compilescope-block-{n}">{text}</script>\n' for n, text in enumerate(blocks)]
     parts += [f"<script>{s}</script>\n" for s in scripts]

@@ -508,7 +508,7 @@ function shortPath(path) {
     }
 
     // bench's verdict per configuration, in words ("slower 0.76x"), with what to judge it by, as
-    // the terminal says them (render/console.py: bench_lead)
+    // the terminal says them (render/sections/runtime.py: bench_lead)
     function verdictStyle(verdict) {
       return { "faster": "expected", "slower": "actual", "too noisy to say": "unknown" }[verdict] || "";
     }
