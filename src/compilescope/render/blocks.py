@@ -201,8 +201,10 @@ def spans(value: str | Text) -> list[list[str]]:
     if isinstance(value, str):
         return [[value.replace(KEEP, " "), ""]] if value else []
     out: list[list[str]] = []
+    # (a Text without spans renders without its own style: the console adds it; so it is added here)
+    base = _CONSOLE.get_style(value.style) if value.style else Style()
     for segment in value.render(_CONSOLE, end=""):
-        style = segment.style or Style()
+        style = base + (segment.style or Style())
         classes = [name for name, on in (("dim", style.dim), ("bold", style.bold), ("italic", style.italic)) if on]
         if style.color is not None and style.color.name in STYLES:
             classes.append(style.color.name)

@@ -32,8 +32,9 @@ from typing import Any
 from compilescope._version import __version__
 from compilescope.findings.rules import Finding, findings
 from compilescope.outputs import write_text
+from compilescope.render.blocks import to_data
 from compilescope.render.pyfiles import guard_function, guard_name, python_files
-from compilescope.render.sections.runtime import bench_lead
+from compilescope.render.sections.runtime import bench_lead, bench_view, kernel_time_view
 from compilescope.render.terminal import size_text
 from compilescope.render.text import short_message
 from compilescope.session.counts import LABELS, calls_recorded_said, compile_id_note, counts
@@ -224,6 +225,8 @@ def report_data(session: Session, found: list[Finding] | None = None, budget: in
         # bench's verdicts in words, each with what the terminal says to judge it by (a busy
         # machine, the spread): what a bench report leads with
         "bench_lead": [{"config": c, "verdict": v, "notes": n} for c, v, n in bench_lead(session)],
+        # the sections written once as views (render/blocks.py), drawn by report.js's drawBlocks
+        "views": views_data(session),
         # the program's exception as the header says it: one line, its colours left out, short
         "exception_line": short_message(session.program.exception) if session.program and session.program.exception else None,
         "findings": [finding_data(f) for f in found[:MAX_FINDINGS]],
@@ -235,6 +238,19 @@ def report_data(session: Session, found: list[Finding] | None = None, budget: in
         "details_budget": budget,
     }
     return data, blocks.texts
+
+
+def views_data(session: Session) -> dict[str, Any]:
+    """The runtime section's views as page data (render/blocks.py's to_data, each string cut to
+    its limit): bench's table, the run's kernel time table (run --profile), and each
+    benchmark's (bench --profile; None where it has none). The page lists every kernel."""
+    return {
+        "bench": _data(to_data(bench_view(session))) if session.benchmarks else [],
+        "profile": _data(to_data(kernel_time_view(session.profile, limit=None))) if session.profile is not None else None,
+        "bench_profiles": [
+            _data(to_data(kernel_time_view(b.profile, limit=None))) if b.profile is not None else None for b in session.benchmarks
+        ],
+    }
 
 
 def render_html(session: Session, found: list[Finding] | None = None) -> str:
