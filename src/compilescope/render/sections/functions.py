@@ -83,6 +83,8 @@ def _calls(times: CallTimes, verb: str = "served") -> str:
 
 
 def _compile(c: Compile, show: set[str]) -> list:
+    """One version of a function: its line (id, status, ops, kernels, time, calls), why it was
+    compiled again, how it failed, autotuning, CUDA graphs, graph breaks, then its details."""
     out: list = []
     line = Text("  ")
     line.append(f"{one_line_of(c.compile_id):6}", style="bold")
@@ -150,7 +152,13 @@ def _compile(c: Compile, show: set[str]) -> list:
         out.append(text)
     if c.kernels and "kernels" not in show:
         out.append(Text("         kernels: " + limited([one_line_of(k.name) for k in c.kernels], 6), style="dim"))
+    out.extend(_details(c, show))
+    return out
 
+
+def _details(c: Compile, show: set[str]) -> list:
+    """The details of one version asked for with --show (render.DETAILS), in that order."""
+    out: list = []
     if "graph" in show:
         for graph in c.graphs:
             out.append(Text("         graph:", style="bold"))
