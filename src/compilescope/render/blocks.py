@@ -17,11 +17,19 @@ own way:
 Styles are rich's names ("dim", "bold", "yellow", "dim italic"); to_html and to_data keep those
 the pages draw (STYLES) as class names.
 
-To add a section once: write `def my_view(session) -> list[Block]` (render/sections/ holds the
-report's own: runtime.py's bench_view and kernel_time_view); print `to_rich(my_view(session))`
-among the terminal's renderables (render/console.py); put `to_data(my_view(session))` in the
-page's data (render/html.py: report_data's "views") and draw it in report.js with
-`drawBlocks(data.views.my_view)`. The tour (tour/views.py) writes its lessons' views the same way.
+To add a section once:
+
+1. write the view, `def my_view(session: Session) -> list[Block]`, beside the others in
+   render/sections/ (runtime.py's bench_view and kernel_time_view are the examples);
+2. the terminal: add `*to_rich(my_view(session))` to the renderables render/console.py
+   composes (printable bounds and escapes them there);
+3. the report page: add `"my_view": _data(to_data(my_view(session)))` to render/html.py's
+   views_data (which cuts each string to the page's limits), and in static/report.js draw it
+   where it belongs with `drawBlocks(views.my_view)` (or `drawBlocks(view, "closed")`: the view
+   folded under its first table's title, built when opened).
+
+The tour (tour/views.py) writes its lessons' views the same way; its page draws them with
+to_html.
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@
 The page is a small vanilla-JS app (static/report.js) over the session's JSON, both inlined,
 with highlight.js (BSD-3, static/highlight.min.js) for the generated code. Rendering happens in
 the browser and lazily (a compile's details when it is opened), so a session of hundreds of
-compiles and thousands of kernels opens quickly.
+compiles and thousands of kernels opens quickly. The sections written once as views for the
+terminal and the page (render/blocks.py: bench's table, the kernel time tables) come as block
+data (views_data), which report.js's one generic renderer, drawBlocks, draws.
 
 Bounded: the page's main JSON holds what the overview and the navigation need; each compile's
 details (graphs, guards, kernels, code) and each .py file are a JSON block of their own, parsed
