@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from compilescope.render.console import console_for, printable, runtime
+from compilescope.render.sections.runtime import runtime
+from compilescope.render.terminal import console_for, printable
 from compilescope.render.text import PIPED_WIDTH, width_for
 from compilescope.session.model import (
     BenchConditions,

@@ -196,8 +196,9 @@ def test_one_vocabulary_of_counts_in_the_run_try_diff_check_json_and_html(capsys
     # GIVEN the real run of quickstart.py: Block.forward and the code after its graph break (2
     # functions), 5 compiles (3 recompiles), one break at line 18 met by 2 compiles
     from compilescope.render.compare import comparison
-    from compilescope.render.console import console_for, printable, render_text
+    from compilescope.render.console import render_text
     from compilescope.render.html import report_data
+    from compilescope.render.terminal import console_for, printable
     from recorded import session
 
     run = session("quickstart")

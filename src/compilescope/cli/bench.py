@@ -118,7 +118,8 @@ class BenchCommand:
         from rich.text import Text
 
         from compilescope.benchmark import BenchError, Plan, configs, run_plan
-        from compilescope.render.console import console_for, runtime
+        from compilescope.render.sections.runtime import runtime
+        from compilescope.render.terminal import console_for
 
         backends = _choices(args.backends, BACKENDS, "--backends")
         modes = _choices(args.modes, MODES, "--modes")

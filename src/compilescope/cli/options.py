@@ -37,7 +37,8 @@ def view_options(args: argparse.Namespace | RunOptions) -> dict[str, Any]:
 
 def print_session(session: Session, options: dict[str, Any], stream: TextIO) -> None:
     """The explanation, laid out for `stream`: the terminal's width, or 100 columns piped."""
-    from compilescope.render.console import console_for, show
+    from compilescope.render.console import show
+    from compilescope.render.terminal import console_for
 
     show(session, console=console_for(stream), **options)
 

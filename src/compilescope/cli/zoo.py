@@ -221,7 +221,8 @@ class ZooCommand:
         from compilescope.benchmark.compile_cache import Seed
         from compilescope.benchmark.zoo import ZooPlan, sweep
         from compilescope.findings.finding import plural
-        from compilescope.render.console import console_for, verdict_words
+        from compilescope.render.sections.runtime import verdict_words
+        from compilescope.render.terminal import console_for
         from compilescope.render.zoo import zoo_html, zoo_table
         from compilescope.session.zoo import summarize
 

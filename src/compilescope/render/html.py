@@ -3,7 +3,9 @@
 The page is a small vanilla-JS app (static/report.js) over the session's JSON, both inlined,
 with highlight.js (BSD-3, static/highlight.min.js) for the generated code. Rendering happens in
 the browser and lazily (a compile's details when it is opened), so a session of hundreds of
-compiles and thousands of kernels opens quickly.
+compiles and thousands of kernels opens quickly. The sections written once as views for the
+terminal and the page (render/blocks.py: bench's table, the kernel time tables) come as block
+data (views_data), which report.js's one generic renderer, drawBlocks, draws.
 
 Bounded: the page's main JSON holds what the overview and the navigation need; each compile's
 details (graphs, guards, kernels, code) and each .py file are a JSON block of their own, parsed
@@ -32,8 +34,10 @@ from typing import Any
 from compilescope._version import __version__
 from compilescope.findings.rules import Finding, findings
 from compilescope.outputs import write_text
-from compilescope.render.console import bench_lead
+from compilescope.render.blocks import to_data
 from compilescope.render.pyfiles import guard_function, guard_name, python_files
+from compilescope.render.sections.runtime import bench_lead, bench_view, kernel_time_view
+from compilescope.render.terminal import size_text
 from compilescope.render.text import short_message
 from compilescope.session.counts import LABELS, calls_recorded_said, compile_id_note, counts
 from compilescope.session.model import Compile, Frame, Session
@@ -42,14 +46,17 @@ _STATIC = Path(__file__).with_name("static")
 
 
 @functools.cache
-def _asset(name: str) -> str:
+def asset(name: str) -> str:
+    """A file of static/ (a script, the CSS) as text, to inline in a page."""
     return (_STATIC / name).read_text(encoding="utf-8")
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _script_json(data: Any) -> str:
+def script_json(data: Any) -> str:
+    """`data` as JSON to put inside a <script type="application/json"> element: nothing in it
+    can end the element ("<", ">" and "&" escaped), and a lone surrogate is JSON's escape."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     if _SURROGATE.search(text):  # a lone surrogate, as JSON's escape (UTF-8 cannot hold it)
         text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
@@ -62,7 +69,8 @@ def _script_json(data: Any) -> str:
     )
 
 
-def _sha256(text: str) -> str:
+def csp_hash(text: str) -> str:
+    """The Content-Security-Policy's source for an inline script: "sha256-<its hash>"."""
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
@@ -97,8 +105,6 @@ _COUNTED = ("graphs", "kernels", "graph_breaks", "guards", "dynamic")
 def _cut(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
-    from compilescope.render.console import size_text
-
     return text[:limit] + f"\n… {size_text(text[limit:])} more, in the session's JSON"
 
 
@@ -135,7 +141,7 @@ class _Blocks:
 
     def add(self, data: Any) -> int | None:
         """The block's number, or None where it would go over the budget (then it is left out)."""
-        text = _script_json(data)
+        text = script_json(data)
         if len(text) > self.left:
             self.left = 0  # and every later one: the page holds the first ones, in order
             return None
@@ -200,7 +206,7 @@ def report_data(session: Session, found: list[Finding] | None = None, budget: in
     part: list[str] = []
     size = 0
     for light in frames:
-        text = _script_json(light)
+        text = script_json(light)
         if part and size + len(text) > FRAMES_BLOCK:
             frame_blocks.append("[" + ",".join(part) + "]")
             part, size = [], 0
@@ -221,6 +227,8 @@ def report_data(session: Session, found: list[Finding] | None = None, budget: in
         # bench's verdicts in words, each with what the terminal says to judge it by (a busy
         # machine, the spread): what a bench report leads with
         "bench_lead": [{"config": c, "verdict": v, "notes": n} for c, v, n in bench_lead(session)],
+        # the sections written once as views (render/blocks.py), drawn by report.js's drawBlocks
+        "views": views_data(session),
         # the program's exception as the header says it: one line, its colours left out, short
         "exception_line": short_message(session.program.exception) if session.program and session.program.exception else None,
         "findings": [finding_data(f) for f in found[:MAX_FINDINGS]],
@@ -234,16 +242,29 @@ def report_data(session: Session, found: list[Finding] | None = None, budget: in
     return data, blocks.texts
 
 
+def views_data(session: Session) -> dict[str, Any]:
+    """The runtime section's views as page data (render/blocks.py's to_data, each string cut to
+    its limit): bench's table, the run's kernel time table (run --profile), and each
+    benchmark's (bench --profile; None where it has none). The page lists every kernel."""
+    return {
+        "bench": _data(to_data(bench_view(session))) if session.benchmarks else [],
+        "profile": _data(to_data(kernel_time_view(session.profile, limit=None))) if session.profile is not None else None,
+        "bench_profiles": [
+            _data(to_data(kernel_time_view(b.profile, limit=None))) if b.profile is not None else None for b in session.benchmarks
+        ],
+    }
+
+
 def render_html(session: Session, found: list[Finding] | None = None) -> str:
     title = "compilescope"
     if session.program is not None:
         title = f"compilescope · {_cut(session.program.target, 200)}"
-    scripts = [_asset("highlight.min.js"), _asset("report.js")]
+    scripts = [asset("highlight.min.js"), asset("report.js")]
     data, blocks = report_data(session, found)
     policy = "; ".join(
         [
             "default-src 'none'",
-            "script-src " + " ".join(f"'{_sha256(s)}'" for s in scripts),
+            "script-src " + " ".join(f"'{csp_hash(s)}'" for s in scripts),
             "style-src 'unsafe-inline'",
             "img-src data:",
             "base-uri 'none'",
@@ -258,7 +279,7 @@ def render_html(session: Session, found: list[Finding] | None = None) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{html.escape(policy, quote=False)}">\n',
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
         f"<title>{html.escape(title)}</title>\n",
-        f"<style>{_asset('report.css')}</style>\n</head>\n<body>\n",
+        f"<style>{asset('report.css')}</style>\n</head>\n<body>\n",
         '<noscript><p class="noscript">This report needs JavaScript to show the session. '
         "The same facts: <code>compilescope report</code> on the saved session.</p></noscript>\n",
         # A partial session says so first, in the page itself (also without its scripts)
@@ -268,7 +289,7 @@ def render_html(session: Session, found: list[Finding] | None = None) -> str:
             else []
         ),
         '<div id="app"></div>\n',
-        f'<script type="application/json" id="compilescope-data">{_script_json(data)}</script>\n',
+        f'<script type="application/json" id="compilescope-data">{script_json(data)}</script>\n',
     ]
     parts += [f'<script type="application/json" id="compilescope-block-{n}">{text}</script>\n' for n, text in enumerate(blocks)]
     parts += [f"<script>{s}</script>\n" for s in scripts]
