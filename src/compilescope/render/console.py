@@ -45,17 +45,10 @@ from compilescope.findings.rules import (
 )
 from compilescope.render import DETAILS
 from compilescope.render.text import escape_control, one_line, short_message, width_for
+from compilescope.session.benchmarks import Benchmark, Profile
 from compilescope.session.counts import calls_recorded_said, compile_id_note, compile_ids_in, counts
 from compilescope.session.counts import said as count_said
-from compilescope.session.model import (
-    Benchmark,
-    CallTimes,
-    Compile,
-    Frame,
-    Graph,
-    Profile,
-    Session,
-)
+from compilescope.session.model import CallTimes, Compile, Frame, Graph, Session
 
 _STATUS_STYLE = {
     "ok": "green",
