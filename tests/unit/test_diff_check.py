@@ -142,7 +142,7 @@ def test_per_call_times_and_bench_figures_before_and_after(capsys: pytest.Captur
     # GIVEN the real run of tiny.py (300 calls recorded on Python 3.12), and the same run as if
     # each call had taken twice as long and as if bench had measured it (figures set by hand:
     # what diff does with them is the point)
-    from compilescope.session.model import Benchmark
+    from compilescope.session.benchmarks import Benchmark
     from recorded import fresh
 
     before, after = fresh("tiny"), fresh("tiny")

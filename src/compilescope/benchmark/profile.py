@@ -287,7 +287,7 @@ class RunProfiler:
         self.prof.__enter__()
 
     def finish(self, session: Any) -> Any:
-        from compilescope.session.model import KernelTime, Profile
+        from compilescope.session.benchmarks import KernelTime, Profile
 
         profile = Profile(config="the whole run", profile_notes=self.notes)
         if self.prof is None:
