@@ -34,6 +34,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
+from compilescope.choices import DETAILS
 from compilescope.findings.rules import (
     INFO,
     PROBLEM,
@@ -43,7 +44,6 @@ from compilescope.findings.rules import (
     never_imported_torch,
     plural,
 )
-from compilescope.render import DETAILS
 from compilescope.render.text import escape_control, one_line, short_message, width_for
 from compilescope.session.counts import calls_recorded_said, compile_id_note, compile_ids_in, counts
 from compilescope.session.counts import said as count_said

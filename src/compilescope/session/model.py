@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from compilescope.session import SCHEMA, error_summary  # noqa: F401  (error_summary: its callers import it from here)
-from compilescope.session.views import view
+from compilescope.views import view
 
 # What ran: a script or module (compilescope run), a function (explain), a `with capture()`
 # block, a trace from elsewhere, bench's workers.
@@ -636,7 +636,7 @@ class Session:
         raise KeyError(compile_id)
 
     # ---- explaining and showing: the findings and the renderers sit above this layer and are
-    # given to it (session/views.py; registered by compilescope/_views.py) ---------------------
+    # given to it (compilescope/views.py; registered by compilescope/_views.py) -----------------
     def to_json(self, found: list | None = None) -> str:
         """The session as JSON, with its findings (`found`, where the caller has them)."""
         from compilescope.session.jsonio import dumps

@@ -3,7 +3,9 @@
 The model (session/model.py) has the methods users call (`session.show()`, `str(session)`,
 `session.to_html()`, Jupyter's display), but the findings and the renderers sit above the
 session layer: they import it, never the other way. The package root registers them here when
-compilescope is imported (compilescope/_views.py), so session/ imports neither.
+compilescope is imported (compilescope/_views.py), so session/ imports neither. This registry is
+at the bottom, beside the package root, not in session/: importing compilescope (which every
+command does, `compilescope --version` included) then loads no module of the session layer.
 """
 
 from __future__ import annotations
