@@ -31,7 +31,7 @@ import os
 
 from compilescope import (
     _startup,  # noqa: F401  (first: what python loaded before us)
-    _views,  # noqa: F401  (registers the Session's views: session/views.py)
+    _views,  # noqa: F401  (registers the Session's views: views.py)
 )
 from compilescope._version import __version__
 

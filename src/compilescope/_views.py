@@ -1,10 +1,11 @@
-"""The Session's views (session/views.py), registered from above when compilescope is imported:
-each imports its module (the JSON writer, findings, render) only when first used, so `import
-compilescope` stays light and session/model.py imports none of them."""
+"""The Session's views (compilescope/views.py), registered from above when compilescope is
+imported: each imports its module (the JSON writer, findings, render) only when first used, so
+`import compilescope` stays light (it loads no module of session, findings or render) and
+session/model.py imports none of them."""
 
 from __future__ import annotations
 
-from compilescope.session import views
+from compilescope import views
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -12,13 +12,16 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "compilescope"
 
 # What each part may import of compilescope (besides itself). The bottom: _version, _startup, outputs
-# (writing files safely), stats; the decompiler is stdlib only.
-BASE = {"_version", "_startup", "outputs", "stats"}
+# (writing files safely), stats, views (the Session's views, given from above), choices (the
+# command line's choices); the decompiler is stdlib only.
+BASE = {"_version", "_startup", "outputs", "stats", "views", "choices"}
 MAY_IMPORT = {
     "_version": set(),
     "_startup": set(),
     "outputs": set(),
     "stats": set(),
+    "views": set(),
+    "choices": set(),
     "decompiler": set(),
     "trace": BASE,
     "session": BASE | {"trace"},

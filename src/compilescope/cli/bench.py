@@ -7,7 +7,7 @@ import re
 import sys
 from pathlib import Path
 
-from compilescope.benchmark.by_name import SIZES
+from compilescope.choices import SIZES
 from compilescope.cli.errors import CommandError
 from compilescope.cli.options import open_command
 from compilescope.outputs import absolute, check_writable

@@ -7,7 +7,10 @@ import json
 import sys
 
 from compilescope.cli.errors import CommandError
-from compilescope.session.model import Session
+
+TYPE_CHECKING = False  # (the model comes in with run(): the command's --help loads none of it)
+if TYPE_CHECKING:
+    from compilescope.session.model import Session
 
 
 class DiffCommand:

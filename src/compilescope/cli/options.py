@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from compilescope.choices import DETAILS
 from compilescope.cli.errors import CommandError
-from compilescope.render import DETAILS
 
 # Light on purpose (run loads it before the program): rich and the session model come in with
 # print_session, when there is something to print.

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 from compilescope.cli.errors import CommandError, reading
@@ -16,7 +14,16 @@ from compilescope.cli.options import (
     print_session,
     view_options,
 )
-from compilescope.session.model import Session
+
+# `compilescope report --help` imports this module and argparse only: the model, the findings
+# and the renderers come in with run(), and a job's comparison (report_cluster: multiprocessing)
+# only for a job.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Iterator
+
+    from compilescope.session.model import Session
 
 
 class ReportCommand:
@@ -66,13 +73,13 @@ class ReportCommand:
         named = " ".join(args.paths)
         json_target = _target(args.json, "", ".json") if args.json else None
         html_target = _target(args.html, "", ".html") if args.html else None
-        from compilescope.cli.report_cluster import report_cluster
-
         if (args.show or args.frame or args.all_frames) and len(sources) > 1 and args.rank is None:
             # (a job's view lists no compiled functions: these apply to one rank's explanation)
             print("compilescope report: --show, --frame and --all apply to one rank's explanation: add --rank N", file=sys.stderr)
         if args.rank is None and len(sources) > 1 and all(_is_trace(piece) for _, piece in sources):
             # a job's ranks, each a trace of its own: compared, read in worker processes
+            from compilescope.cli.report_cluster import report_cluster
+
             return report_cluster(iter(()), len(sources), named, json_target, html_target, [piece for _, piece in sources])
         stream = _sessions(sources)
         if args.rank is not None:
@@ -83,6 +90,8 @@ class ReportCommand:
             loaded = list(itertools.islice(stream, 2))
         if len(loaded) > 1 or (len(sources) > 1 and args.rank is None):
             # several sessions (saved ones, a job's JSON): compared, read here one at a time
+            from compilescope.cli.report_cluster import report_cluster
+
             return report_cluster(itertools.chain(loaded, stream), max(len(sources), len(loaded)), named, json_target, html_target)
         if not any(records is None or records > 0 for _, records in loaded):
             skipped = next((s.skipped[0] for s, _ in loaded if s.skipped), None)

@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
-from compilescope.benchmark.by_name import SIZES
+from compilescope.choices import DEFAULT_TIME_LIMIT_S, SIZES
 from compilescope.cli.bench import MODES, check_device
 from compilescope.cli.errors import CommandError
 from compilescope.cli.options import open_command
@@ -180,8 +180,6 @@ class ZooCommand:
 
     @staticmethod
     def prepare_parser(parser: argparse.ArgumentParser) -> None:
-        from compilescope.benchmark.zoo import DEFAULT_TIME_LIMIT_S
-
         parser.add_argument("--suite", help="hf, timm, or hf,timm (default hf, where --models names none)")
         parser.add_argument(
             "--models", metavar="A,B,...", help="these models only: gpt2,bert (of the suite) or hf:xlnet, timm:dla34, file.py:make"

@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from rich.console import Console
 from rich.text import Text
 
+from compilescope.choices import DETAILS
 from compilescope.findings.rules import Finding, findings
-from compilescope.render import DETAILS
 from compilescope.render.sections.functions import functions_section
 from compilescope.render.sections.overview import children, findings_section, header, incomplete_line, skipped, summary
 from compilescope.render.sections.runtime import runtime

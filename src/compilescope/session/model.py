@@ -14,7 +14,7 @@ from typing import Literal
 
 from compilescope.session import SCHEMA, error_summary  # noqa: F401  (error_summary: its callers import it from here)
 from compilescope.session.benchmarks import Benchmark, Profile
-from compilescope.session.views import view
+from compilescope.views import view
 
 # What ran: a script or module (compilescope run), a function (explain), a `with capture()`
 # block, a trace from elsewhere, bench's workers.
@@ -545,8 +545,8 @@ class Session:
         raise KeyError(compile_id)
 
     # ---- saving, explaining and showing: the JSON writer (which imports this model), the
-    # findings and the renderers are given to it (session/views.py; registered by
-    # compilescope/_views.py) -------------------------------------------------------------------
+    # findings and the renderers are given to it (compilescope/views.py; registered
+    # by compilescope/_views.py) ------------------------------------------------------------------
     def to_json(self, found: list | None = None) -> str:
         """The session as JSON, with its findings (`found`, where the caller has them)."""
         return view("json")(self, self.explain() if found is None else found)

@@ -13,7 +13,8 @@ from rich.text import Text
 from compilescope.findings.rules import plural
 from compilescope.render.blocks import Block, Lines, Table, to_rich
 from compilescope.render.terminal import Column, Escaped, limited, one_line_of, printable, seconds, short_path, together, unknown
-from compilescope.session.model import BenchConditions, Benchmark, KernelTime, Profile, Session
+from compilescope.session.benchmarks import BenchConditions, Benchmark, KernelTime, Profile
+from compilescope.session.model import Session
 
 
 def runtime(session: Session) -> list:

@@ -5,7 +5,9 @@ The model (session/model.py) has the methods users call (`session.show()`, `str(
 sit above the session layer: they import it, never the other way. The JSON writer
 (session/jsonio.py) imports the model to read sessions back, so the model does not import it
 either. The package root registers them here when compilescope is imported
-(compilescope/_views.py), so session/model.py imports none of them.
+(compilescope/_views.py), so session/model.py imports none of them. This registry is at the
+bottom, beside the package root, not in session/: importing compilescope (which every command
+does, `compilescope --version` included) then loads no module of the session layer.
 """
 
 from __future__ import annotations
