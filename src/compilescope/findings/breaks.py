@@ -34,7 +34,7 @@ from compilescope.findings.offers import (
     print_of_tensor,
     prints_a_read_value,
 )
-from compilescope.findings.recompiles import carried_over_a_break
+from compilescope.findings.recompile_causes import carried_over_a_break
 from compilescope.findings.skipped import (
     break_in_frame,
     hinted_fixes,

@@ -27,12 +27,10 @@ from compilescope.findings.finding import (
 )
 from compilescope.findings.modes import autotuning_findings, cuda_graph_findings
 from compilescope.findings.payoff import payoff_findings
-from compilescope.findings.recompiles import (
-    compiled_calls,
-    is_limit_refusal,
-    recompile_findings,
-)
+from compilescope.findings.recompile_causes import is_limit_refusal
+from compilescope.findings.recompiles import recompile_findings
 from compilescope.findings.skipped import skips_function
+from compilescope.findings.version_calls import compiled_calls
 from compilescope.session.model import Frame, Session
 
 __all__ = ["INFO", "PROBLEM", "WARNING", "Finding", "findings", "never_imported_torch", "plural"]
@@ -172,7 +170,7 @@ def _failures(frame: Frame) -> list[Finding]:
     break's finding (breaks.py), which says the function runs eagerly and costs it."""
     out = []
     for c in frame.compiles:
-        if c.status != "failed" or is_limit_refusal(c):  # the limit: recompiles.py says it, with its cause
+        if c.status != "failed" or is_limit_refusal(c):  # the limit: version_calls.py says it, with its cause
             continue
         if any(skips_function(b) for b in c.graph_breaks):
             continue
