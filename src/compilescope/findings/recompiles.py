@@ -35,6 +35,7 @@ from compilescope.findings.finding import (
     short,
     where,
 )
+from compilescope.findings.kinds import FindingKind
 from compilescope.findings.recompile_causes import (
     Met,
     RecompileCause,
@@ -299,7 +300,7 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
         title,
         detail="\n".join(detail_lines),
         fix=fix,
-        kind="recompile",
+        kind=FindingKind.RECOMPILE,
         compile_ids=tuple(c.compile_id for c in compiles),
         where=place,
         in_user_code=None,

@@ -12,6 +12,7 @@ import re
 
 from compilescope.findings import PROBLEM, WARNING
 from compilescope.findings.finding import NOT_MEASURED, Finding, plural, seconds
+from compilescope.findings.kinds import FindingKind
 from compilescope.findings.recompile_causes import RecompileCause, compile_cost, is_limit_refusal
 from compilescope.session.model import Frame, Session
 
@@ -82,7 +83,7 @@ def limit_findings(session: Session, causes: dict[tuple, RecompileCause], found:
                 f"Recompile limit reached: {frame.label} runs uncompiled for new inputs",
                 detail=detail,
                 fix=fix,
-                kind="recompile limit",
+                kind=FindingKind.RECOMPILE_LIMIT,
                 compile_ids=tuple(c.compile_id for c in refused),
                 where=frame.place,
                 frames=(frame.name,),
@@ -140,7 +141,7 @@ def flip_flop_findings(session: Session, causes: dict[tuple, RecompileCause], fo
                     "Make the inputs that alternate the same between calls (the same dtype, or sizes padded to one), or let one "
                     "version serve both (dynamic shapes: the recompile findings above say which input changes)."
                 ),
-                kind="flip-flop",
+                kind=FindingKind.FLIP_FLOP,
                 compile_ids=tuple(versions),
                 where=frame.place,
                 frames=(frame.name,),
