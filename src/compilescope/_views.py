@@ -5,7 +5,7 @@ session/model.py imports none of them."""
 
 from __future__ import annotations
 
-from compilescope import views
+from compilescope.views import register
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,6 +60,6 @@ def _notebook(session: Any) -> dict[str, str]:
     return notebook_bundle(session)
 
 
-views.register(
+register(
     json=_json, save_json=_save_json, findings=_findings, show=_show, text=_text, html=_html, write_html=_write_html, notebook=_notebook
 )
