@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from compilescope.cli.errors import CommandError
+from compilescope.app.errors import CommandError
 
 
 class CheckCommand:

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from compilescope.cli.errors import CommandError
+from compilescope.app.errors import CommandError
 from compilescope.session.model import Session
 
 
@@ -35,7 +35,7 @@ class DiffCommand:
         parser.add_argument("--html", metavar="PATH", help="also write the changes as one HTML page")
 
     def run(self, args: argparse.Namespace) -> int:
-        from compilescope.cli.options import open_command
+        from compilescope.app.view import open_command
         from compilescope.cli.report import read_sessions
         from compilescope.findings.diff import diff
         from compilescope.outputs import absolute, check_writable, write_text

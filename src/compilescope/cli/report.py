@@ -9,13 +9,9 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from compilescope.cli.errors import CommandError, reading
-from compilescope.cli.options import (
-    add_view_options,
-    open_command,
-    print_session,
-    view_options,
-)
+from compilescope.app.errors import CommandError, reading
+from compilescope.app.view import open_command, print_session, view_options
+from compilescope.cli.options import add_view_options
 from compilescope.session.model import Session
 
 
@@ -66,7 +62,7 @@ class ReportCommand:
         named = " ".join(args.paths)
         json_target = _target(args.json, "", ".json") if args.json else None
         html_target = _target(args.html, "", ".html") if args.html else None
-        from compilescope.cli.report_cluster import report_cluster
+        from compilescope.app.cluster import report_cluster
 
         if (args.show or args.frame or args.all_frames) and len(sources) > 1 and args.rank is None:
             # (a job's view lists no compiled functions: these apply to one rank's explanation)
