@@ -84,10 +84,12 @@ def try_plans(plan: RunPlan, fix_names: list[str]) -> tuple[RunPlan, RunPlan]:
 
 
 def _with_try(path: str | None) -> str | None:
+    """The second run's output beside the first's: `.try` before the suffix (out/s.try.json)."""
     if path is None:
         return None
-    stem, suffix = stem_and_suffix(path.rstrip("/") or path)
-    return f"{stem}.try{suffix}"
+    path = path.rstrip("/") or path
+    stem, suffix = stem_and_suffix(path)
+    return os.path.join(os.path.dirname(path), f"{stem}.try{suffix}")
 
 
 def _shown(path: str) -> str:
