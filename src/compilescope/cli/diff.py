@@ -35,8 +35,8 @@ class DiffCommand:
         parser.add_argument("--html", metavar="PATH", help="also write the changes as one HTML page")
 
     def run(self, args: argparse.Namespace) -> int:
+        from compilescope.app.report import read_sessions
         from compilescope.app.view import open_command
-        from compilescope.cli.report import read_sessions
         from compilescope.findings.diff import diff
         from compilescope.outputs import absolute, check_writable, write_text
         from compilescope.render.compare import summary_table
