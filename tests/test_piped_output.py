@@ -18,17 +18,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from compilescope.render.console import console_for, printable, runtime
+from compilescope.render.sections.runtime import runtime
+from compilescope.render.terminal import console_for, printable
 from compilescope.render.text import PIPED_WIDTH, width_for
-from compilescope.session.model import (
-    BenchConditions,
-    Benchmark,
-    Environment,
-    KernelTime,
-    Profile,
-    Program,
-    Session,
-)
+from compilescope.session.benchmarks import BenchConditions, Benchmark, KernelTime, Profile
+from compilescope.session.model import Environment, Program, Session
 
 # A recompile whose guard names a long argument, so its line is longer than the output is wide.
 RECOMPILE = textwrap.dedent(

@@ -1,16 +1,28 @@
 """compilescope: what torch.compile did to your program, whether it paid off, what to change.
 
+    import torch
     import compilescope
 
-    with compilescope.record() as session:     # any code that calls torch.compile'd things
-        model(x)
-    print(session)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU())
+    compiled = torch.compile(model)
+    x = torch.randn(8, 64)
+
+    with compilescope.capture() as session:     # any code that calls torch.compile'd things
+        compiled(x)
+    print(session)                              # the explanation `compilescope run` prints
 
     session = compilescope.explain(model, x)    # compile one call and explain it
+    session.save("run.json")
     session = compilescope.load("run.json")     # a saved session, or a TORCH_TRACE log
-    print(compilescope.decompile(fn))           # Python source for any function or code object
 
-Importing compilescope does not import torch; capture() and explain() do, when called.
+Importing compilescope does not import torch; capture() and explain() do, when called. The
+decompiler needs no torch: Python source for any function, module or code object.
+
+>>> def scale(xs, k=2):
+...     return [x * k for x in xs if x > 0]
+>>> print(compilescope.decompile(scale), end="")
+def scale(xs, k=2):
+    return [x * k for x in xs if x > 0]
 """
 
 from __future__ import annotations
@@ -19,7 +31,7 @@ import os
 
 from compilescope import (
     _startup,  # noqa: F401  (first: what python loaded before us)
-    _views,  # noqa: F401  (registers the Session's views: session/views.py)
+    _views,  # noqa: F401  (registers the Session's views: views.py)
 )
 from compilescope._version import __version__
 

@@ -1,14 +1,27 @@
-"""The Session's views (session/views.py), registered from above when compilescope is imported:
-each imports its layer (findings, render) only when first used, so `import compilescope` stays
-light and session/ imports neither."""
+"""The Session's views (compilescope/views.py), registered from above when compilescope is
+imported: each imports its module (the JSON writer, findings, render) only when first used, so
+`import compilescope` stays light (it loads no module of session, findings or render) and
+session/model.py imports none of them."""
 
 from __future__ import annotations
 
-from compilescope.session import views
+from compilescope import views
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+
+def _json(session: Any, found: list[Any] | None) -> str:
+    from compilescope.session.jsonio import dumps
+
+    return dumps(session, found)
+
+
+def _save_json(session: Any, path: str, found: list[Any] | None) -> None:
+    from compilescope.session.jsonio import save
+
+    save(session, path, found)
 
 
 def _findings(session: Any) -> list[Any]:
@@ -47,4 +60,6 @@ def _notebook(session: Any) -> dict[str, str]:
     return notebook_bundle(session)
 
 
-views.register(findings=_findings, show=_show, text=_text, html=_html, write_html=_write_html, notebook=_notebook)
+views.register(
+    json=_json, save_json=_save_json, findings=_findings, show=_show, text=_text, html=_html, write_html=_write_html, notebook=_notebook
+)

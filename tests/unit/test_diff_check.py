@@ -142,7 +142,7 @@ def test_per_call_times_and_bench_figures_before_and_after(capsys: pytest.Captur
     # GIVEN the real run of tiny.py (300 calls recorded on Python 3.12), and the same run as if
     # each call had taken twice as long and as if bench had measured it (figures set by hand:
     # what diff does with them is the point)
-    from compilescope.session.model import Benchmark
+    from compilescope.session.benchmarks import Benchmark
     from recorded import fresh
 
     before, after = fresh("tiny"), fresh("tiny")
@@ -196,8 +196,9 @@ def test_one_vocabulary_of_counts_in_the_run_try_diff_check_json_and_html(capsys
     # GIVEN the real run of quickstart.py: Block.forward and the code after its graph break (2
     # functions), 5 compiles (3 recompiles), one break at line 18 met by 2 compiles
     from compilescope.render.compare import comparison
-    from compilescope.render.console import console_for, printable, render_text
+    from compilescope.render.console import render_text
     from compilescope.render.html import report_data
+    from compilescope.render.terminal import console_for, printable
     from recorded import session
 
     run = session("quickstart")

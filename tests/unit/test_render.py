@@ -144,8 +144,9 @@ def test_a_profile_run_does_not_advise_profile() -> None:
 def test_bench_says_its_verdict_in_words_piped_and_leads_its_page_with_it() -> None:
     # GIVEN `bench bench_mlp.py:make --backends eager` as it saved its results (a real run:
     # compiled took 1.67x as long, on a quiet machine)
-    from compilescope.render.console import console_for, runtime
     from compilescope.render.html import report_data
+    from compilescope.render.sections.runtime import runtime
+    from compilescope.render.terminal import console_for
 
     run = session("bench_mlp.json")
     (bench,) = run.benchmarks

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from compilescope.session.benchmarks import Benchmark, Profile
 from compilescope.session.jsonio import SessionFormatError, loads
-from compilescope.session.model import Benchmark, Profile
 from recorded import TRACES, fresh, session
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from compilescope.render.console import console_for
+from compilescope.render.blocks import Lines, to_html, to_rich
+from compilescope.render.terminal import console_for
 from compilescope.tour import views
-from compilescope.tour.blocks import Lines, to_html, to_rich
 from compilescope.tour.messages import LANGUAGES, say
 from recorded import session
 

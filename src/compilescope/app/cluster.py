@@ -108,7 +108,7 @@ def report_cluster(
     from compilescope.outputs import writing
     from compilescope.render.cluster import ClusterJson, renderables
     from compilescope.render.cluster_html import ClusterPage, rank_budget
-    from compilescope.render.console import console_for, printable
+    from compilescope.render.terminal import console_for, printable
     from compilescope.render.text import escape_control, one_line
 
     summaries: list[RankSummary] = []

@@ -8,7 +8,10 @@ import os
 from pathlib import Path
 
 from compilescope.app.errors import CommandError
-from compilescope.session.model import Session
+
+TYPE_CHECKING = False  # (the model comes in with run(): the command's --help loads none of it)
+if TYPE_CHECKING:
+    from compilescope.session.model import Session
 
 
 def check_output_folder(folder: Path) -> None:

@@ -5,7 +5,7 @@ report in the browser. Shared by run's pipeline, report and the cluster view."""
 from __future__ import annotations
 
 from compilescope.app.errors import CommandError
-from compilescope.render import DETAILS
+from compilescope.choices import DETAILS
 
 # Light on purpose (run loads it before the program): rich and the session model come in with
 # print_session, when there is something to print.
@@ -28,7 +28,8 @@ def view_options(args: argparse.Namespace | RunPlan) -> dict[str, Any]:
 
 def print_session(session: Session, options: dict[str, Any], stream: TextIO) -> None:
     """The explanation, laid out for `stream`: the terminal's width, or 100 columns piped."""
-    from compilescope.render.console import console_for, show
+    from compilescope.render.console import show
+    from compilescope.render.terminal import console_for
 
     show(session, console=console_for(stream), **options)
 

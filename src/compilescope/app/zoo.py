@@ -168,7 +168,7 @@ def sweep_shown(plan: ZooPlan, run: ZooRun, names: list[str], json_path: str | N
     from compilescope.benchmark.compile_cache import Seed
     from compilescope.benchmark.zoo import sweep
     from compilescope.findings.finding import plural
-    from compilescope.render.console import verdict_words
+    from compilescope.render.sections.runtime import verdict_words
     from compilescope.session.zoo import summarize
 
     began = time.perf_counter()

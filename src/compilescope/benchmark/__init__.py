@@ -27,15 +27,8 @@ from typing import Any
 from compilescope.benchmark.by_name import ByName
 from compilescope.benchmark.compile_cache import Seed, cache_env, kept_seed
 from compilescope.benchmark.measure import Config
-from compilescope.session.model import (
-    BenchConditions,
-    Benchmark,
-    KernelTime,
-    Profile,
-    Program,
-    Session,
-    error_summary,
-)
+from compilescope.session.benchmarks import BenchConditions, Benchmark, KernelTime, Profile
+from compilescope.session.model import Program, Session, error_summary
 from compilescope.stats import break_even  # noqa: F401  (bench's rule; tests import it from here)
 
 DEFAULT_BACKENDS = ("inductor",)

@@ -14,8 +14,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-PREFIXES = ("hf:", "timm:")
-SIZES = ("tiny", "base")
+PREFIXES = ("hf:", "timm:")  # (the sizes, tiny and base: compilescope/choices.py)
 
 # A few small layers: enough for every kind of layer to run and compile, small enough for a CPU.
 TINY_TEXT = {

@@ -215,7 +215,7 @@ class CallTimer(Protocol):
     def ms(self, call: Callable[[], Any]) -> float: ...
 
 
-class _Clock:
+class Clock:
     """Times one call; on CUDA with events around it and a synchronize after."""
 
     def __init__(self, device: str) -> None:
@@ -367,7 +367,7 @@ def _in_bf16(model: Any, inputs: Inputs) -> tuple[Any, Inputs]:
     return model, _each_input(inputs, cast)
 
 
-def _step(model: Any, optimizer: Any, inputs: tuple | dict[str, Any], config: Config, update: bool = True) -> Callable[[], Any]:
+def model_step(model: Any, optimizer: Any, inputs: tuple | dict[str, Any], config: Config, update: bool = True) -> Callable[[], Any]:
     """One call of the model as measured: inference, or a training step. `update=False`: the
     step without the optimizer's (the weights stay as they were: the accuracy check's eager call)."""
     import contextlib
@@ -498,9 +498,9 @@ def measure(
     # the time of a step does not depend on the values of the weights it updates.
     compiled_model = torch.compile(model, backend=config.backend, mode=None if config.mode == "default" else config.mode)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3) if config.training else None
-    eager_step = _step(model, optimizer, inputs, config)
-    compiled_step = _step(compiled_model, optimizer, inputs, config)
-    clock = _Clock(config.device)
+    eager_step = model_step(model, optimizer, inputs, config)
+    compiled_step = model_step(compiled_model, optimizer, inputs, config)
+    clock = Clock(config.device)
     cuda = clock.cuda
     eager_first, draws = None, False
     if calls_eager_first(config, check_eager):
@@ -508,14 +508,14 @@ def measure(
         # leave the weights as they were (no optimizer step), so that the compiled first step
         # starts from the same weights; and it does in every training process, cold and warm, so
         # that the first compiled calls they time meet the model alike.
-        first = _step(model, optimizer, _fresh(inputs), config, update=False)
+        first = model_step(model, optimizer, _fresh(inputs), config, update=False)
         eager_first, draws = _drawing_random_numbers(first, cuda)
         if cuda:
             torch.cuda.synchronize()
         stages.append("eager")
 
     # The first compiled call, compile included. (Wall clock: it is mostly host-side work.)
-    compiled_first_step = _step(compiled_model, optimizer, _fresh(inputs), config)
+    compiled_first_step = model_step(compiled_model, optimizer, _fresh(inputs), config)
     if cuda:
         torch.cuda.synchronize()
     cache_before = torch_adapter.compiled_graph_cache_counts()
@@ -534,7 +534,7 @@ def measure(
 
     # Accuracy: the first eager call, on the same weights and inputs, against the first compiled one.
     if eager_first is None:  # (inference: the compiled call changed no weights)
-        eager_first, draws = _drawing_random_numbers(_step(model, optimizer, _fresh(inputs), config), cuda)
+        eager_first, draws = _drawing_random_numbers(model_step(model, optimizer, _fresh(inputs), config), cuda)
     tolerance = _tolerance(model, inputs, config.training, config.precision)
     if draws:
         # Compiled code draws its random numbers differently (Inductor generates its own): the
@@ -612,6 +612,6 @@ def device_name(device: str) -> str:
 
     if device.startswith("cuda") and torch.cuda.is_available():
         return torch.cuda.get_device_name()
-    from compilescope.record import _cpu_name
+    from compilescope.record import cpu_name
 
-    return f"cpu ({_cpu_name()})"
+    return f"cpu ({cpu_name()})"

@@ -17,10 +17,10 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from compilescope.benchmark.measure import Config, Make, _Clock, _step, built
+from compilescope.benchmark.measure import Clock, Config, Make, built, model_step
 
 
-def _copy_gbps(clock: _Clock) -> float:
+def _copy_gbps(clock: Clock) -> float:
     """Bytes read + written per second by a 2 GiB device-to-device copy, at its fastest of 10."""
     import torch
 
@@ -37,7 +37,7 @@ def measure_peaks(dtype: Any) -> dict[str, float]:
     (bytes read + written per second) and a large matrix product in the model's dtype."""
     import torch
 
-    clock = _Clock("cuda")
+    clock = Clock("cuda")
     peaks: dict[str, float] = {"peak_copy_gbps": _copy_gbps(clock)}  # (its 4 GiB given back before the matrices)
     n = 8192
     a = torch.randn(n, n, device="cuda", dtype=dtype)
@@ -61,7 +61,7 @@ def profile_config(make: Make, config: Config, runs: int = 10) -> dict[str, Any]
         model.train(config.training)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3) if config.training else None
     compiled = torch.compile(model, backend=config.backend, mode=None if config.mode == "default" else config.mode)
-    step = _step(compiled, optimizer, inputs, config)
+    step = model_step(compiled, optimizer, inputs, config)
     cuda = config.device.startswith("cuda") and torch.cuda.is_available()
     with capture(label=f"bench --profile {config.label}") as session:
         for _ in range(3):  # compile, then let autotuning and CUDA graphs settle
@@ -287,7 +287,7 @@ class RunProfiler:
         self.prof.__enter__()
 
     def finish(self, session: Any) -> Any:
-        from compilescope.session.model import KernelTime, Profile
+        from compilescope.session.benchmarks import KernelTime, Profile
 
         profile = Profile(config="the whole run", profile_notes=self.notes)
         if self.prof is None:

@@ -34,10 +34,9 @@ from compilescope.benchmark.by_name import ByName, is_by_name
 from compilescope.benchmark.compile_cache import Seed, cache_env, kept_seed
 from compilescope.benchmark.measure import Config
 from compilescope.benchmark.spawn import Starter, TimedOut, run_worker, stop_all
+from compilescope.choices import DEFAULT_TIME_LIMIT_S
 from compilescope.outputs import unpublished
 from compilescope.session.zoo import ZooModel
-
-DEFAULT_TIME_LIMIT_S = 900
 
 
 @dataclass

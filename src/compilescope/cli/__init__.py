@@ -32,6 +32,25 @@ COMMANDS = {
     "doctor": "compilescope.cli.doctor:DoctorCommand",
 }
 
+# each command's line in `compilescope --help`: the first paragraph of its class's docstring
+# (tests/test_first_contact.py checks they agree), here so that the list of commands, and
+# --version, import none of them
+SUMMARIES = {
+    "tour": "A guided tour of what torch.compile does, on this machine: nine small lessons, each run for real in "
+    "its own process under compilescope, each explained with the figures it measured.",
+    "run": "Run a Python program exactly as `python` would, then explain what torch.compile did.",
+    "report": "Explain a saved session (.json) or a trace torch wrote with TORCH_TRACE=dir.",
+    "diff": "What changed between two runs: compiled functions and compiles, graph breaks, recompiles and their "
+    "reasons, guards, kernels, compile time by stage, per-call times and bench figures.",
+    "check": "Fail (exit status 1) where a run has more graph breaks, recompiles or compile time than allowed, or "
+    "anything new compared with a baseline run; pass (0) otherwise.",
+    "bench": "Measure eager against compiled for a model: speedup, compile cost, break-even.",
+    "zoo": "Real Hugging Face and timm models, each compiled and measured in processes of its own.",
+    "decompile": "Run a program unchanged and write, for each function torch.compile compiled, one readable .py "
+    "file in the order the program runs it.",
+    "doctor": "Check that torch.compile can work here, and say how to fix what is missing.",
+}
+
 
 def command(name: str) -> Any:
     """The class of the command `name` (its module imported now)."""
@@ -48,8 +67,9 @@ def _asked_for(argv: list[str]) -> str | None:
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole command line; with `only`, that command's alone (the others are not imported:
-    the arguments name `only`)."""
+    """The command line: with `only` (the command the arguments name), that command's options
+    (its module imported now, the others not); without, the list of commands alone (their
+    summaries, no module imported: nothing but --help and --version can be parsed then)."""
     parser = argparse.ArgumentParser(
         prog="compilescope",
         description="See what torch.compile did to your program, whether it paid off, and what to change.",
@@ -58,6 +78,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"compilescope {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS if only is None else [only]:
+        if only is None:
+            subparsers.add_parser(name, help=SUMMARIES[name])
+            continue
         cls = command(name)
         doc = (cls.__doc__ or "").strip()
         sub = subparsers.add_parser(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from compilescope.app.errors import CommandError
 from compilescope.app.view import open_command
-from compilescope.benchmark.by_name import SIZES
+from compilescope.choices import SIZES
 from compilescope.outputs import absolute, check_writable
 
 BACKENDS = ("eager", "aot_eager", "inductor")
@@ -118,7 +118,8 @@ class BenchCommand:
         from rich.text import Text
 
         from compilescope.benchmark import BenchError, Plan, configs, run_plan
-        from compilescope.render.console import console_for, runtime
+        from compilescope.render.sections.runtime import runtime
+        from compilescope.render.terminal import console_for
 
         backends = _choices(args.backends, BACKENDS, "--backends")
         modes = _choices(args.modes, MODES, "--modes")

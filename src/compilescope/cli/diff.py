@@ -7,7 +7,10 @@ import json
 import sys
 
 from compilescope.app.errors import CommandError
-from compilescope.session.model import Session
+
+TYPE_CHECKING = False  # (the model comes in with run(): the command's --help loads none of it)
+if TYPE_CHECKING:
+    from compilescope.session.model import Session
 
 
 class DiffCommand:
@@ -40,8 +43,8 @@ class DiffCommand:
         from compilescope.findings.diff import diff
         from compilescope.outputs import absolute, check_writable, write_text
         from compilescope.render.compare import summary_table
-        from compilescope.render.console import console_for, printable
         from compilescope.render.diff import DIFF_SCHEMA, diff_html, diff_json, renderables
+        from compilescope.render.terminal import console_for, printable
         from compilescope.render.text import escape_control, one_line
 
         for option, target, what in (("--json", args.json, "the JSON"), ("--html", args.html, "the page")):  # before reading anything

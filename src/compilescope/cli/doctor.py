@@ -51,7 +51,7 @@ class DoctorCommand:
     def run(self, args: argparse.Namespace) -> int:
         from rich.text import Text
 
-        from compilescope.render.console import console_for
+        from compilescope.render.terminal import console_for
 
         console = console_for(sys.stdout)
         checks = list(self.checks(compile_test=not args.no_compile, console=console))

@@ -3,7 +3,7 @@ app/view.py."""
 
 from __future__ import annotations
 
-from compilescope.render import DETAILS
+from compilescope.choices import DETAILS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import os
 import sys
 from pathlib import Path
 
 from compilescope.app.errors import CommandError
-from compilescope.app.report import each_session, explain_one, is_trace, sources_at
 from compilescope.app.view import view_options
 from compilescope.cli.options import add_view_options
+
+# `compilescope report --help` imports this module and argparse only: the model, the findings
+# and the renderers come in with run() (app/report.py), and a job's comparison (app/cluster.py:
+# multiprocessing) only for a job.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 
 class ReportCommand:
@@ -43,6 +48,7 @@ class ReportCommand:
         add_view_options(parser)
 
     def run(self, args: argparse.Namespace) -> int:
+        from compilescope.app.report import each_session, explain_one, is_trace, sources_at
 
         options = view_options(args)
         outputs = [
@@ -58,13 +64,13 @@ class ReportCommand:
         named = " ".join(args.paths)
         json_target = _target(args.json, "", ".json") if args.json else None
         html_target = _target(args.html, "", ".html") if args.html else None
-        from compilescope.app.cluster import report_cluster
-
         if (args.show or args.frame or args.all_frames) and len(sources) > 1 and args.rank is None:
             # (a job's view lists no compiled functions: these apply to one rank's explanation)
             print("compilescope report: --show, --frame and --all apply to one rank's explanation: add --rank N", file=sys.stderr)
         if args.rank is None and len(sources) > 1 and all(is_trace(piece) for _, piece in sources):
             # a job's ranks, each a trace of its own: compared, read in worker processes
+            from compilescope.app.cluster import report_cluster
+
             return report_cluster(iter(()), len(sources), named, json_target, html_target, [piece for _, piece in sources])
         stream = each_session(sources)
         if args.rank is not None:
@@ -75,6 +81,8 @@ class ReportCommand:
             loaded = list(itertools.islice(stream, 2))
         if len(loaded) > 1 or (len(sources) > 1 and args.rank is None):
             # several sessions (saved ones, a job's JSON): compared, read here one at a time
+            from compilescope.app.cluster import report_cluster
+
             return report_cluster(itertools.chain(loaded, stream), max(len(sources), len(loaded)), named, json_target, html_target)
         if not any(records is None or records > 0 for _, records in loaded):
             skipped = next((s.skipped[0] for s, _ in loaded if s.skipped), None)

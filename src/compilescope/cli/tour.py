@@ -44,9 +44,9 @@ class TourCommand:
         from rich.text import Text
 
         from compilescope.outputs import absolute, check_writable, write_text
-        from compilescope.render.console import console_for, printable
+        from compilescope.render.blocks import to_rich
+        from compilescope.render.terminal import console_for, printable
         from compilescope.render.text import one_line
-        from compilescope.tour.blocks import to_rich
         from compilescope.tour.messages import done, language, say
         from compilescope.tour.page import tour_page
         from compilescope.tour.plan import COUNT, LESSONS, run_one

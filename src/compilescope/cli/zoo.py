@@ -13,7 +13,7 @@ from pathlib import Path
 from compilescope.app.errors import CommandError
 from compilescope.app.view import open_command
 from compilescope.app.zoo import check_libraries, model_names, sweep_shown
-from compilescope.benchmark.by_name import SIZES
+from compilescope.choices import DEFAULT_TIME_LIMIT_S, SIZES
 from compilescope.cli.bench import MODES, check_device
 from compilescope.outputs import absolute, check_writable
 from compilescope.session.zoo import ZooRun
@@ -42,8 +42,6 @@ class ZooCommand:
 
     @staticmethod
     def prepare_parser(parser: argparse.ArgumentParser) -> None:
-        from compilescope.benchmark.zoo import DEFAULT_TIME_LIMIT_S
-
         parser.add_argument("--suite", help="hf, timm, or hf,timm (default hf, where --models names none)")
         parser.add_argument(
             "--models", metavar="A,B,...", help="these models only: gpt2,bert (of the suite) or hf:xlnet, timm:dla34, file.py:make"
@@ -77,7 +75,7 @@ class ZooCommand:
     def run(self, args: argparse.Namespace) -> int:
         from compilescope.benchmark.by_name import parse_overrides
         from compilescope.benchmark.zoo import ZooPlan
-        from compilescope.render.console import console_for
+        from compilescope.render.terminal import console_for
         from compilescope.render.zoo import zoo_html, zoo_table
 
         suite, names = model_names(args.suite, args.models)

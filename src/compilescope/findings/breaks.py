@@ -44,7 +44,8 @@ from compilescope.findings.skipped import (
     skips_rest,
     where_rewrite,
 )
-from compilescope.session.model import Compile, Frame, GraphBreak, Profile, Session
+from compilescope.session.benchmarks import Profile
+from compilescope.session.model import Compile, Frame, GraphBreak, Session
 from compilescope.session.places import is_user_code, library
 
 # Places where torch breaks the graph on purpose: nothing in the user's code can remove them.

@@ -26,7 +26,7 @@ import ast
 import re
 from collections.abc import Sequence
 
-from compilescope.findings.skipped import _break_statement, _function, _lines_from_break
+from compilescope.findings.skipped import break_statement, lines_from_break, parsed_function
 from compilescope.session.model import Compile, GraphBreak
 
 # ---- print --------------------------------------------------------------------------------
@@ -106,8 +106,8 @@ def dynamic_shape_result_used(brk: GraphBreak, versions: Sequence[Compile]) -> s
     name = target.group(1)
     for version in versions:
         code = version.original_code
-        function = _function(code.source) if code is not None and code.complete else None
-        statement = _break_statement(function, brk.code or "") if function is not None else None
+        function = parsed_function(code.source) if code is not None and code.complete else None
+        statement = break_statement(function, brk.code or "") if function is not None else None
         if function is None or statement is None:
             continue
         for node in ast.walk(function):
@@ -123,7 +123,7 @@ def dynamic_shape_result_used(brk: GraphBreak, versions: Sequence[Compile]) -> s
             ):
                 return f"`{ast.unparse(node)}` after it reads it out as Python values"
         return None
-    for line in _lines_from_break(brk)[1:]:
+    for line in lines_from_break(brk)[1:]:
         if not re.search(rf"\b{re.escape(name)}\b", line):
             continue
         if re.match(r"^\s*(if|elif|while|assert)\b", line):

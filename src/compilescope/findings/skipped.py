@@ -91,7 +91,7 @@ def rest_of_function(brk: GraphBreak, versions: list[Compile], function: str) ->
     if found is not None:
         calls, total = found
         return Rest(_unique(calls), len(calls), total, f"the source of {function}")
-    lines = _lines_from_break(brk)
+    lines = lines_from_break(brk)
     if lines:
         calls = [call for line in lines for call in re.findall(r"([A-Za-z_][\w.]*)\s*\(", line) if call not in _KEYWORDS]
         if calls:
@@ -120,7 +120,8 @@ def _normal(code: str) -> str | None:
     return None
 
 
-def _function(source: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+def parsed_function(source: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The first function defined in `source` (a function's source as torch gave it), or None."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -128,7 +129,8 @@ def _function(source: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     return next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
 
 
-def _break_statement(function: ast.FunctionDef | ast.AsyncFunctionDef, code: str) -> ast.stmt | None:
+def break_statement(function: ast.FunctionDef | ast.AsyncFunctionDef, code: str) -> ast.stmt | None:
+    """The statement of `function` where the graph broke, found by its code's first line."""
     wanted = _normal(code)
     statements = [node for node in ast.walk(function) if isinstance(node, ast.stmt) and node is not function]
     if wanted is not None:
@@ -147,10 +149,10 @@ def _call_name(call: ast.Call) -> str:
 
 
 def _rest_in_code(source: str, code: str) -> tuple[list[str], int] | None:
-    function = _function(source)
+    function = parsed_function(source)
     if function is None:
         return None
-    statement = _break_statement(function, code)
+    statement = break_statement(function, code)
     if statement is None:
         return None
     calls = sorted((n for n in ast.walk(function) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
@@ -187,7 +189,7 @@ def _rest_in_source(brk: GraphBreak) -> tuple[list[str], int] | None:
     return [_call_name(n) for n in calls if n.lineno >= brk.lineno], len(calls)
 
 
-def _lines_from_break(brk: GraphBreak) -> list[str]:
+def lines_from_break(brk: GraphBreak) -> list[str]:
     """The source lines torch's break line starts, to the end of the lines the trace has, while
     they stay inside the function (indented at least as the break's line)."""
     if not brk.context or brk.context_start is None or brk.lineno is None:
@@ -242,8 +244,8 @@ def scalar_decides_branch(brk: GraphBreak, versions: list[Compile]) -> str | Non
     name = target.group(1)
     for version in versions:
         source = version.original_code.source if version.original_code is not None and version.original_code.complete else None
-        function = _function(source) if source else None
-        statement = _break_statement(function, code) if function is not None else None
+        function = parsed_function(source) if source else None
+        statement = break_statement(function, code) if function is not None else None
         if function is None or statement is None:
             continue
         for node in ast.walk(function):
@@ -252,7 +254,7 @@ def scalar_decides_branch(brk: GraphBreak, versions: list[Compile]) -> str | Non
             test = node.test
             if node.lineno > statement.lineno and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(test)):
                 return f"`{ast.unparse(test)}` after it"
-    for line in _lines_from_break(brk)[1:]:
+    for line in lines_from_break(brk)[1:]:
         if _BRANCH.match(line) and re.search(rf"\b{re.escape(name)}\b", line):
             return f"`{line.rstrip(':')}` after it"
     return None
@@ -316,7 +318,7 @@ def where_rewrite(brk: GraphBreak, versions: Sequence[Compile] = ()) -> Rewrite 
 def _holds(version: Compile, branch: ast.If) -> bool:
     """Whether the version's recorded code has this `if`, whole (no more statements in it)."""
     code = version.original_code
-    function = _function(code.source) if code is not None and code.complete else None
+    function = parsed_function(code.source) if code is not None and code.complete else None
     wanted = ast.unparse(branch)
     return function is not None and any(isinstance(n, ast.If) and ast.unparse(n) == wanted for n in ast.walk(function))
 

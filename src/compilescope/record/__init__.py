@@ -19,7 +19,7 @@ TYPE_CHECKING = False  # (typing is not imported: a program's child processes lo
 if TYPE_CHECKING:
     from typing import Any
 
-_RECORDER = frozenset({"Capture", "capture", "explain", "environment", "_cpu_name"})
+_RECORDER = frozenset({"Capture", "capture", "explain", "environment", "cpu_name"})
 
 
 def __getattr__(name: str) -> Any:

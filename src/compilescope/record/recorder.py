@@ -60,7 +60,7 @@ def environment(final: bool = False) -> dict[str, Any]:
         compiler=torch_adapter.inductor_cxx(only_if_loaded=True),
         cuda=getattr(torch.version, "cuda", None),
     )
-    device = f"cpu ({_cpu_name()})"
+    device = f"cpu ({cpu_name()})"
     # Asking for the GPU's name would start CUDA in a program that may not use it (and break a
     # later fork), so only name it once the program itself has started CUDA.
     if final:
@@ -154,7 +154,8 @@ def _process_facts() -> dict[str, Any]:
     }
 
 
-def _cpu_name() -> str:
+def cpu_name() -> str:
+    """The CPU as the environment names it: "Intel(R) Xeon(R) Processor, 2 cores"."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as handle:
             for line in handle:

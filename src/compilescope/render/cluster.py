@@ -21,7 +21,8 @@ from rich.text import Text
 
 from compilescope.findings.cluster import Cluster, RankSummary, who
 from compilescope.findings.finding import seconds
-from compilescope.render.console import finding_renderable, hanging
+from compilescope.render.sections.overview import finding_renderable
+from compilescope.render.terminal import hanging
 from compilescope.render.text import one_line as one_line_text
 from compilescope.session import SCHEMA as SESSION_SCHEMA
 from compilescope.session import surrogates_escaped

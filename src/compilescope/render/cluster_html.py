@@ -21,7 +21,7 @@ from compilescope._version import __version__
 from compilescope.findings.cluster import Cluster
 from compilescope.findings.finding import Finding
 from compilescope.render.cluster import cluster_facts
-from compilescope.render.html import DETAILS_BUDGET, _asset, _script_json, _sha256, finding_data, report_data
+from compilescope.render.html import DETAILS_BUDGET, asset, csp_hash, finding_data, report_data, script_json
 from compilescope.session.model import Session
 
 MIN_RANK_BUDGET = 2_000_000  # characters of details per rank, however many ranks
@@ -36,7 +36,7 @@ def rank_scripts(session: Session, found: list[Finding], index: int, budget: int
     """A rank's part of the page: its data and blocks, under ids cluster.js reads by `index`."""
     data, blocks = report_data(session, found, budget)
     prefix = f"compilescope-r{index}"
-    yield f'<script type="application/json" id="{prefix}-data">{_script_json(data)}</script>\n'
+    yield f'<script type="application/json" id="{prefix}-data">{script_json(data)}</script>\n'
     for n, text in enumerate(blocks):
         yield f'<script type="application/json" id="{prefix}-block-{n}">{text}</script>\n'
 
@@ -47,11 +47,11 @@ class ClusterPage:
     def __init__(self, handle: IO[str], ranks: int, source: str) -> None:
         self.handle = handle
         self.count = 0
-        self.scripts = [_asset("highlight.min.js"), _asset("report.js"), _asset("cluster.js")]
+        self.scripts = [asset("highlight.min.js"), asset("report.js"), asset("cluster.js")]
         policy = "; ".join(
             [
                 "default-src 'none'",
-                "script-src " + " ".join(f"'{_sha256(s)}'" for s in self.scripts),
+                "script-src " + " ".join(f"'{csp_hash(s)}'" for s in self.scripts),
                 "style-src 'unsafe-inline'",
                 "img-src data:",
                 "base-uri 'none'",
@@ -64,7 +64,7 @@ class ClusterPage:
             f'<meta http-equiv="Content-Security-Policy" content="{html.escape(policy, quote=False)}">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>{html.escape(f'compilescope · {ranks} ranks · {source[:200]}')}</title>\n"
-            f"<style>{_asset('report.css')}</style>\n</head>\n<body>\n"
+            f"<style>{asset('report.css')}</style>\n</head>\n<body>\n"
             '<noscript><p class="noscript">This report needs JavaScript. The same facts: '
             "<code>compilescope report</code> on the same folder.</p></noscript>\n"
             '<div id="cluster"></div>\n'
@@ -78,7 +78,7 @@ class ClusterPage:
     def finish(self, cluster: Cluster, source: str) -> None:
         facts = {**cluster_facts(cluster), "source": source, "compilescope": __version__}
         facts["findings"] = [finding_data(f) for f in cluster.findings]
-        self.handle.write(f'<script type="application/json" id="compilescope-cluster">{_script_json(facts)}</script>\n')
+        self.handle.write(f'<script type="application/json" id="compilescope-cluster">{script_json(facts)}</script>\n')
         for script in self.scripts:
             self.handle.write(f"<script>{script}</script>\n")
         self.handle.write("</body>\n</html>\n")

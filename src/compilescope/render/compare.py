@@ -17,7 +17,8 @@ from rich.table import Table
 from rich.text import Text
 
 from compilescope.findings.rules import Finding, findings
-from compilescope.render.console import console_for, finding_renderable, printable
+from compilescope.render.sections.overview import finding_renderable
+from compilescope.render.terminal import console_for, printable
 from compilescope.render.text import one_line
 from compilescope.session.counts import counts, label
 from compilescope.session.model import Session

@@ -17,7 +17,7 @@ from rich.text import Text
 from compilescope._version import __version__
 from compilescope.findings.diff import Diff, Figure
 from compilescope.render.compare import figure
-from compilescope.render.console import hanging
+from compilescope.render.terminal import hanging
 from compilescope.render.text import one_line
 from compilescope.session.counts import compile_id_note, compile_ids_in
 

@@ -3,7 +3,9 @@
 The page is a small vanilla-JS app (static/report.js) over the session's JSON, both inlined,
 with highlight.js (BSD-3, static/highlight.min.js) for the generated code. Rendering happens in
 the browser and lazily (a compile's details when it is opened), so a session of hundreds of
-compiles and thousands of kernels opens quickly.
+compiles and thousands of kernels opens quickly. The sections written once as views for the
+terminal and the page (render/blocks.py: bench's table, the kernel time tables) come as block
+data (views_data), which report.js's one generic renderer, drawBlocks, draws.
 
 Bounded: the page's main JSON holds what the overview and the navigation need; each compile's
 details (graphs, guards, kernels, code) and each .py file are a JSON block of their own, parsed
@@ -20,20 +22,25 @@ page's own inline scripts (by hash) and styles, and no network at all.
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
 import functools
+import gc
 import hashlib
 import html
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from compilescope._version import __version__
 from compilescope.findings.rules import Finding, findings
 from compilescope.outputs import write_text
-from compilescope.render.console import bench_lead
+from compilescope.render.blocks import to_data
 from compilescope.render.pyfiles import guard_function, guard_name, python_files
+from compilescope.render.sections.runtime import bench_lead, bench_view, kernel_time_view
+from compilescope.render.terminal import size_text
 from compilescope.render.text import short_message
 from compilescope.session.counts import LABELS, calls_recorded_said, compile_id_note, counts
 from compilescope.session.model import Compile, Frame, Session
@@ -42,16 +49,19 @@ _STATIC = Path(__file__).with_name("static")
 
 
 @functools.cache
-def _asset(name: str) -> str:
+def asset(name: str) -> str:
+    """A file of static/ (a script, the CSS) as text, to inline in a page."""
     return (_STATIC / name).read_text(encoding="utf-8")
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _script_json(data: Any) -> str:
+def script_json(data: Any) -> str:
+    """`data` as JSON to put inside a <script type="application/json"> element: nothing in it
+    can end the element ("<", ">" and "&" escaped), and a lone surrogate is JSON's escape."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    if _SURROGATE.search(text):  # a lone surrogate, as JSON's escape (UTF-8 cannot hold it)
+    if not text.isascii() and _SURROGATE.search(text):  # a lone surrogate, as JSON's escape (UTF-8 cannot hold it)
         text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return (
         text.replace("&", "\\u0026")
@@ -62,7 +72,8 @@ def _script_json(data: Any) -> str:
     )
 
 
-def _sha256(text: str) -> str:
+def csp_hash(text: str) -> str:
+    """The Content-Security-Policy's source for an inline script: "sha256-<its hash>"."""
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
@@ -97,8 +108,6 @@ _COUNTED = ("graphs", "kernels", "graph_breaks", "guards", "dynamic")
 def _cut(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
-    from compilescope.render.console import size_text
-
     return text[:limit] + f"\n… {size_text(text[limit:])} more, in the session's JSON"
 
 
@@ -106,13 +115,27 @@ def _data(value: Any, key: str = "") -> Any:
     """A dataclass (or a value in one) as JSON data for the page, each string cut to its limit."""
     if isinstance(value, str):
         return _cut(value, TEXT_LIMIT if key in _TEXT_KEYS else NAME_LIMIT)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {item.name: _data(getattr(value, item.name), item.name) for item in dataclasses.fields(value)}
+    if value is None or isinstance(value, (int, float)):  # (the most common, first: a page visits every value)
+        return value
+    names = _field_names(type(value))
+    if names is not None:
+        return {name: _data(getattr(value, name), name) for name in names}
     if isinstance(value, (list, tuple)):
         return [_data(item, key) for item in value]
     if isinstance(value, dict):
         return {_cut(str(name), NAME_LIMIT): _data(item) for name, item in value.items()}
     return value
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    """The names of a dataclass's fields, in order (None for any other type): found once per
+    class, where dataclasses.fields would find them again for every object of it."""
+    if cls not in _FIELD_NAMES:
+        _FIELD_NAMES[cls] = tuple(item.name for item in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else None
+    return _FIELD_NAMES[cls]
 
 
 def finding_data(f: Finding) -> dict[str, Any]:
@@ -122,7 +145,7 @@ def finding_data(f: Finding) -> dict[str, Any]:
 
 def _fields(value: Any, leave_out: tuple[str, ...]) -> dict[str, Any]:
     """A dataclass's fields as page data (_data), but those named in `leave_out`."""
-    return {item.name: _data(getattr(value, item.name), item.name) for item in dataclasses.fields(value) if item.name not in leave_out}
+    return {name: _data(getattr(value, name), name) for name in _field_names(type(value)) or () if name not in leave_out}
 
 
 class _Blocks:
@@ -135,7 +158,7 @@ class _Blocks:
 
     def add(self, data: Any) -> int | None:
         """The block's number, or None where it would go over the budget (then it is left out)."""
-        text = _script_json(data)
+        text = script_json(data)
         if len(text) > self.left:
             self.left = 0  # and every later one: the page holds the first ones, in order
             return None
@@ -200,7 +223,7 @@ def report_data(session: Session, found: list[Finding] | None = None, budget: in
     part: list[str] = []
     size = 0
     for light in frames:
-        text = _script_json(light)
+        text = script_json(light)
         if part and size + len(text) > FRAMES_BLOCK:
             frame_blocks.append("[" + ",".join(part) + "]")
             part, size = [], 0
@@ -221,6 +244,8 @@ def report_data(session: Session, found: list[Finding] | None = None, budget: in
         # bench's verdicts in words, each with what the terminal says to judge it by (a busy
         # machine, the spread): what a bench report leads with
         "bench_lead": [{"config": c, "verdict": v, "notes": n} for c, v, n in bench_lead(session)],
+        # the sections written once as views (render/blocks.py), drawn by report.js's drawBlocks
+        "views": views_data(session),
         # the program's exception as the header says it: one line, its colours left out, short
         "exception_line": short_message(session.program.exception) if session.program and session.program.exception else None,
         "findings": [finding_data(f) for f in found[:MAX_FINDINGS]],
@@ -234,16 +259,30 @@ def report_data(session: Session, found: list[Finding] | None = None, budget: in
     return data, blocks.texts
 
 
+def views_data(session: Session) -> dict[str, Any]:
+    """The runtime section's views as page data (render/blocks.py's to_data, each string cut to
+    its limit): bench's table, the run's kernel time table (run --profile), and each
+    benchmark's (bench --profile; None where it has none). The page lists every kernel."""
+    return {
+        "bench": _data(to_data(bench_view(session))) if session.benchmarks else [],
+        "profile": _data(to_data(kernel_time_view(session.profile, limit=None))) if session.profile is not None else None,
+        "bench_profiles": [
+            _data(to_data(kernel_time_view(b.profile, limit=None))) if b.profile is not None else None for b in session.benchmarks
+        ],
+    }
+
+
 def render_html(session: Session, found: list[Finding] | None = None) -> str:
     title = "compilescope"
     if session.program is not None:
         title = f"compilescope · {_cut(session.program.target, 200)}"
-    scripts = [_asset("highlight.min.js"), _asset("report.js")]
-    data, blocks = report_data(session, found)
+    scripts = [asset("highlight.min.js"), asset("report.js")]
+    with _no_cycle_collection():
+        data, blocks = report_data(session, found)
     policy = "; ".join(
         [
             "default-src 'none'",
-            "script-src " + " ".join(f"'{_sha256(s)}'" for s in scripts),
+            "script-src " + " ".join(f"'{csp_hash(s)}'" for s in scripts),
             "style-src 'unsafe-inline'",
             "img-src data:",
             "base-uri 'none'",
@@ -258,7 +297,7 @@ def render_html(session: Session, found: list[Finding] | None = None) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{html.escape(policy, quote=False)}">\n',
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
         f"<title>{html.escape(title)}</title>\n",
-        f"<style>{_asset('report.css')}</style>\n</head>\n<body>\n",
+        f"<style>{asset('report.css')}</style>\n</head>\n<body>\n",
         '<noscript><p class="noscript">This report needs JavaScript to show the session. '
         "The same facts: <code>compilescope report</code> on the saved session.</p></noscript>\n",
         # A partial session says so first, in the page itself (also without its scripts)
@@ -268,15 +307,32 @@ def render_html(session: Session, found: list[Finding] | None = None) -> str:
             else []
         ),
         '<div id="app"></div>\n',
-        f'<script type="application/json" id="compilescope-data">{_script_json(data)}</script>\n',
+        f'<script type="application/json" id="compilescope-data">{script_json(data)}</script>\n',
     ]
     parts += [f'<script type="application/json" id="compilescope-block-{n}">{text}</script>\n' for n, text in enumerate(blocks)]
     parts += [f"<script>{s}</script>\n" for s in scripts]
     parts.append("</body>\n</html>\n")
     page = "".join(parts)
-    if _SURROGATE.search(page):  # a name that was not UTF-8 (a script named b"caf\xe9.py"): escaped, as the terminal shows it
+    if not page.isascii() and _SURROGATE.search(
+        page
+    ):  # a name that was not UTF-8 (a script named b"caf\xe9.py"): escaped, as the terminal shows it
         page = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", page)
     return page
+
+
+@contextlib.contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused while the page's data is made: it makes no cycles (dicts,
+    lists and strings, freed as they go), but its hundreds of thousands of new objects set the
+    collector off again and again, and each full pass walks the whole session: at 30 MB of trace,
+    a quarter of the page's time. Resumed after, as it was."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def write_html(session: Session, path: str | Path, found: list[Finding] | None = None) -> Path:

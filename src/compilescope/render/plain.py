@@ -2,7 +2,7 @@
 
 Written without rich and the rules (and from plain values, not a Session): loading them would
 cost more than 5% of a short program's run, to say only that there is nothing compiled to
-explain. The words are render/console.py's header and findings/before_compile.py's finding, so
+explain. The words are render/sections/overview.py's header and findings/before_compile.py's finding, so
 `compilescope report` on the saved session says the same (a test checks it).
 """
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 # (Patterns, compiled by re's cache when first needed: text that str.isprintable() passes holds
 # none of these characters, so most text never needs them.)
 CONTROL = "[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-# ... and newlines, tabs and U+FDD0, the noncharacter render/console.py keeps phrases whole with:
+# ... and newlines, tabs and U+FDD0, the noncharacter render/terminal.py keeps phrases whole with:
 # a one-line field from the program shows its own visibly
 LINE_BREAKS = "[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufdd0]"
 

@@ -13,7 +13,8 @@ from rich.text import Text
 
 from compilescope._version import __version__
 from compilescope.findings.finding import plural
-from compilescope.render.console import Column, FitTable, _bounded_text, _Escaped, _together, verdict_text, verdict_words
+from compilescope.render.sections.runtime import verdict_text, verdict_words
+from compilescope.render.terminal import Column, Escaped, FitTable, bounded_text, together
 from compilescope.session.counts import said
 from compilescope.session.zoo import ZooModel, ZooRun, ZooSummary
 
@@ -58,7 +59,7 @@ def summary_line(summary: ZooSummary | None) -> str:
     return " · ".join(parts)
 
 
-def zoo_table(run: ZooRun) -> _Escaped:
+def zoo_table(run: ZooRun) -> Escaped:
     """The models as a table (rows as lines where the terminal is narrow), the reasons where
     they did not pass, and the summary."""
     columns = [
@@ -80,12 +81,12 @@ def zoo_table(run: ZooRun) -> _Escaped:
             Text(row.name),
             Text(row.status, style=_STATUS_STYLE[row.status]),
             speed,
-            _together(f"{_x(row.eager_ms, 3)} / {_x(row.compiled_ms, 3)}"),
-            _together(f"{_x(row.cold_compile_s, 1, ' s')} / {_x(row.warm_compile_s, 1, ' s')}"),
+            together(f"{_x(row.eager_ms, 3)} / {_x(row.compiled_ms, 3)}"),
+            together(f"{_x(row.cold_compile_s, 1, ' s')} / {_x(row.warm_compile_s, 1, ' s')}"),
             _count(row.compiles),
             _count(row.graph_breaks),
             _count(row.recompiles),
-            _together(_memory(row)),
+            together(_memory(row)),
             Text(row.accuracy or "unknown", style="red" if (row.accuracy or "").startswith("fail") else ""),
         )
     notes = Text("")
@@ -114,7 +115,7 @@ def zoo_table(run: ZooRun) -> _Escaped:
         " The geomean speedup and the median compile time are over the models that passed.",
         style="dim",
     )
-    return _Escaped(Group(table, _bounded_text(notes)))
+    return Escaped(Group(table, bounded_text(notes)))
 
 
 # --- HTML ----------------------------------------------------------------------------------
@@ -275,11 +276,11 @@ def _chart(models: list[ZooModel], width: int = 900, height: int = 380) -> str:
 
 def zoo_html(run: ZooRun) -> str:
     """The whole page: what ran, the summary, the chart, the sortable table."""
-    from compilescope.render.html import _sha256
+    from compilescope.render.html import csp_hash
 
     e = html.escape
     environment = " · ".join(f"{k} {v}" for k, v in run.environment.items())
-    csp = f"default-src 'none'; style-src 'unsafe-inline'; script-src '{_sha256(_SCRIPT)}'; base-uri 'none'; form-action 'none'"
+    csp = f"default-src 'none'; style-src 'unsafe-inline'; script-src '{csp_hash(_SCRIPT)}'; base-uri 'none'; form-action 'none'"
     head = "".join(f'<th data-type="{kind}" scope="col">{e(name)}</th>' for name, kind in _COLUMNS)
     parts = [
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',

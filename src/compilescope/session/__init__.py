@@ -1,4 +1,5 @@
-"""The Session (model.py): built from trace records (build.py), saved and loaded as JSON
+"""The Session (model.py): built from trace records (build.py, by record family: records/), saved
+and loaded as JSON
 (jsonio.py); a session with nothing compiled can also be written without the model (empty.py)."""
 
 import re

@@ -20,8 +20,9 @@ from typing import Any
 
 from compilescope.outputs import write_text
 from compilescope.session import surrogates_escaped
+from compilescope.session.benchmarks import Benchmark
 from compilescope.session.counts import counts
-from compilescope.session.model import SCHEMA, Benchmark, Session
+from compilescope.session.model import SCHEMA, Session
 from compilescope.trace.reader import json_value
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 
 from compilescope._version import __version__
-from compilescope.tour.blocks import STYLE, to_html
+from compilescope.render.blocks import STYLE, to_html
 from compilescope.tour.messages import done, say
 from compilescope.tour.plan import LessonResult
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from compilescope.findings.finding import seconds
+from compilescope.render.blocks import Block
 from compilescope.session.model import Frame
 from compilescope.tour import facts, views
-from compilescope.tour.blocks import Block
 from compilescope.tour.messages import say
 from compilescope.tour.run import LessonRun, run_lesson
 

@@ -1,10 +1,10 @@
 """What each lesson shows of compilescope's view of its run, labelled in the tour's language.
 
-compilescope's own views (render/console.py) are written in English and show everything; a
-lesson shows the one thing it teaches (the graph and the guard on the input, the version a
-failed guard made, the kernels and their code, the benchmark table), so these are built here
-from the same session, as blocks (blocks.py: the terminal draws them with render's table that
-fits it, the page as HTML), with the labels from messages.py. Names torch gives (ops, guard
+compilescope's own views (render/console.py, render/sections/) are written in English and show
+everything; a lesson shows the one thing it teaches (the graph and the guard on the input, the
+version a failed guard made, the kernels and their code, the benchmark table), so these are
+built here from the same session, as blocks (render/blocks.py: the terminal draws them with
+render's table that fits it, the tour's page as HTML), with the labels from messages.py. Names torch gives (ops, guard
 kinds, kernels, code) stay as they are.
 """
 
@@ -18,10 +18,11 @@ from typing import Any
 from rich.text import Text
 
 from compilescope.findings.finding import seconds
-from compilescope.render.console import Column, graph_rows
+from compilescope.render.blocks import Block, Code, Heading, Lines, Table
+from compilescope.render.sections.functions import graph_rows
+from compilescope.render.terminal import Column
 from compilescope.render.text import one_line
 from compilescope.session.model import Compile, FailedGuard, Frame, Guard
-from compilescope.tour.blocks import Block, Code, Heading, Lines, Table
 from compilescope.tour.messages import say
 
 CODE_LINES = 30  # of a kernel's code: the loop and its fused body fit; the rest is counted

@@ -2,7 +2,8 @@
 
 Kept apart from the reader so that the recorder, which writes them inside the user's process,
 names them without loading the reader (a program that never imports torch pays for no more
-than it needs). session/build.py reads each in its `_on_<name>` method.
+than it needs). session/records/program.py and calls.py read them (session/records/kinds.py:
+which module reads each kind).
 """
 
 CAPTURE_RECORD = "compilescope_capture"  # the first line of a trace compilescope writes

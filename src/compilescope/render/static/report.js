@@ -17,6 +17,8 @@
     var view = ++latestView;
     function current() { return view === latestView; }
     var S = data.session;
+    // the sections written once as views (html.py: views_data)
+    var views = data.views || { bench: [], profile: null, bench_profiles: [] };
     // A bench report (benchmarks, nothing compiled in this process: bench compiles in its
     // workers) leads with its verdicts and the machine's state, not with empty counts.
     var benchOnly = (data.bench_lead || []).length > 0 && !S.frames.length && !(S.children || []).length;
@@ -142,6 +144,41 @@ function shortPath(path) {
       more.addEventListener("click", next);
       next();
       return wrapper;
+    }
+
+    // ---- views: sections written once as blocks (render/blocks.py, to_data) ---------------------
+    // A block is {kind: "heading" | "lines" | "table" | "code", ...}; a line or a cell is a list
+    // of [text, style] spans, the style class names (dim, bold, yellow...). The terminal draws the
+    // same blocks (to_rich); every string goes in here as text (add), never as HTML.
+    function spansOf(spans) {
+      return spans.map(function (span) { return span[1] ? el("span", { "class": span[1] }, span[0]) : span[0]; });
+    }
+    function blocksTable(block, untitled) {
+      var columns = block.columns;
+      var table = rowsTable(columns.map(function (c) { return c.header; }), block.rows, function (row) {
+        if (row.note) return el("tr", null, el("td", null, spansOf(row.cells[0])), el("td", { colspan: String(columns.length - 1) }, spansOf(row.cells[1] || [])));
+        return el("tr", null, row.cells.map(function (cell, i) {
+          var column = columns[i] || {};
+          // (a name or free text may be one long word: a library's kernel, a path)
+          return el("td", { "class": column.justify === "right" ? "right" : (column.long ? "mono wrap" : (i === 0 ? "wrap" : null)) }, spansOf(cell));
+        }));
+      });
+      return [block.title && !untitled ? el("div", { "class": "caption" }, block.title) : null, table];
+    }
+    function drawBlocks(blocks, fold) {
+      // fold ("open" or "closed"): the view under its first table's title, in a <details> built
+      // when it is opened (a table of every kernel); else the view as it is.
+      function draw(untitled) {
+        return el("div", { "class": "blocks" }, blocks.map(function (block, index) {
+          if (block.kind === "heading") return el("h3", null, block.text);
+          if (block.kind === "lines") return el("div", { "class": block.mono ? "mono" : null }, block.lines.map(function (line) { return el("div", { "class": "line" }, spansOf(line)); }));
+          if (block.kind === "table") return blocksTable(block, untitled && index === 0);
+          return [codeBlock(block.text, block.lexer), block.more ? el("div", { "class": "dim" }, block.more) : null];
+        }));
+      }
+      var first = blocks[0];
+      if (!fold || !first || first.kind !== "table" || !first.title) return draw(false);
+      return lazy(first.title, function () { return draw(true); }, fold === "open");
     }
 
     // ---- the session, flattened ---------------------------------------------------------------
@@ -445,30 +482,9 @@ function shortPath(path) {
       return section;
     }
 
-    function kernelTimes(b, open) {
-      if (b.profile_error) return el("p", { "class": "unknown" }, b.config + ": no profile: " + b.profile_error);
-      if (!b.kernels || !b.kernels.length) return el("p", { "class": "unknown" }, b.config + ": the profile recorded no kernel time.");
-      var gpu = b.kernels[0].where === "device";
-      return lazy(b.config + ": " + (gpu ? "GPU" : "CPU") + " time by kernel over " + b.profiled_calls + " calls of compiled code", function () {
-        var headers = ["kernel", "kind", "calls", "µs per call", "share", "made from (ATen)", "your code"];
-        if (gpu) headers = headers.concat(["GB/s", "of copy peak", "TFLOP/s"]);
-        var parts = [rowsTable(headers, b.kernels, function (k) {
-          var name = el("td", { "class": "mono" }, k.name);
-          if (k.device_kernels && k.device_kernels.length) add(name, el("div", { "class": "muted" }, "ran " + k.device_kernels.join(", ")));
-          var cells = [name, el("td", null, k.kind), el("td", null, String(k.calls)),
-            el("td", null, (k.total_us / Math.max(k.calls, 1)).toFixed(1)), el("td", null, (100 * k.share).toFixed(0) + "%"),
-            el("td", { "class": "mono" }, k.aten_ops ? k.aten_ops.join(", ") : unknown(null)),
-            el("td", { "class": "mono" }, k.source_lines && k.source_lines.length ? k.source_lines.join("\n") : unknown(null))];
-          if (gpu) cells = cells.concat([el("td", null, k.achieved_gbps ? k.achieved_gbps.toFixed(0) : unknown(null)),
-            el("td", null, k.bandwidth_of_peak ? (100 * k.bandwidth_of_peak).toFixed(0) + "%" : unknown(null)),
-            el("td", null, k.achieved_tflops ? k.achieved_tflops.toFixed(1) : unknown(null))]);
-          return el("tr", null, cells);
-        })];
-        if (b.peak_copy_gbps) parts.push(el("p", { "class": "muted" }, "Device limits measured here: copy " + b.peak_copy_gbps.toFixed(0) + " GB/s (read + write), matrix product " + b.peak_matmul_tflops.toFixed(0) + " TFLOP/s."));
-        var regions = Object.keys(b.compiled_regions || {});
-        if (regions.length) parts.push(el("p", null, "Calls served by each compiled version: " + regions.map(function (id) { return id + ": " + b.compiled_regions[id]; }).join(", ")));
-        return parts;
-      }, open);
+    // where the compiled time went, kernel by kernel: render/sections/runtime.py's kernel_time_view
+    function kernelTimes(view, open) {
+      return drawBlocks(view, open ? "open" : "closed");
     }
 
     function duration(us) {
@@ -508,7 +524,7 @@ function shortPath(path) {
     }
 
     // bench's verdict per configuration, in words ("slower 0.76x"), with what to judge it by, as
-    // the terminal says them (render/console.py: bench_lead)
+    // the terminal says them (render/sections/runtime.py: bench_lead)
     function verdictStyle(verdict) {
       return { "faster": "expected", "slower": "actual", "too noisy to say": "unknown" }[verdict] || "";
     }
@@ -528,27 +544,13 @@ function shortPath(path) {
       var recorded = S.calls_recorded && S.frames.some(function (frame) { return frame.compiles.some(function (c) { return c.calls; }); });
       if (recorded) add(section, callsTable());
       else if (S.calls_recorded) add(section, el("p", { "class": "muted" }, "Calls per compiled version: " + (data.calls_recorded || S.calls_recorded) + "."));
-      if (S.profile) add(section, kernelTimes(S.profile, true));
+      if (S.profile && views.profile) add(section, kernelTimes(views.profile, true));
       if (!benchmarks.length) {
         if (!recorded && !S.profile) add(section, el("p", { "class": "muted" }, "No runtime figures in this session: it records what torch.compile did and what compiling cost, not how fast the compiled code ran. compilescope bench measures that."));
         return section;
       }
-      function ms(median, iqr) {
-        if (median === null || median === undefined) return el("span", { "class": "unknown" }, "unknown");
-        return [median.toFixed(3), iqr && iqr.length === 2 ? el("span", { "class": "muted" }, " (" + iqr[0].toFixed(3) + "–" + iqr[1].toFixed(3) + ")") : ""];
-      }
-      add(section, el("table", { id: "benchmarks" },
-        el("tr", null, ["configuration", "eager ms", "compiled ms", "speedup", "first call, cold cache", "first call, warm cache", "break-even", "peak memory", "accuracy"].map(function (h) { return el("th", null, h); })),
-        benchmarks.map(function (b, index) {
-          var said = (data.bench_lead || [])[index];
-          if (b.skipped) return el("tr", null, el("td", null, b.config), el("td", { colspan: "8", "class": "unknown" }, "no figures: " + b.skipped));
-          return el("tr", null, el("td", null, b.config), el("td", null, ms(b.eager_ms, b.eager_iqr_ms)), el("td", null, ms(b.compiled_ms, b.compiled_iqr_ms)),
-            el("td", { "class": verdictStyle(b.verdict) || (b.verdict ? "" : b.speedup >= 1.05 ? "expected" : (b.speedup < 0.95 ? "actual" : "")) }, said ? said.verdict : (b.speedup === null ? unknown(null) : b.speedup.toFixed(2) + "x")),
-            el("td", null, seconds(b.first_call_cold_s)), el("td", null, seconds(b.first_call_warm_s)),
-            el("td", null, b.break_even_calls === null ? (b.speedup !== null ? "never" : unknown(null)) : b.break_even_calls.toFixed(0) + " calls"),
-            el("td", null, b.peak_memory_mb === null ? unknown(null) : b.peak_memory_mb.toFixed(0) + " MB"),
-            el("td", { "class": String(b.accuracy).indexOf("fail") === 0 ? "actual" : "" }, unknown(b.accuracy)));
-        })));
+      // bench's table and how it measured: render/sections/runtime.py's bench_view, as the terminal shows it
+      add(section, el("div", { id: "benchmarks" }, drawBlocks(views.bench)));
       var measured = benchmarks.filter(function (b) { return !b.skipped && b.eager_ms !== null; });
       if (measured.length) {
         // Eager and compiled per call, side by side: a picture of the speedup.
@@ -570,10 +572,10 @@ function shortPath(path) {
           });
         });
         add(section, el("h3", null, "Per call, eager and compiled"), chart);
-        measured.forEach(function (b) { if (b.profile && b.profile.kernels && b.profile.kernels.length) add(section, kernelTimes(b.profile, false)); });
-        var b0 = measured[0];
-        add(section, el("p", { "class": "muted" }, "Medians of " + b0.runs + " timed calls each (IQR in brackets) after " + b0.warmup + " warm-up calls, eager and compiled taking turns; " +
-          b0.threads + " threads; timer: " + b0.timer + "; memory: " + b0.memory_kind + ". Break-even: calls after which the compile has paid for itself."));
+        benchmarks.forEach(function (b, index) {
+          var view = views.bench_profiles[index];
+          if (view && measured.indexOf(b) >= 0 && b.profile.kernels && b.profile.kernels.length) add(section, kernelTimes(view, false));
+        });
       }
       return section;
     }

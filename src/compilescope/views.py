@@ -1,9 +1,13 @@
 """How a Session is explained and shown, given from above.
 
 The model (session/model.py) has the methods users call (`session.show()`, `str(session)`,
-`session.to_html()`, Jupyter's display), but the findings and the renderers sit above the
-session layer: they import it, never the other way. The package root registers them here when
-compilescope is imported (compilescope/_views.py), so session/ imports neither.
+`session.to_html()`, `session.save()`, Jupyter's display), but the findings and the renderers
+sit above the session layer: they import it, never the other way. The JSON writer
+(session/jsonio.py) imports the model to read sessions back, so the model does not import it
+either. The package root registers them here when compilescope is imported
+(compilescope/_views.py), so session/model.py imports none of them. This registry is at the
+bottom, beside the package root, not in session/: importing compilescope (which every command
+does, `compilescope --version` included) then loads no module of the session layer.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ if TYPE_CHECKING:
 
 _VIEWS: dict[str, Callable[..., Any]] = {}
 
-NAMES = ("findings", "show", "text", "html", "write_html", "notebook")
+NAMES = ("json", "save_json", "findings", "show", "text", "html", "write_html", "notebook")
 
 
 def register(**views: Callable[..., Any]) -> None:
