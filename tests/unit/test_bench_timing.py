@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from compilescope.benchmark import measure
+from compilescope.benchmark import timing
 
 
 class Timeline:
@@ -35,7 +35,7 @@ def _falling_then_flat(fall_calls: int) -> Iterator[float]:
 
 def test_warm_up_runs_until_times_stop_falling_and_the_floor_has_passed() -> None:
     timeline = Timeline(_falling_then_flat(fall_calls=200))
-    warm = measure.warm_up((lambda: None, lambda: None), timeline, min_calls=3, floor_s=1.0, now=timeline.now)
+    warm = timing.warm_up((lambda: None, lambda: None), timeline, min_calls=3, floor_s=1.0, now=timeline.now)
     assert warm.steady is True and warm.seconds >= 1.0
     # two steps share the timeline: 100 calls of each while times fell, then two windows flat
     assert 100 < warm.calls <= 200, warm
@@ -43,7 +43,7 @@ def test_warm_up_runs_until_times_stop_falling_and_the_floor_has_passed() -> Non
 
 def test_warm_up_that_never_settles_stops_at_its_limit_and_says_so() -> None:
     timeline = Timeline(10.0 * 0.99**n for n in range(10**9))  # every call faster than the last
-    warm = measure.warm_up((lambda: None,), timeline, min_calls=3, floor_s=1.0, limit_s=5.0, now=timeline.now)
+    warm = timing.warm_up((lambda: None,), timeline, min_calls=3, floor_s=1.0, limit_s=5.0, now=timeline.now)
     assert warm.steady is False and 5.0 <= warm.seconds < 5.1
 
 
@@ -59,7 +59,7 @@ def test_a_busy_machine_is_measured_again_and_the_quietest_round_kept() -> None:
     timeline = Timeline(iter([1.0, 1.1, 0.9, 1.05] * 1000))
     busy = iter([1.9, 1.2, 1.6])  # cores' worth of CPU others took, round by round
     slept: list[float] = []
-    chosen = measure.timed_rounds(
+    chosen = timing.timed_rounds(
         lambda: None, lambda: None, timeline, runs=20, threads=2, available=2,
         watch=lambda: _Busy(next(busy)), sleep=slept.append,  # type: ignore[arg-type,return-value]
     )  # fmt: skip

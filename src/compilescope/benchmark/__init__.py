@@ -35,10 +35,6 @@ DEFAULT_BACKENDS = ("inductor",)
 DEFAULT_MODES = ("default",)
 
 
-class BenchError(Exception):
-    """The target cannot be benchmarked (bad target, make() failed); the message says why."""
-
-
 def configs(backends: Iterable[str], modes: Iterable[str], training: Iterable[bool], device: str) -> list[Config]:
     out = []
     for backend in backends:

@@ -17,7 +17,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from compilescope.benchmark.measure import Clock, Config, Make, built, model_step
+from compilescope.benchmark.measure import Config, Make, built, model_step
+from compilescope.benchmark.timing import Clock
 
 
 def _copy_gbps(clock: Clock) -> float:
@@ -52,7 +53,7 @@ def measure_peaks(dtype: Any) -> dict[str, float]:
 def profile_config(make: Make, config: Config, runs: int = 10) -> dict[str, Any]:
     import torch
 
-    from compilescope.benchmark import torch_adapter
+    import compilescope.benchmark.torch_adapter as torch_adapter
     from compilescope.record import capture
 
     notes = torch_adapter.ask_inductor_for_profile_details()
@@ -278,7 +279,7 @@ class RunProfiler:
     def start(self) -> None:
         import torch
 
-        from compilescope.benchmark import torch_adapter
+        import compilescope.benchmark.torch_adapter as torch_adapter
 
         self.notes = torch_adapter.ask_inductor_for_profile_details()
         self.cuda = torch.cuda.is_available()

@@ -38,7 +38,7 @@ def _send(message: dict[str, Any]) -> None:
 def _worker(request: dict[str, Any]) -> int:
     """In the forked child: become the worker `python -m compilescope.benchmark.worker SPEC`
     would be, run it, and end as a process ends."""
-    from compilescope.benchmark import worker
+    import compilescope.benchmark.worker as worker
 
     os.setpgid(0, 0)  # (a group of its own, as the parent's killpg expects; the starter sets it too)
     os.environ.clear()

@@ -8,7 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from compilescope.benchmark import BenchError
+
+class BenchError(Exception):
+    """The target cannot be benchmarked (bad target, make() failed); the message says why."""
 
 
 def split_target(target: str) -> tuple[Path, str]:

@@ -117,7 +117,8 @@ class BenchCommand:
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
         from rich.text import Text
 
-        from compilescope.benchmark import BenchError, Plan, configs, run_plan
+        from compilescope.benchmark import Plan, configs, run_plan
+        from compilescope.benchmark.target import BenchError
         from compilescope.render.sections.runtime import runtime
         from compilescope.render.terminal import console_for
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from types import CodeType
 from typing import Any
 
-from compilescope.decompiler import versions
+import compilescope.decompiler.versions as versions
 from compilescope.decompiler.building import add_defaults, function_name, function_source
 from compilescope.decompiler.unparse import unparse
 from compilescope.decompiler.values import Unsupported, arguments

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dis
 from typing import Any
 
-from compilescope.decompiler import cfg
+import compilescope.decompiler.cfg as cfg
 from compilescope.decompiler.cfg import CONDITIONAL, code_shape
 from compilescope.decompiler.versions import SWAP_AND_COPY
 

@@ -16,7 +16,7 @@ import dis
 from dataclasses import dataclass
 from typing import Any, cast
 
-from compilescope.decompiler import cfg
+import compilescope.decompiler.cfg as cfg
 from compilescope.decompiler.versions import EXCEPTION_TABLE
 
 _IGNORED = cfg.NO_EFFECT

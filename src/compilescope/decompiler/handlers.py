@@ -13,7 +13,8 @@ import dis
 from collections.abc import Callable
 from typing import Any, cast
 
-from compilescope.decompiler import cfg, finally_copies
+import compilescope.decompiler.cfg as cfg
+import compilescope.decompiler.finally_copies as finally_copies
 from compilescope.decompiler.cfg import CONDITIONAL, code_shape
 from compilescope.decompiler.expressions import BlockReader
 from compilescope.decompiler.normalize import (

@@ -11,7 +11,7 @@ import ast
 import dis
 from typing import Any, cast
 
-from compilescope.decompiler import cfg
+import compilescope.decompiler.cfg as cfg
 from compilescope.decompiler.expressions import name_cleanup
 from compilescope.decompiler.normalize import (
     EXIT,

@@ -11,7 +11,8 @@ import ast
 import dis
 from typing import Any, cast
 
-from compilescope.decompiler import cfg, patterns
+import compilescope.decompiler.cfg as cfg
+import compilescope.decompiler.patterns as patterns
 from compilescope.decompiler.cfg import CONDITIONAL
 from compilescope.decompiler.expressions import BlockReader
 from compilescope.decompiler.normalize import (

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any, NamedTuple
 
-from compilescope.decompiler import cfg, finally_copies
+import compilescope.decompiler.cfg as cfg
+import compilescope.decompiler.finally_copies as finally_copies
 from compilescope.decompiler.cfg import CONDITIONAL, code_shape
 from compilescope.decompiler.chains import chained_comparisons
 from compilescope.decompiler.expressions import name_cleanup

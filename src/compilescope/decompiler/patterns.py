@@ -29,7 +29,7 @@ import dis
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from compilescope.decompiler import cfg
+import compilescope.decompiler.cfg as cfg
 from compilescope.decompiler.values import Unsupported
 from compilescope.decompiler.versions import ATTR_LOADS_METHOD, GLOBAL_PUSHES_NULL, MATCH_PUSHES_TEST
 

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Iterator
 from types import CodeType
 
-from compilescope.decompiler import cfg
+import compilescope.decompiler.cfg as cfg
 from compilescope.decompiler.api import decompile_code
 from compilescope.decompiler.normalize import normalize
 

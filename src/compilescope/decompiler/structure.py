@@ -34,7 +34,8 @@ from collections.abc import Callable, Collection
 from types import CodeType
 from typing import Any
 
-from compilescope.decompiler import cfg, patterns
+import compilescope.decompiler.cfg as cfg
+import compilescope.decompiler.patterns as patterns
 from compilescope.decompiler.cfg import CONDITIONAL
 from compilescope.decompiler.comprehensions import inlined_comprehension
 from compilescope.decompiler.expressions import BlockReader, empty_display

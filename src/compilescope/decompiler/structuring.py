@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from types import CodeType
 from typing import Any
 
-from compilescope.decompiler import cfg, finally_copies, patterns
+import compilescope.decompiler.cfg as cfg
+import compilescope.decompiler.finally_copies as finally_copies
+import compilescope.decompiler.patterns as patterns
 from compilescope.decompiler.expressions import BlockReader, empty_display
 from compilescope.decompiler.normalize import (
     EXIT,

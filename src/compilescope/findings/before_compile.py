@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from compilescope.findings import INFO, PROBLEM, WARNING
+from compilescope.findings.kinds import FindingKind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def finding_json(said: Said) -> dict:
         "title": title,
         "detail": detail,
         "fix": fix,
-        "kind": "nothing compiled",
+        "kind": FindingKind.NOTHING_COMPILED,
         "compile_ids": [],
         "where": None,
         "in_user_code": None,

@@ -25,6 +25,7 @@ from compilescope.findings.finding import (
     short,
     where,
 )
+from compilescope.findings.kinds import FindingKind
 from compilescope.findings.offers import (
     already_set,
     dynamic_shape_not_capturable,
@@ -34,7 +35,7 @@ from compilescope.findings.offers import (
     print_of_tensor,
     prints_a_read_value,
 )
-from compilescope.findings.recompiles import carried_over_a_break
+from compilescope.findings.recompile_causes import carried_over_a_break
 from compilescope.findings.skipped import (
     break_in_frame,
     hinted_fixes,
@@ -293,7 +294,7 @@ def _finding(
         title,
         detail="\n".join(lines),
         fix=fix,
-        kind="graph break",
+        kind=FindingKind.GRAPH_BREAK,
         compile_ids=compile_ids,
         where=place,
         in_user_code=own if brk.filename else None,
@@ -555,7 +556,7 @@ def captured_nothing(session: Session, breaks: list[Finding]) -> list[Finding]:
             "torch.compile captured nothing: the code ran eagerly",
             detail=detail,
             fix=fix,
-            kind="captured nothing",
+            kind=FindingKind.CAPTURED_NOTHING,
             where=next((b.where for b in breaks if b.where), None),
             compile_ids=tuple(c.compile_id for c in session.compiles),
             frames=tuple(functions),

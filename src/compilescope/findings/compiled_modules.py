@@ -10,6 +10,7 @@ import ast
 
 from compilescope.findings import PROBLEM
 from compilescope.findings.finding import Finding, listed, short
+from compilescope.findings.kinds import FindingKind
 from compilescope.session.model import CompiledModule, Session
 from compilescope.session.places import is_user_code
 
@@ -65,7 +66,7 @@ def compiled_module_findings(session: Session) -> list[Finding]:
                 title,
                 detail="\n".join(detail),
                 fix=fix,
-                kind="compiled module not called",
+                kind=FindingKind.COMPILED_MODULE_NOT_CALLED,
                 where=module.compiled_from[-1].split(" in ")[0] if module.compiled_from else None,
                 in_user_code=True if module.compiled_from else None,
                 frames=(f"{module.module}.forward",),

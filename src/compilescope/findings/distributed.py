@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from compilescope.findings import INFO
 from compilescope.findings.finding import Finding, listed, plural
+from compilescope.findings.kinds import FindingKind
 from compilescope.session.model import Session
 
 MB = 2**20
@@ -42,7 +43,7 @@ def ddp_split_findings(session: Session) -> list[Finding]:
                     "fewer pieces and less overlap; torch._dynamo.config.optimize_ddp = False gives one graph and "
                     "all-reduces the gradients only after the whole backward."
                 ),
-                kind="ddp split",
+                kind=FindingKind.DDP_SPLIT,
                 compile_ids=tuple(c.compile_id for c in split),
                 frames=(frame.name,),
             )

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from compilescope.findings import INFO, PROBLEM, WARNING
+from compilescope.findings.kinds import FindingKind
 
 Level = Literal["problem", "warning", "info"]  # PROBLEM, WARNING, INFO
 
@@ -27,10 +28,7 @@ class Finding:
     title: str
     detail: str = ""
     fix: str = ""  # what to change, in the user's words; "" where the facts support no advice
-    # what it is about: "graph break", "recompile", "recompile limit", "compile failed",
-    # "captured nothing", "calls without compiled code", "compile time", "nothing compiled",
-    # "child processes", "unreadable trace"
-    kind: str = "other"
+    kind: FindingKind = FindingKind.OTHER  # what it is about (findings/kinds.py)
     compile_ids: tuple[str, ...] = ()
     where: str | None = None  # "file:line": where to act, in the user's own code where known
     # Whether the cause itself is in the user's code; False: in `library`'s code (and `where`,

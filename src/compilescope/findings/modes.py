@@ -11,6 +11,7 @@ import re
 
 from compilescope.findings import INFO, WARNING
 from compilescope.findings.finding import NOT_MEASURED, Finding, listed, plural
+from compilescope.findings.kinds import FindingKind
 from compilescope.session.model import Compile, Frame, Session
 
 
@@ -35,7 +36,7 @@ def cuda_graph_findings(session: Session) -> list[Finding]:
                     f"and runs those graphs' kernels one launch at a time. torch's reason: {reason}"
                 ),
                 fix=_fix(reason),
-                kind="cuda graphs",
+                kind=FindingKind.CUDA_GRAPHS,
                 where=_found_from(reason),
                 compile_ids=tuple(c.compile_id for _, c in met),
                 frames=tuple(dict.fromkeys(f.name for f, _ in met)),
@@ -57,7 +58,7 @@ def cuda_graph_findings(session: Session) -> list[Finding]:
                 INFO,
                 f'CUDA graphs used for {plural(used, "graph")} of {len(asked)} (mode="reduce-overhead")',
                 detail=detail,
-                kind="cuda graphs",
+                kind=FindingKind.CUDA_GRAPHS,
                 compile_ids=tuple(c.compile_id for _, c in asked if not c.cudagraph_skip_reason),
             )
         )
@@ -93,7 +94,7 @@ def autotuning_findings(session: Session) -> list[Finding]:
                 if not len(tuned) - len(library)
                 else ""
             ),
-            kind="autotuning",
+            kind=FindingKind.AUTOTUNING,
             compile_ids=tuple(dict.fromkeys(c.compile_id for _, c, _ in tuned)),
             frames=tuple(dict.fromkeys(f.name for f, _, _ in tuned)),
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from compilescope.findings import INFO, WARNING
 from compilescope.findings.finding import Finding, plural, seconds, where
+from compilescope.findings.kinds import FindingKind
 from compilescope.session.model import Frame, Session
 from compilescope.session.places import is_user_code
 
@@ -50,7 +51,7 @@ def payoff_findings(session: Session) -> list[Finding]:
                         "its first to its last instruction."
                     ),
                     fix=_fix(frame),
-                    kind="paid off",
+                    kind=FindingKind.PAID_OFF,
                     compile_ids=(main.compile_id,),
                     where=place,
                     frames=(frame.name,),
@@ -72,7 +73,7 @@ def payoff_findings(session: Session) -> list[Finding]:
                         "each call: without it the call is shorter, its kernels' share larger.)"
                     ),
                     fix=_fix(frame),
-                    kind="paid off",
+                    kind=FindingKind.PAID_OFF,
                     compile_ids=(main.compile_id,),
                     where=place,
                     frames=(frame.name,),
@@ -95,7 +96,7 @@ def payoff_findings(session: Session) -> list[Finding]:
                         "`compilescope run --profile` splits each call into kernel time and the rest; "
                         "`compilescope bench file.py:make` (make() returning the function and example inputs) times it against eager."
                     ),
-                    kind="paid off",
+                    kind=FindingKind.PAID_OFF,
                     compile_ids=(main.compile_id,),
                     where=place,
                     frames=(frame.name,),

@@ -12,10 +12,11 @@ from __future__ import annotations
 import dataclasses
 
 from compilescope.findings.finding import Finding, seconds
+from compilescope.findings.kinds import FindingKind
 from compilescope.session.model import ChildProcess
 
 # Findings about the child's own run that say nothing about its compiles
-_LEFT_OUT = ("compile time", "nothing compiled", "child processes", "unreadable trace")
+_LEFT_OUT = (FindingKind.COMPILE_TIME, FindingKind.NOTHING_COMPILED, FindingKind.CHILD_PROCESSES, FindingKind.UNREADABLE_TRACE)
 
 
 def from_children(children: list[tuple[ChildProcess, list[Finding]]]) -> list[Finding]:

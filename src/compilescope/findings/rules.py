@@ -25,14 +25,13 @@ from compilescope.findings.finding import (
     short,
     where,
 )
+from compilescope.findings.kinds import FindingKind
 from compilescope.findings.modes import autotuning_findings, cuda_graph_findings
 from compilescope.findings.payoff import payoff_findings
-from compilescope.findings.recompiles import (
-    compiled_calls,
-    is_limit_refusal,
-    recompile_findings,
-)
+from compilescope.findings.recompile_causes import is_limit_refusal
+from compilescope.findings.recompiles import recompile_findings
 from compilescope.findings.skipped import skips_function
+from compilescope.findings.version_calls import compiled_calls
 from compilescope.session.model import Frame, Session
 
 __all__ = ["INFO", "PROBLEM", "WARNING", "Finding", "findings", "never_imported_torch", "plural"]
@@ -66,7 +65,7 @@ def findings(session: Session) -> list[Finding]:
                 f"{len(session.skipped)} part(s) of the trace could not be read",
                 detail="; ".join(session.skipped[:3]) + (" …" if len(session.skipped) > 3 else ""),
                 fix="What could be read is explained; the rest is listed under 'skipped'.",
-                kind="unreadable trace",
+                kind=FindingKind.UNREADABLE_TRACE,
             )
         )
     if session.capture_problems:
@@ -80,7 +79,7 @@ def findings(session: Session) -> list[Finding]:
                     "and recorded nothing for the versions named, so their calls or code are missing here. Please report "
                     "it with these lines and your torch version."
                 ),
-                kind="recording failed",
+                kind=FindingKind.RECORDING_FAILED,
             )
         )
     if session.rank is not None:
@@ -114,15 +113,15 @@ def _nothing_compiled(session: Session) -> Finding:
                 "the compiles, cut short, or written by a process that did not compile."
             ),
             fix=("Set TORCH_TRACE=dir before the program starts (or run it with compilescope run), so the trace holds every compile."),
-            kind="nothing compiled",
+            kind=FindingKind.NOTHING_COMPILED,
         )
     if program is not None:
         said = ended_before_compiling(
             program.kind, program.exit_status, program.exception, imported_torch=not never_imported_torch(session)
         )
         if said is not None:
-            return Finding(*said, kind="nothing compiled")
-    return Finding(*nothing_compiled(program.kind if program is not None else "script"), kind="nothing compiled")
+            return Finding(*said, kind=FindingKind.NOTHING_COMPILED)
+    return Finding(*nothing_compiled(program.kind if program is not None else "script"), kind=FindingKind.NOTHING_COMPILED)
 
 
 def never_imported_torch(session: Session) -> bool:
@@ -149,7 +148,7 @@ def _children(session: Session) -> list[Finding]:
                 f"{plural(len(compiled), 'child process', 'child processes')} compiled too: {plural(compiles, 'compile')}{also}",
                 detail=first_lines([f"pid {c.pid}: {c.command}" for c in compiled]),
                 fix="Each child's compiles are in its own trace, listed under 'Child processes': compilescope report TRACE explains one.",
-                kind="child processes",
+                kind=FindingKind.CHILD_PROCESSES,
             )
         )
     missed = [c for c in children if not c.followed]
@@ -160,7 +159,7 @@ def _children(session: Session) -> list[Finding]:
                 f"{plural(len(missed), 'Python child process', 'Python child processes')} not followed: what they compiled is not in this session",
                 detail=first_lines([f"{c.command}: {c.why_not or 'unknown why'}" for c in missed]),
                 fix="Start them with the environment they inherit (keep PYTHONPATH and COMPILESCOPE_CHILDREN, no python -I/-E/-S), or run each with compilescope run.",
-                kind="child processes",
+                kind=FindingKind.CHILD_PROCESSES,
             )
         )
     return out
@@ -172,7 +171,7 @@ def _failures(frame: Frame) -> list[Finding]:
     break's finding (breaks.py), which says the function runs eagerly and costs it."""
     out = []
     for c in frame.compiles:
-        if c.status != "failed" or is_limit_refusal(c):  # the limit: recompiles.py says it, with its cause
+        if c.status != "failed" or is_limit_refusal(c):  # the limit: version_calls.py says it, with its cause
             continue
         if any(skips_function(b) for b in c.graph_breaks):
             continue
@@ -210,7 +209,7 @@ def _failures(frame: Frame) -> list[Finding]:
                 f"Compiling {frame.label} failed ({c.compile_id})" + (f" at {short(place)}" if place else ""),
                 detail=detail,
                 fix=fix,
-                kind="compile failed",
+                kind=FindingKind.COMPILE_FAILED,
                 compile_ids=(c.compile_id,),
                 where=place,
                 frames=(frame.name,),
@@ -239,7 +238,7 @@ def _calls_without_compiled_code(frame: Frame) -> list[Finding]:
             INFO,
             f"{frame.label}: {eager.calls} of {eager.calls + compiled} calls ran without compiled code",
             detail=detail,
-            kind="calls without compiled code",
+            kind=FindingKind.CALLS_WITHOUT_COMPILED_CODE,
             where=frame.place,
             frames=(frame.name,),
         )
@@ -280,4 +279,4 @@ def _compile_time(session: Session) -> list[Finding]:
                 f" Loading those graphs took {loading:.2f} s, more than that estimate: torch's estimate is the time they took "
                 "to compile when they were first compiled, so for graphs this small the cache costs more than it saves."
             )
-    return [Finding(INFO, f"Compiling took {total:.2f} s in all", detail=detail, fix=fix, kind="compile time")]
+    return [Finding(INFO, f"Compiling took {total:.2f} s in all", detail=detail, fix=fix, kind=FindingKind.COMPILE_TIME)]

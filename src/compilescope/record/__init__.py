@@ -19,7 +19,13 @@ TYPE_CHECKING = False  # (typing is not imported: a program's child processes lo
 if TYPE_CHECKING:
     from typing import Any
 
-_RECORDER = frozenset({"Capture", "capture", "explain", "environment", "cpu_name"})
+    # (what __getattr__ gives, named for a type checker, which reads no __getattr__ reliably)
+    from compilescope.record.recorder import Capture as Capture
+    from compilescope.record.recorder import capture as capture
+    from compilescope.record.recorder import environment as environment
+    from compilescope.record.recorder import explain as explain
+
+_RECORDER = frozenset({"Capture", "capture", "explain", "environment"})
 
 
 def __getattr__(name: str) -> Any:

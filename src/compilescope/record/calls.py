@@ -143,7 +143,7 @@ class CallRecorder:
         if tool is None:
             self.unavailable = "not recorded: sys.monitoring tool ids 3 and 4 are both taken by other tools"
             return
-        from compilescope.record import torch_adapter
+        import compilescope.record.torch_adapter as torch_adapter
 
         monitoring.use_tool_id(tool, "compilescope")
         self._tool = tool
@@ -191,7 +191,7 @@ class CallRecorder:
     def _on_new_code(self, original: CodeType, transformed: CodeType) -> None:
         label = f"a compiled version of {getattr(original, 'co_name', '?')}"
         try:
-            from compilescope.record import torch_adapter
+            import compilescope.record.torch_adapter as torch_adapter
 
             compile_id = torch_adapter.current_compile_id()
             # torch's own spelling: "0/1", "0/0_1" after a restart

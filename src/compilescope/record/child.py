@@ -27,7 +27,7 @@ import os
 import shlex
 import sys
 
-from compilescope.record import import_hook
+import compilescope.record.import_hook as import_hook
 
 TYPE_CHECKING = False  # (typing is not imported: every Python child of the program loads this module)
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ import os
 import re
 import sys
 
-from compilescope.record import child
+import compilescope.record.child as child
 from compilescope.record.child import ENV, STARTUP, Settings
 
 # The session model comes in only where a child was found (describe): a program that starts

@@ -50,7 +50,7 @@ class GeneratedCodeRecorder:
         self._lock = threading.Lock()
 
     def start(self) -> None:
-        from compilescope.record import torch_adapter
+        import compilescope.record.torch_adapter as torch_adapter
 
         handle = torch_adapter.register_bytecode_hook(self._on_new_code)
         if isinstance(handle, str):
@@ -66,7 +66,7 @@ class GeneratedCodeRecorder:
     def _on_new_code(self, original: CodeType, transformed: CodeType) -> None:
         label = f"a compiled version of {getattr(original, 'co_name', '?')}"
         try:
-            from compilescope.record import torch_adapter
+            import compilescope.record.torch_adapter as torch_adapter
 
             compile_id = torch_adapter.current_compile_id()
             label = str(CompileId(**compile_id)) if compile_id else "unknown"

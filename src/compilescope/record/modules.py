@@ -40,7 +40,7 @@ class CompiledModules:
         self._handle: Any = None
 
     def start(self) -> None:
-        from compilescope.record import torch_adapter
+        import compilescope.record.torch_adapter as torch_adapter
 
         handle = torch_adapter.on_module_registered(self._on_registered)
         if isinstance(handle, str):

@@ -9,8 +9,8 @@ import os
 import sys
 import time
 
+import compilescope.record.import_hook as import_hook
 from compilescope._version import __version__
-from compilescope.record import import_hook
 from compilescope.record.writer import TraceFileWriter
 from compilescope.session import error_summary
 from compilescope.trace.ours import (
@@ -50,7 +50,7 @@ def environment(final: bool = False) -> dict[str, Any]:
     if torch is None or not hasattr(torch, "__version__"):
         return facts
 
-    from compilescope.record import torch_adapter
+    import compilescope.record.torch_adapter as torch_adapter
 
     facts.update(
         torch=str(torch.__version__),
@@ -233,7 +233,7 @@ class Capture:
     def _attach(self) -> None:
         import logging
 
-        from compilescope.record import torch_adapter
+        import compilescope.record.torch_adapter as torch_adapter
         from compilescope.record.calls import CallRecorder
         from compilescope.record.generated import GeneratedCodeRecorder
         from compilescope.record.handler import TraceHandler
@@ -306,7 +306,8 @@ class Capture:
     def _apply_fixes(self) -> None:
         """Set `run --try`'s fixes on Dynamo's config now (before anything is compiled) and
         again as each compile starts; say what was set, and what could not be, in the trace."""
-        from compilescope.record import fixes, torch_adapter
+        import compilescope.record.fixes as fixes
+        import compilescope.record.torch_adapter as torch_adapter
         from compilescope.trace.ours import FIXES_RECORD
 
         config = torch_adapter.dynamo_config()
@@ -323,7 +324,7 @@ class Capture:
     def _repeat_file_names(self) -> list[list[Any]]:
         """torch writes each file name once per process (`str` records, which later records
         refer to by number): repeat those it wrote before this trace began; those repeated."""
-        from compilescope.record import torch_adapter
+        import compilescope.record.torch_adapter as torch_adapter
 
         strings = torch_adapter.interned_strings()
         repeated: list[list[Any]] = []
@@ -497,7 +498,7 @@ def explain(
     name = getattr(fn, "__qualname__", None) or type(fn).__name__
     started = time.perf_counter()
     exception: str | None = None
-    from compilescope.record import torch_adapter
+    import compilescope.record.torch_adapter as torch_adapter
 
     try:  # a backend Dynamo has not seen: what this process compiled before is compiled again
         fresh = torch_adapter.fresh_backend(backend, mode, options, dynamic)
