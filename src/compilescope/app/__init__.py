@@ -9,6 +9,7 @@ line (cli/) and the layers it drives (record, session, findings, render, outputs
     __main__.py       python -m compilescope.app PLAN.json: one run of a plan in a fresh process
     view.py           the terminal view's options, shared by run and report
     decompiled_files.py  the .py files run --decompile and decompile write
+    report.py         report's reading (also diff's and check's) and its one-session explanation
     cluster.py        report on a job's ranks: each rank read in a worker process, then compared
     zoo.py            the zoo's per-model examination, and the sweep's bookkeeping
     api.py            the Python API's capture(), explain() and the Jupyter cell magic
