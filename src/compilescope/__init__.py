@@ -48,17 +48,17 @@ __all__ = ["Session", "bench", "capture", "check", "decompile", "diff", "explain
 
 def capture(trace_path: str | Path | None = None, label: str = "with compilescope.capture()") -> AbstractContextManager[Session]:
     """Record what torch.compile does inside a `with` block (see compilescope.record.capture)."""
-    from compilescope.record import capture as record_capture
+    from compilescope.app import api
 
-    return record_capture(trace_path, label)
+    return api.capture(trace_path, label)
 
 
 def explain(fn: Any, *args: Any, **kwargs: Any) -> Session:
     """Compile `fn` once with the given arguments and return what torch.compile did
     (see compilescope.record.explain for the options: backend, mode, dynamic, fullgraph)."""
-    from compilescope.record import explain as record_explain
+    from compilescope.app import api
 
-    return record_explain(fn, *args, **kwargs)
+    return api.explain(fn, *args, **kwargs)
 
 
 def bench(target: Any, *args: Any, **options: Any) -> Session:

@@ -5,7 +5,8 @@
 
 runs the cell as usual and then displays what torch.compile did in it (the HTML report, with
 the terminal text as the plain-text fallback). `%%compilescope --json run.json --html run.html`
-also saves them. A Session displays itself the same way when it is a cell's value.
+also saves them (app/api.py runs the cell under capture). A Session displays itself the same
+way when it is a cell's value.
 """
 
 from __future__ import annotations
@@ -27,29 +28,10 @@ def load_ipython_extension(ipython: Any) -> None:
 
     def compilescope_magic(line: str, cell: str) -> None:
         options = _parser().parse_args(shlex.split(line))
-        from compilescope.outputs import OutputError, absolute, check_writable
-        from compilescope.record import capture
+        from compilescope.app.api import capture_cell
 
-        # Paths are fixed and checked before the cell runs (a cell may change folder).
-        targets = {what: absolute(path) for what, path in (("the session", options.json), ("the report", options.html)) if path}
-        try:
-            for what, path in targets.items():
-                check_writable(path, what)
-        except OutputError as error:
-            print(f"%%compilescope: {error}; the cell was not run")
-            return
-        # The cell's own error, if any, is shown by IPython as usual; what it compiled is still shown.
-        with capture(label="%%compilescope cell") as session:
-            ipython.run_cell(cell)
-        try:
-            if "the session" in targets:
-                session.save(str(targets["the session"]))
-            if "the report" in targets:
-                from compilescope.render.html import write_html
-
-                write_html(session, targets["the report"])
-        except OutputError as error:  # the cell wrote a file of its own there meanwhile
-            print(f"%%compilescope: {error}")
-        display(session)
+        session = capture_cell(lambda: ipython.run_cell(cell), options.json, options.html, say=print)
+        if session is not None:
+            display(session)
 
     ipython.register_magic_function(compilescope_magic, magic_kind="cell", magic_name="compilescope")

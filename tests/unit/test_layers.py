@@ -1,4 +1,4 @@
-"""The package's layers go one way: trace < session < findings < render < cli, with capture
+"""The package's layers go one way: trace < session < findings < render < app < cli, with capture
 (record/) and bench (benchmark/) beside them. Read from the source's import statements, lazy
 ones inside functions included: an import that goes up fails here, naming the file and line."""
 
@@ -32,7 +32,9 @@ MAY_IMPORT = {
     # the tour: its lessons run in processes of their own (under `compilescope run`); it reads
     # their sessions, and the command (cli) shows it
     "tour": BASE | {"trace", "session", "findings", "render"},
-    "cli": BASE | {"trace", "session", "findings", "render", "record", "benchmark", "decompiler", "tour"},
+    # the application layer: a run's pipeline, the cluster view, the zoo's examination, the API's runs
+    "app": BASE | {"trace", "session", "findings", "render", "record", "benchmark", "decompiler"},
+    "cli": BASE | {"trace", "session", "findings", "render", "record", "benchmark", "decompiler", "tour", "app"},
     # the top: the public API, its views and Jupyter's, and python -m compilescope
     "__init__": {"*"},
     "_views": BASE | {"session", "findings", "render"},
@@ -116,7 +118,7 @@ def _cycle(edges: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-@pytest.mark.parametrize("part", ["decompiler", "trace", "session", "findings", "render", "record", "benchmark", "cli"])
+@pytest.mark.parametrize("part", ["decompiler", "trace", "session", "findings", "render", "record", "benchmark", "app", "cli"])
 def test_no_import_cycle_inside_a_part(part: str) -> None:
     # GIVEN every import between the modules of one part, lazy ones inside functions included
     modules = {".".join(("compilescope", *p.relative_to(PACKAGE).with_suffix("").parts)): p for p in (PACKAGE / part).rglob("*.py")}

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from compilescope.app.errors import CommandError
+from compilescope.app.zoo import examine, model_names
 from compilescope.benchmark.zoo import _failed, _fill, safe_name
-from compilescope.cli.errors import CommandError
-from compilescope.cli.zoo import examine, model_names
 from compilescope.render.console import render_text  # noqa: F401  (the console module renders the table)
 from compilescope.render.zoo import zoo_html, zoo_table
 from compilescope.session.zoo import ZooModel, ZooRun, load_zoo, summarize

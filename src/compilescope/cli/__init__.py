@@ -12,7 +12,7 @@ import os
 import sys
 
 from compilescope._version import __version__
-from compilescope.cli.errors import CommandError
+from compilescope.app.errors import CommandError
 from compilescope.outputs import OutputError
 
 TYPE_CHECKING = False

@@ -7,9 +7,9 @@ import re
 import sys
 from pathlib import Path
 
+from compilescope.app.errors import CommandError
+from compilescope.app.view import open_command
 from compilescope.choices import SIZES
-from compilescope.cli.errors import CommandError
-from compilescope.cli.options import open_command
 from compilescope.outputs import absolute, check_writable
 
 BACKENDS = ("eager", "aot_eager", "inductor")

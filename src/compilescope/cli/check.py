@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from compilescope.cli.errors import CommandError
+from compilescope.app.errors import CommandError
 
 
 class CheckCommand:
@@ -43,7 +43,7 @@ class CheckCommand:
         )
 
     def run(self, args: argparse.Namespace) -> int:
-        from compilescope.cli.report import read_sessions
+        from compilescope.app.report import read_sessions
         from compilescope.findings.check import Limits, violations
         from compilescope.render.text import one_line
         from compilescope.session.counts import said

@@ -7,8 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from compilescope.cli.decompiled_files import check_output_folder, write_decompiled
-from compilescope.cli.errors import CommandError
+from compilescope.app.decompiled_files import check_output_folder, write_decompiled
+from compilescope.app.errors import CommandError
 
 
 class DecompileCommand:
@@ -43,12 +43,12 @@ class DecompileCommand:
             if args.args:
                 raise CommandError(f"{args.target} is a saved session: it takes no program arguments")
             return self._from_saved(target, Path(args.out or f"compilescope-{_stem(target)}-decompiled"))
-        from compilescope.cli.run import run_program
-        from compilescope.cli.run_options import RunOptions
+        from compilescope.app.pipeline import run_program
+        from compilescope.app.plan import RunPlan
 
         name = args.target.rsplit(".", 1)[-1] if args.module else target.stem
         return run_program(
-            RunOptions(
+            RunPlan(
                 args.target,
                 args.args,
                 module=args.module,

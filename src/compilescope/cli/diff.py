@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from compilescope.cli.errors import CommandError
+from compilescope.app.errors import CommandError
 
 TYPE_CHECKING = False  # (the model comes in with run(): the command's --help loads none of it)
 if TYPE_CHECKING:
@@ -38,8 +38,8 @@ class DiffCommand:
         parser.add_argument("--html", metavar="PATH", help="also write the changes as one HTML page")
 
     def run(self, args: argparse.Namespace) -> int:
-        from compilescope.cli.options import open_command
-        from compilescope.cli.report import read_sessions
+        from compilescope.app.report import read_sessions
+        from compilescope.app.view import open_command
         from compilescope.findings.diff import diff
         from compilescope.outputs import absolute, check_writable, write_text
         from compilescope.render.compare import summary_table

@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from compilescope.cli.errors import CommandError
+from compilescope.app.errors import CommandError
 
 
 class TourCommand:

@@ -2,7 +2,7 @@
 workers), in the program's own list: one finding per cause across them all, saying which ranks
 (or processes) it was seen on.
 
-Each child's session is built from its own trace by the caller (cli/run.py); here only their
+Each child's session is built from its own trace by the caller (app/pipeline.py); here only their
 findings are merged. Ranks compile at the same time, so a cause's cost is the most any one of
 them spent on it, not their sum.
 """

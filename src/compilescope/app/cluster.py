@@ -21,7 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from compilescope.cli.errors import CommandError, reading
+from compilescope.app.errors import CommandError, reading
 from compilescope.findings.cluster import RankSummary
 from compilescope.session.model import Session
 
@@ -103,7 +103,7 @@ def report_cluster(
     """The job's view. `traces`: where every rank is a trace file of its own, they are read in
     worker processes, a rank each at a time (`sessions` is then not used); else `sessions` are
     read here, one at a time."""
-    from compilescope.cli.options import open_command
+    from compilescope.app.view import open_command
     from compilescope.findings.cluster import compare
     from compilescope.outputs import writing
     from compilescope.render.cluster import ClusterJson, renderables

@@ -16,8 +16,8 @@ from __future__ import annotations
 import contextlib
 import os
 
-from compilescope.cli.errors import CommandError
-from compilescope.cli.options import open_command
+from compilescope.app.errors import CommandError
+from compilescope.app.view import open_command
 from compilescope.outputs import (
     OutputError,
     absolute,
@@ -30,14 +30,14 @@ from compilescope.outputs import (
 )
 
 # (No dataclasses, typing, pathlib or session model at run time: this module is loaded before
-# the program runs, and a program that never imports torch is saved without them; run.py says
+# the program runs, and a program that never imports torch is saved without them; app/pipeline.py says
 # why. Paths are absolute strings.)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Protocol, TextIO
 
-    from compilescope.cli.run_options import RunOptions
+    from compilescope.app.plan import RunPlan
     from compilescope.session.model import Session
 
     class Launched(Protocol):
@@ -110,7 +110,7 @@ class OutputPlan:
             self._temporary = None
 
     @classmethod
-    def of(cls, args: RunOptions, program: Launched) -> OutputPlan:
+    def of(cls, args: RunPlan, program: Launched) -> OutputPlan:
         folder = absolute(os.getcwd())
         if args.no_save:
             return cls(json=None, html=None, trace=None, folder=folder)
@@ -175,14 +175,14 @@ class OutputPlan:
                 )
         return lines
 
-    def _named(self, args: RunOptions) -> list[tuple[str, str, str]]:
+    def _named(self, args: RunPlan) -> list[tuple[str, str, str]]:
         """(how the user named it, its option, the path) for each file to write."""
         options = [("--json", self.json, args.json), ("--html", self.html, args.html), ("--trace", self.trace, args.trace)]
         return [
             (option if given else f"the default {option[2:]} path", option, path) for option, path, given in options if path is not None
         ]
 
-    def check(self, args: RunOptions, program: Launched) -> None:
+    def check(self, args: RunPlan, program: Launched) -> None:
         """Stop (CommandError) before the program runs where a path may not be written."""
         named = _paths_named(args.args)
         own_file = absolute(program.file) if program.file else None
@@ -234,7 +234,7 @@ class OutputPlan:
             lines.append(f"Every rank together: compilescope report {every}")
         return "\n".join(lines)
 
-    def report_wanted(self, args: RunOptions) -> bool:
+    def report_wanted(self, args: RunPlan) -> bool:
         """Whether a run in which nothing was compiled still writes the HTML report: the user
         named it (--html), or a file has its name (a report of an earlier run, which would
         otherwise pass for this one's)."""

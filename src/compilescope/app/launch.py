@@ -20,7 +20,7 @@ import os
 import sys
 import types
 
-from compilescope.cli.errors import CommandError
+from compilescope.app.errors import CommandError
 from compilescope.outputs import stem_and_suffix
 from compilescope.session import error_summary
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any
 
-    from compilescope.cli.run_options import RunOptions
+    from compilescope.app.plan import RunPlan
 
 # The globals python's own __main__ starts with, besides its name, doc, package, loader and spec
 # (pylifecycle.c's add_main_module): `__builtins__`, the module, and, before Python 3.14's lazy
@@ -51,7 +51,7 @@ def _adds_path0() -> bool:
 class Launch:
     """What to run and how, resolved as python resolves it, before anything runs."""
 
-    def __init__(self, args: RunOptions) -> None:
+    def __init__(self, args: RunPlan) -> None:
         self.args = args
         self.module = bool(args.module)
         self.kind = "module" if self.module else "script"

@@ -1,13 +1,13 @@
 """The .py files `compilescope decompile` and `run --decompile DIR` write: where they may go, and
-what to tell the user once they are written. Used by both commands (run.py and decompile.py),
-so that neither imports the other back."""
+what to tell the user once they are written. Used by run's pipeline (app/pipeline.py) and by
+`compilescope decompile` on a saved session (cli/decompile.py)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from compilescope.cli.errors import CommandError
+from compilescope.app.errors import CommandError
 
 TYPE_CHECKING = False  # (the model comes in with run(): the command's --help loads none of it)
 if TYPE_CHECKING:

@@ -1,4 +1,7 @@
-"""Errors the CLI reports in one line, without a traceback, with the exit status to use."""
+"""Errors a command reports in one line, without a traceback, with the exit status to use.
+
+Raised by the application layer (app/) and the command line (cli/); cli.main prints them.
+"""
 
 from __future__ import annotations
 
