@@ -30,7 +30,7 @@ import hashlib
 import html
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -120,12 +120,25 @@ def _data(value: Any, key: str = "") -> Any:
         return value
     names = field_names(type(value))
     if names is not None:
-        return {name: _data(getattr(value, name), name) for name in names}
+        return _field_data(value, names)
     if isinstance(value, (list, tuple)):
         return [_data(item, key) for item in value]
     if isinstance(value, dict):
         return {_cut(str(name), NAME_LIMIT): _data(item) for name, item in value.items()}
     return value
+
+
+def _field_data(value: Any, names: Iterable[str]) -> dict[str, Any]:
+    """_data of a dataclass's fields `names`: a value that _data would give back as it is (None,
+    a number, a string shorter than any limit) is taken here without a call, as most are."""
+    out = {}
+    for name in names:
+        item = getattr(value, name)
+        if item is None or (isinstance(item, str) and len(item) <= NAME_LIMIT) or isinstance(item, (int, float)):
+            out[name] = item
+        else:
+            out[name] = _data(item, name)
+    return out
 
 
 def finding_data(f: Finding) -> dict[str, Any]:
@@ -135,7 +148,7 @@ def finding_data(f: Finding) -> dict[str, Any]:
 
 def _fields(value: Any, leave_out: tuple[str, ...]) -> dict[str, Any]:
     """A dataclass's fields as page data (_data), but those named in `leave_out`."""
-    return {name: _data(getattr(value, name), name) for name in field_names(type(value)) or () if name not in leave_out}
+    return _field_data(value, [name for name in field_names(type(value)) or () if name not in leave_out])
 
 
 class _Blocks:
