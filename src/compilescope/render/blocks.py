@@ -41,7 +41,6 @@ from typing import Any
 
 from rich.console import Console
 from rich.style import Style
-from rich.syntax import Syntax
 from rich.text import Text
 
 from compilescope.render.terminal import KEEP, Column, FitTable
@@ -110,6 +109,8 @@ def to_rich(blocks: Iterable[Block]) -> list:
                     table.add_row(*row)
             out.append(table)
         else:
+            from rich.syntax import Syntax  # pygments: only when code is shown
+
             out.append(Syntax(block.text, block.lexer, line_numbers=False, word_wrap=True, theme="ansi_dark"))
             if block.more:
                 out.append(Text(block.more, style="dim"))

@@ -30,7 +30,7 @@ import hashlib
 import html
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,7 @@ from compilescope.render.sections.runtime import bench_lead, bench_view, kernel_
 from compilescope.render.terminal import size_text
 from compilescope.render.text import short_message
 from compilescope.session.counts import LABELS, calls_recorded_said, compile_id_note, counts
+from compilescope.session.jsonio import field_names
 from compilescope.session.model import Compile, Frame, Session
 
 _STATIC = Path(__file__).with_name("static")
@@ -117,9 +118,9 @@ def _data(value: Any, key: str = "") -> Any:
         return _cut(value, TEXT_LIMIT if key in _TEXT_KEYS else NAME_LIMIT)
     if value is None or isinstance(value, (int, float)):  # (the most common, first: a page visits every value)
         return value
-    names = _field_names(type(value))
+    names = field_names(type(value))
     if names is not None:
-        return {name: _data(getattr(value, name), name) for name in names}
+        return _field_data(value, names)
     if isinstance(value, (list, tuple)):
         return [_data(item, key) for item in value]
     if isinstance(value, dict):
@@ -127,15 +128,17 @@ def _data(value: Any, key: str = "") -> Any:
     return value
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
-
-
-def _field_names(cls: type) -> tuple[str, ...] | None:
-    """The names of a dataclass's fields, in order (None for any other type): found once per
-    class, where dataclasses.fields would find them again for every object of it."""
-    if cls not in _FIELD_NAMES:
-        _FIELD_NAMES[cls] = tuple(item.name for item in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else None
-    return _FIELD_NAMES[cls]
+def _field_data(value: Any, names: Iterable[str]) -> dict[str, Any]:
+    """_data of a dataclass's fields `names`: a value that _data would give back as it is (None,
+    a number, a string shorter than any limit) is taken here without a call, as most are."""
+    out = {}
+    for name in names:
+        item = getattr(value, name)
+        if item is None or (isinstance(item, str) and len(item) <= NAME_LIMIT) or isinstance(item, (int, float)):
+            out[name] = item
+        else:
+            out[name] = _data(item, name)
+    return out
 
 
 def finding_data(f: Finding) -> dict[str, Any]:
@@ -145,7 +148,7 @@ def finding_data(f: Finding) -> dict[str, Any]:
 
 def _fields(value: Any, leave_out: tuple[str, ...]) -> dict[str, Any]:
     """A dataclass's fields as page data (_data), but those named in `leave_out`."""
-    return {name: _data(getattr(value, name), name) for name in _field_names(type(value)) or () if name not in leave_out}
+    return _field_data(value, [name for name in field_names(type(value)) or () if name not in leave_out])
 
 
 class _Blocks:
@@ -167,8 +170,9 @@ class _Blocks:
         return len(self.texts) - 1
 
 
-def _compile_index(frame: Frame, compile_: Compile, blocks: _Blocks) -> dict[str, Any]:
-    """What the page needs of a compile before it is opened; its details go to a block."""
+def _compile_index(frame: Frame, compile_: Compile, blocks: _Blocks, made: dict[int, str]) -> dict[str, Any]:
+    """What the page needs of a compile before it is opened; its details go to a block. Its
+    guard function goes into `made` too (by id() of the compile), for python_files."""
     index = _fields(compile_, _DETAIL_KEYS)
     index["counts"] = {name: len(getattr(compile_, name)) for name in _COUNTED}
     index["details"] = None
@@ -176,9 +180,8 @@ def _compile_index(frame: Frame, compile_: Compile, blocks: _Blocks) -> dict[str
         details = {name: _data(getattr(compile_, name), name) for name in _DETAIL_KEYS}
         if compile_.guards and compile_.transformed_code is not None:
             try:
-                details["guard_function"] = _cut(
-                    guard_function(guard_name(frame, compile_), compile_.guards, compile_.compile_id), TEXT_LIMIT
-                )
+                made[id(compile_)] = function = guard_function(guard_name(frame, compile_), compile_.guards, compile_.compile_id)
+                details["guard_function"] = _cut(function, TEXT_LIMIT)
             except (ValueError, RecursionError, MemoryError):  # guards too odd to write as Python
                 details["guard_function"] = None
         index["details"] = blocks.add(details)
@@ -193,10 +196,11 @@ def report_data(session: Session, found: list[Finding] | None = None, budget: in
     blocks = _Blocks(budget)
     frames = []
     embedded: list[tuple[Frame, list[Compile]]] = []
+    made: dict[int, str] = {}  # guard functions, by id() of their compile: made once for both uses
     for frame in session.frames:
         light = _fields(frame, ("compiles",))
         light["label"] = _data(frame.label)
-        light["compiles"] = [_compile_index(frame, c, blocks) for c in frame.compiles]
+        light["compiles"] = [_compile_index(frame, c, blocks, made) for c in frame.compiles]
         frames.append(light)
         embedded.append((frame, [c for c, i in zip(frame.compiles, light["compiles"]) if i["details"] is not None]))
     shown = session
@@ -205,10 +209,10 @@ def report_data(session: Session, found: list[Finding] | None = None, budget: in
         shown = dataclasses.replace(session, frames=[dataclasses.replace(frame, compiles=kept) for frame, kept in embedded if kept])
     files = []
     try:
-        made = python_files(shown)
+        python = python_files(shown, made)
     except (ValueError, RecursionError, MemoryError):  # code in the session too odd to write as Python
-        made = []
-    for item in made:
+        python = []
+    for item in python:
         files.append(
             {
                 "name": _cut(item.name, NAME_LIMIT),

@@ -18,6 +18,8 @@ not valid Python as torch wrote it (a guard in torch's own notation) is kept as 
 from __future__ import annotations
 
 import ast
+import functools
+import keyword
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,9 +38,10 @@ class PyFile:
     compiles: list[str]  # the compiles it shows, as "function compile_id" (its resume functions' too)
 
 
-def python_files(session: Session) -> list[PyFile]:
+def python_files(session: Session, made: dict[int, str] | None = None) -> list[PyFile]:
     """The files for a session; empty when it holds no decompiled code (a trace from elsewhere,
-    or a run with the decompiler unavailable)."""
+    or a run with the decompiler unavailable). `made`: guard functions made already (the HTML
+    report makes them for its compiles' details), by id() of their Compile, not made again."""
     if not any(c.transformed_code is not None for f in session.frames for c in f.compiles):
         return []
     resumes: dict[str, list[tuple[Frame, Compile]]] = {}
@@ -52,7 +55,7 @@ def python_files(session: Session) -> list[PyFile]:
         own = [c for c in frame.compiles if id(c) not in linked]
         if not own:
             continue
-        writer = _Writer(session, resumes)
+        writer = _Writer(session, resumes, made or {})
         writer.frame(frame, own)
         number = len(files) + 1
         name = f"{number:02d}_{_UNSAFE.sub('_', frame.name).strip('_') or 'function'}.py"
@@ -73,9 +76,10 @@ def write_python_files(session: Session, folder: str | Path) -> list[Path]:
 
 
 class _Writer:
-    def __init__(self, session: Session, resumes: dict[str, list[tuple[Frame, Compile]]]) -> None:
+    def __init__(self, session: Session, resumes: dict[str, list[tuple[Frame, Compile]]], made: dict[int, str]) -> None:
         self.session = session
         self.resumes = resumes
+        self.made = made
         self.parts: list[str] = []
         self.done: set[str] = set()  # resume functions already written
         self.shown: list[str] = []
@@ -114,7 +118,8 @@ class _Writer:
             heading += "\ncompiled again because: " + "; ".join(compile_.recompile_reason)
         self.parts.append(_comment(heading))
         if compile_.guards:
-            self.parts.append(guard_function(guard_name(frame, compile_), compile_.guards, cid))
+            made = self.made.get(id(compile_))
+            self.parts.append(made if made is not None else guard_function(guard_name(frame, compile_), compile_.guards, cid))
         code = compile_.transformed_code
         if code is not None:
             source = _renamed(code.source, f"__transformed_code_{tag}_for_{name}")
@@ -194,6 +199,8 @@ def guard_function(name: str, guards: list[Guard], compile_id: str) -> str:
         doc += f" {skipped} check(s) in torch's own notation are comments below: this function checks less than torch does."
     body = "\n".join(lines) or "    pass"
     text = f"def {name}(L, G, **___kwargs_ignored):\n    {ast.unparse(ast.Constant(doc))}\n    __guard_hit = True\n{body}\n    return __guard_hit"
+    if name.isidentifier() and not keyword.iskeyword(name) and all(map(_line_parses, lines)):
+        return text  # (the whole, each line of which parses alone, parses: see _line_parses)
     try:
         ast.parse(text)
     except SyntaxError:  # a user comment torch quoted could still break it: say so rather than write it
@@ -201,8 +208,26 @@ def guard_function(name: str, guards: list[Guard], compile_id: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=16384)
+def _line_parses(line: str) -> bool:
+    """Whether one line of a guard function parses in a guard function of its own. A line that
+    does ends with its brackets and strings closed (nothing after it in the function could close
+    them), so the function made of such lines, with a name that is an identifier and a docstring
+    written by ast.unparse, parses too: each line is parsed once, where the whole function
+    would be parsed again for each compiled version that repeats most of its checks. A line that
+    does not parse alone sends guard_function back to parsing the whole, as it always did."""
+    try:
+        ast.parse(f"def _(L, G, **___kwargs_ignored):\n    __guard_hit = True\n{line}\n    return __guard_hit")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=16384)
 def _guard_expression(text: str, kind: str = "") -> tuple[str | None, str | None]:
-    """(a Python expression for the check, a note), from torch's text of one check."""
+    """(a Python expression for the check, a note), from torch's text of one check. Kept for
+    the checks that come again (each compiled version repeats most of its guard's checks): an
+    ast.parse each is most of a page's time."""
     expression, note = text.strip(), None
     equals = re.match(r"^(.+) == (.+)$", expression)
     if kind == "EQUALS_MATCH" and equals:

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.segment import Segment
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
@@ -110,7 +110,10 @@ def bounded(renderable: Any) -> Any:
         return bounded_text(renderable)
     if isinstance(renderable, Group):
         return Group(*[bounded(item) for item in renderable.renderables])
-    if isinstance(renderable, Syntax):
+    # rich.syntax (and pygments under it) is imported only where code is shown: no Syntax to
+    # bound before then
+    syntax = sys.modules.get("rich.syntax")
+    if syntax is not None and isinstance(renderable, syntax.Syntax):
         code = renderable.code
         if len(code) <= LINE_LIMIT * 100 and all(len(line) <= LINE_LIMIT for line in code.split("\n")):
             return renderable

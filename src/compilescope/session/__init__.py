@@ -19,4 +19,10 @@ def error_summary(error: BaseException) -> str:
 def surrogates_escaped(text: str) -> str:
     """JSON text with each lone surrogate (an exception's message, a Session made in Python may
     hold one) written as JSON's escape of it, which UTF-8 can hold."""
-    return text if text.isascii() else re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")  # (fails on a lone surrogate, and only on one: faster than searching)
+    except UnicodeEncodeError:
+        return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text

@@ -49,9 +49,22 @@ def dumps(session: Session, found: list[Any] | None = None) -> str:
 
 
 def _fields_of(value: Any) -> dict[str, Any]:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {item.name: getattr(value, item.name) for item in dataclasses.fields(value)}
-    raise TypeError(f"not part of a session: {type(value).__name__}")
+    names = field_names(type(value))
+    if names is None:
+        raise TypeError(f"not part of a session: {type(value).__name__}")
+    return {name: getattr(value, name) for name in names}
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def field_names(cls: type) -> tuple[str, ...] | None:
+    """The names of a dataclass's fields, in order (None for any other type): found once per
+    class, where dataclasses.fields would find them again for every object of it (a session's
+    JSON and its HTML page visit every object)."""
+    if cls not in _FIELD_NAMES:
+        _FIELD_NAMES[cls] = tuple(item.name for item in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else None
+    return _FIELD_NAMES[cls]
 
 
 def save(session: Session, path: str | Path, found: list[Any] | None = None) -> Path:

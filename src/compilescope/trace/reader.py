@@ -126,13 +126,21 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+# json.loads(text, strict=...) would make a decoder for each record: one of each, made once
+_STRICT = json.JSONDecoder(strict=True)
+_LOOSE = json.JSONDecoder(strict=False)
+
+
 def json_value(text: str, strict: bool = True) -> Any:
     """json.loads, but a lone surrogate (JSON may escape one, "\\ud800"; a line read from bytes
     that were not UTF-8 holds one for each such byte) comes back as U+FFFD: a string no UTF-8
     writer could write or terminal show is never passed on. `strict=False` takes control
     characters (a raw tab, "\\r" or NUL) inside strings, as json.loads does.
     Raises ValueError (JSONDecodeError) and RecursionError as json.loads does."""
-    value = json.loads(text, strict=strict)
+    if isinstance(text, str) and not text.startswith("\ufeff"):
+        value = (_STRICT if strict else _LOOSE).decode(text)
+    else:  # (json.loads's own answer: a byte-order mark, or not text)
+        value = json.loads(text, strict=strict)
     if _SURROGATE_ESCAPE.search(text) or (not text.isascii() and _SURROGATE.search(text)):
         return without_surrogates(value)
     return value

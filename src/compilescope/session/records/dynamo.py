@@ -62,9 +62,12 @@ def on_dynamo_cpp_guards_str(state: BuildState, record: Record) -> None:
     item = state.pending(record)
     if item and record.payload is not None:
         item.compile.guards_text = record.payload
-        from compilescope.session.guards import parse_guard_tree
+        from compilescope.session.guards import copied, parse_guard_tree
 
-        item.compile.guards = parse_guard_tree(record.payload)
+        parsed = state.guard_trees.get(record.payload)
+        if parsed is None:
+            parsed = state.guard_trees[record.payload] = parse_guard_tree(record.payload)
+        item.compile.guards = copied(parsed)  # each compile its own guards, as if parsed anew
 
 
 def on_dynamo_graph_break_reason(state: BuildState, record: Record) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from compilescope.session.model import Compile, Frame, Program, Session
+from compilescope.session.model import Compile, Frame, Guard, Program, Session
 from compilescope.session.places import is_user_code
 from compilescope.session.records.values import described, int_of, short, text_of, unknown
 from compilescope.trace.reader import MAX_SKIPPED, CompileId, Record, TraceLog
@@ -91,6 +91,9 @@ class BuildState:
     skipped_more: int = 0  # reasons to skip beyond the first MAX_SKIPPED
     records_program_end: bool = False  # the trace is `compilescope run`'s of its program (trace/ours.py)
     program_recorded: bool = False  # its PROGRAM_RECORD was read
+    # torch's guard trees read so far, by their text: the same tree comes again and again (each
+    # rank, each copy of a module, a compile that ends as it did before), parsed once
+    guard_trees: dict[str, list[Guard]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, log: TraceLog) -> BuildState:
