@@ -46,8 +46,8 @@ def merged(families: dict[str, dict[str, Handler]]) -> dict[str, Handler]:
 
 KINDS: dict[str, Handler] = merged(FAMILIES)
 
-# Kinds torch 2.13 writes (trace_structured and dtrace_structured's names) that no family reads,
-# and why: what compilescope shows comes from the kinds in KINDS instead.
+# Kinds torch 2.13 writes (trace_structured and dtrace_structured's names, and the few it names
+# through a variable) that no family reads, and why: what compilescope shows comes from the kinds in KINDS instead.
 PASSED_OVER = {
     "str": "a file name torch interns: the reader keeps it (trace/reader.py)",
     "artifact": "an artifact the reader could not name (its name is its kind)",
@@ -55,6 +55,12 @@ PASSED_OVER = {
     "describe_storage": "the storage of those fake tensors",
     "describe_source": "where those fake tensors came from",
     "aot_joint_graph": "the joint graph before the partition: its forward and backward graphs are read",
+    # (saved-tensor hooks: the graphs before the hooks were applied; named through a function)
+    "aot_forward_graph_pre_saved_tensors_hooks": "the forward graph before saved-tensor hooks were applied",
+    "aot_backward_graph_pre_saved_tensors_hooks": "the backward graph before saved-tensor hooks were applied",
+    "aot_forward_graph_pre_assert_saved_tensors_hooks": "the forward graph before saved-tensor hooks were checked",
+    "aot_backward_graph_pre_assert_saved_tensors_hooks": "the backward graph before saved-tensor hooks were checked",
+    "bwd_compilation_metrics_runtime": "runtime metrics of a backward compile (compilation_metrics_runtime is read)",
     "inductor_post_grad_graph": "Inductor's graph after its passes: its kernels and their code are read",
     "optimize_ddp_split_graph": "DDPOptimizer's graph whole: each of its pieces is read (optimize_ddp_split_child)",
     "compiled_autograd_graph": "compiled autograd's graph",
