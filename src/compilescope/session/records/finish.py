@@ -54,11 +54,22 @@ def finish(state: BuildState) -> Session:
     if env.torch is None:
         env.torch = next((v for i in state.order if isinstance(v := i.metrics.get("pytorch_version"), str) and v), None)
     skipped = [f"line {s.line}: {s.reason}" for s in state.log.skipped] + session.skipped
+    if state.unknown_kinds:
+        skipped.append(unknown_kinds_said(state.unknown_kinds))
     more = state.log.skipped_more + state.skipped_more
     if more:
         skipped.append(f"… and {more} more that could not be read (only the first {MAX_SKIPPED} of each kind are listed)")
     session.skipped = skipped
     return session
+
+
+def unknown_kinds_said(counts: dict[str, int]) -> str:
+    """One line for the records of kinds this compilescope does not know: how many, of which."""
+    records = sum(counts.values())
+    shown = ", ".join(f"{short(kind)!r} ({n})" for kind, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:10])
+    more = f", and {len(counts) - 10} more kinds" if len(counts) > 10 else ""
+    kinds = "a kind" if len(counts) == 1 else f"{len(counts)} kinds"
+    return f"{records} record{'s' if records != 1 else ''} of {kinds} this compilescope does not know, passed over unread (a newer torch's?): {shown}{more}"
 
 
 def _finish_compile(state: BuildState, item: Pending) -> None:

@@ -46,6 +46,43 @@ def merged(families: dict[str, dict[str, Handler]]) -> dict[str, Handler]:
 
 KINDS: dict[str, Handler] = merged(FAMILIES)
 
+# Kinds torch 2.13 writes (trace_structured and dtrace_structured's names, and the few it names
+# through a variable) that no family reads, and why: what compilescope shows comes from the kinds in KINDS instead.
+PASSED_OVER = {
+    "str": "a file name torch interns: the reader keeps it (trace/reader.py)",
+    "artifact": "an artifact the reader could not name (its name is its kind)",
+    "describe_tensor": "the fake tensors Dynamo made for the inputs: the guards and symbols say what matters of them",
+    "describe_storage": "the storage of those fake tensors",
+    "describe_source": "where those fake tensors came from",
+    "aot_joint_graph": "the joint graph before the partition: its forward and backward graphs are read",
+    # (saved-tensor hooks: the graphs before the hooks were applied; named through a function)
+    "aot_forward_graph_pre_saved_tensors_hooks": "the forward graph before saved-tensor hooks were applied",
+    "aot_backward_graph_pre_saved_tensors_hooks": "the backward graph before saved-tensor hooks were applied",
+    "aot_forward_graph_pre_assert_saved_tensors_hooks": "the forward graph before saved-tensor hooks were checked",
+    "aot_backward_graph_pre_assert_saved_tensors_hooks": "the backward graph before saved-tensor hooks were checked",
+    "bwd_compilation_metrics_runtime": "runtime metrics of a backward compile (compilation_metrics_runtime is read)",
+    "inductor_post_grad_graph": "Inductor's graph after its passes: its kernels and their code are read",
+    "optimize_ddp_split_graph": "DDPOptimizer's graph whole: each of its pieces is read (optimize_ddp_split_child)",
+    "compiled_autograd_graph": "compiled autograd's graph",
+    "dynamo_guards": "Dynamo's guards as a list: the guard tree (dynamo_cpp_guards_str) is read",
+    "guard_added": "a guard as it was added: the guard tree is read",
+    "expression_created": "a symbolic expression as it was made",
+    "guard_on_data_dependent_error": "a guard on a data-dependent value that failed: the graph break says it",
+    "propagate_real_tensors": "real tensors run to learn data-dependent sizes",
+    "propagate_real_tensors_provenance": "where those sizes came from",
+    "graph_dump": "a graph dumped on request",
+    "dump_file": "a source file dumped on request",
+    "link": "a link to a file written elsewhere",
+    "export": "torch.export's records (not torch.compile)",
+    "exported_program": "torch.export's program (not torch.compile)",
+    "missing_fake_kernel": "a custom op without a fake kernel",
+    "mismatched_fake_kernel": "a custom op whose fake kernel disagrees with its real one",
+}
+
+
+UNKNOWN_KINDS_NAMED = 100
+OTHER_UNKNOWN_KINDS = "(other kinds)"
+
 
 def add(state: BuildState, record: Record) -> None:
     """Read one record into the state, by its kind (one lookup in KINDS: this runs per record)."""
@@ -54,7 +91,13 @@ def add(state: BuildState, record: Record) -> None:
     if state.session.started is None:
         state.session.started = record.written
     handler = KINDS.get(record.kind)
-    if handler is not None:
+    if handler is None:
+        if not record.is_artifact and record.kind not in PASSED_OVER:
+            # (by name up to UNKNOWN_KINDS_NAMED: a damaged log may hold any number of names)
+            named = record.kind in state.unknown_kinds or len(state.unknown_kinds) < UNKNOWN_KINDS_NAMED
+            kind = record.kind if named else OTHER_UNKNOWN_KINDS
+            state.unknown_kinds[kind] = state.unknown_kinds.get(kind, 0) + 1
+    else:
         try:
             handler(state, record)
         except Exception as error:  # a record in a shape we do not know: say so, go on

@@ -94,6 +94,8 @@ class BuildState:
     # torch's guard trees read so far, by their text: the same tree comes again and again (each
     # rank, each copy of a module, a compile that ends as it did before), parsed once
     guard_trees: dict[str, list[Guard]] = field(default_factory=dict)
+    # records of kinds this compilescope does not know (records/kinds.py), counted by kind
+    unknown_kinds: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def of(cls, log: TraceLog) -> BuildState:
