@@ -29,7 +29,6 @@ import gc
 import hashlib
 import html
 import json
-import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -42,6 +41,7 @@ from compilescope.render.pyfiles import guard_function, guard_name, python_files
 from compilescope.render.sections.runtime import bench_lead, bench_view, kernel_time_view
 from compilescope.render.terminal import size_text
 from compilescope.render.text import short_message
+from compilescope.session import surrogates_escaped
 from compilescope.session.counts import LABELS, calls_recorded_said, compile_id_note, counts
 from compilescope.session.jsonio import field_names
 from compilescope.session.model import Compile, Frame, Session
@@ -55,17 +55,13 @@ def asset(name: str) -> str:
     return (_STATIC / name).read_text(encoding="utf-8")
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def script_json(data: Any) -> str:
     """`data` as JSON to put inside a <script type="application/json"> element: nothing in it
     can end the element ("<", ">" and "&" escaped), and a lone surrogate is JSON's escape."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    if not text.isascii() and _SURROGATE.search(text):  # a lone surrogate, as JSON's escape (UTF-8 cannot hold it)
-        text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return (
-        text.replace("&", "\\u0026")
+        surrogates_escaped(text)  # a lone surrogate, as JSON's escape (UTF-8 cannot hold it)
+        .replace("&", "\\u0026")
         .replace("<", "\\u003c")
         .replace(">", "\\u003e")
         .replace("\u2028", "\\u2028")
@@ -317,11 +313,8 @@ def render_html(session: Session, found: list[Finding] | None = None) -> str:
     parts += [f"<script>{s}</script>\n" for s in scripts]
     parts.append("</body>\n</html>\n")
     page = "".join(parts)
-    if not page.isascii() and _SURROGATE.search(
-        page
-    ):  # a name that was not UTF-8 (a script named b"caf\xe9.py"): escaped, as the terminal shows it
-        page = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", page)
-    return page
+    # a name that was not UTF-8 (a script named b"caf\xe9.py"): escaped, as the terminal shows it
+    return surrogates_escaped(page)
 
 
 @contextlib.contextmanager
