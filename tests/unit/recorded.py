@@ -7,6 +7,7 @@ import atexit
 import functools
 import gzip
 import hashlib
+import json
 import re
 import shutil
 import tempfile
@@ -18,6 +19,17 @@ _PROGRAMS = {  # where a committed trace's programs are in this clone
     "tests/traces/programs/": TRACES / "programs",
     "tests/programs/corpus/": TRACES.parent / "programs" / "corpus",
 }
+
+
+def record_bytes(metadata: dict, payload: bytes | None = None) -> bytes:
+    """One record as torch writes it: its header line, then its payload's lines (each after a
+    tab), the checksum made to match."""
+    if payload is not None:
+        metadata = {**metadata, "has_payload": hashlib.md5(payload).hexdigest()}
+    line = b"V1129 11:28:36.564000 1900 torch/_dynamo/x.py:1] " + json.dumps(metadata).encode()
+    if payload is not None:
+        line += b"".join(b"\n\t" + part for part in payload.split(b"\n"))
+    return line + b"\n"
 
 
 def rewritten(trace: Path, change: Callable[[str], str]) -> str:

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 import re
 
 from compilescope.trace.reader import read_trace
-from recorded import cli, flat, portable, session
+from recorded import cli, flat, portable, record_bytes, session
 
 # the break's message, as the session keeps it: the bytes that were not UTF-8 as U+FFFD each
 MESSAGE = "User-inserted graph break. Message: kept\ufffd\ufffd\r    whole\x00here"
@@ -48,15 +47,6 @@ def test_a_graph_break_whose_message_holds_cr_nul_and_odd_bytes_is_reported(caps
     assert "\r" not in page and "\x00" not in page
 
 
-def _record(metadata: dict, payload: bytes | None = None) -> bytes:
-    if payload is not None:
-        metadata = {**metadata, "has_payload": hashlib.md5(payload).hexdigest()}
-    line = b"V1129 11:28:36.564000 1900 torch/_dynamo/x.py:1] " + json.dumps(metadata).encode()
-    if payload is not None:
-        line += b"".join(b"\n\t" + part for part in payload.split(b"\n"))
-    return line + b"\n"
-
-
 BREAK = {"artifact": {"name": "dynamo_graph_break_reason", "encoding": "string"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0}
 
 
@@ -67,8 +57,8 @@ def test_a_log_from_elsewhere_keeps_odd_bytes_plain_and_compressed(tmp_path) -> 
     payload = b"Graph Break Reason: a\rb\x00c\xff\xfe\nline ends here\r\nlast \x0b\x1c\xc2\x85 line"
     data = (
         b'V1129 11:28:36.564000 1900 torch/x.py:1] {"str": ["/u/a\x00\xff.py", 0]}\n'
-        + _record(BREAK, payload)
-        + _record({"dynamo_start": {"stack": []}, "frame_id": 0, "frame_compile_id": 1, "attempt": 0})
+        + record_bytes(BREAK, payload)
+        + record_bytes({"dynamo_start": {"stack": []}, "frame_id": 0, "frame_compile_id": 1, "attempt": 0})
     )
     plain, packed = tmp_path / "odd.log", tmp_path / "odd.log.gz"
     plain.write_bytes(data)
@@ -86,7 +76,7 @@ def test_a_log_from_elsewhere_keeps_odd_bytes_plain_and_compressed(tmp_path) -> 
 def test_a_log_whose_line_ends_another_system_rewrote_is_still_read(tmp_path) -> None:
     # GIVEN a log copied through a Windows editor: every line ends "\r\n"
     payload = b"Graph Break Reason: one\nand two"
-    data = (_record(BREAK, payload) + _record({"dynamo_start": {"stack": []}, "frame_id": 0, "frame_compile_id": 1})).replace(
+    data = (record_bytes(BREAK, payload) + record_bytes({"dynamo_start": {"stack": []}, "frame_id": 0, "frame_compile_id": 1})).replace(
         b"\n", b"\r\n"
     )
     path = tmp_path / "crlf.log"

@@ -16,15 +16,16 @@ trace of any length takes the memory of the Session it describes, not of the fil
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from compilescope.session.model import Session
 from compilescope.session.records.finish import finish
-from compilescope.session.records.kinds import add
+from compilescope.session.records.kinds import KINDS, PASSED_OVER, add
 from compilescope.session.records.state import BuildState
-from compilescope.trace.reader import TraceLog, file_lines, iter_records, open_trace, trace_files
+from compilescope.trace.reader import Record, TraceLog, iter_file_records, iter_records, open_trace_bytes, trace_files
 
 
 @dataclass
@@ -48,19 +49,31 @@ def read_traces(path: str | Path) -> list[TraceRead]:
         raise FileNotFoundError(f"no trace files (*.log, *.log.gz) in {path}")
     reads = []
     for file in files:
-        with open_trace(file) as handle:
-            reads.append(build_from_lines(file_lines(handle), str(file)))
+        with open_trace_bytes(file) as stream:
+            reads.append(_build(_file_records, stream, str(file)))
     return reads
 
 
 def build_from_lines(lines: Iterable[str], name: str | None) -> TraceRead:
     """The Session of a trace's lines, built as its records are read (none kept after use)."""
+    return _build(iter_records, lines, name)
+
+
+# kinds no family reads, whose records the reader need not decode (see PASSED_OVER for why);
+# interned strings and artifacts are read for what they name
+_NOT_DECODED = frozenset(PASSED_OVER) - {"str", "artifact"} - frozenset(KINDS)
+
+
+def _file_records(stream: BinaryIO, log: TraceLog) -> Iterator[Record]:
+    return iter_file_records(stream, log, _NOT_DECODED)
+
+
+def _build(read: Callable[[Any, TraceLog], Iterator[Record]], source: Any, name: str | None) -> TraceRead:
     log = TraceLog(path=name, records=[], strings={}, skipped=[])
     state = BuildState.of(log)
-    for record in iter_records(lines, log):
+    for record in read(source, log):
         add(state, record)
-    records = log.records_read + len(log.strings)
-    return TraceRead(finish(state), records, log.lines_read)
+    return TraceRead(finish(state), log.records_read + len(log.strings), log.lines_read)
 
 
 def build_session(log: TraceLog) -> Session:

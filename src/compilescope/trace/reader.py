@@ -10,23 +10,26 @@ a line it cannot read, or a payload whose checksum does not match (a file cut of
 is listed in `TraceLog.skipped` with the reason, and reading goes on.
 
 A trace may come from elsewhere, so it is untrusted: records are read one at a time
-(`iter_records`), never all kept at once, so memory follows the largest record, not the file;
-only regular files are opened (`open_trace`: a pipe or a device is refused, never waited on);
+(`iter_file_records` reads a file in pieces of 4 MB, split into records by a regular
+expression rather than a Python loop per line; `iter_records` takes lines one by one), never all
+kept at once, so memory follows the largest record, not the file; only regular files are opened
+(`open_trace_bytes`: a pipe or a device is refused, never waited on);
 the list of what was skipped is cut at `MAX_SKIPPED` entries and counted beyond.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
 import stat
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
 
 MAX_SKIPPED = 1000  # reasons kept for the lines that could not be read; the rest are counted
 MAX_LINE = 512 * 2**20  # characters of one line; a longer one is not read (torch writes none)
@@ -164,14 +167,19 @@ GZIP_MAGIC = b"\x1f\x8b"
 
 
 def open_trace(path: str | Path, errors: str = "surrogateescape") -> IO[str]:
-    """The file at `path` opened for reading as text, only if it is a regular file: a pipe
-    would make us wait forever and /dev/zero never ends, so those are refused (UnreadableInput)
-    before a byte is read. Links are followed: reading through one writes nothing. A file
-    compressed with gzip (a cluster's `trace.log.gz`) is read decompressed, line by line (the
-    reader's own bounds apply to what comes out). Lines end at "\\n" only (a "\\r" inside a
-    payload is the payload's), and bytes that are not UTF-8 are read as they are
-    (surrogateescape: one lone surrogate each), for a payload's checksum; iter_records passes
-    none of them on (U+FFFD)."""
+    """The file at `path` opened for reading as text (as open_trace_bytes opens it). Lines end
+    at "\\n" only (a "\\r" inside a payload is the payload's), and bytes that are not UTF-8 are
+    read as they are (surrogateescape: one lone surrogate each), for a payload's checksum;
+    iter_records passes none of them on (U+FFFD)."""
+    return io.TextIOWrapper(open_trace_bytes(path), encoding="utf-8", errors=errors, newline="\n")
+
+
+def open_trace_bytes(path: str | Path) -> BinaryIO:
+    """The file at `path` opened for reading, only if it is a regular file: a pipe would make us
+    wait forever and /dev/zero never ends, so those are refused (UnreadableInput) before a byte
+    is read. Links are followed: reading through one writes nothing. A file compressed with gzip
+    (a cluster's `trace.log.gz`) is read decompressed (the reader's own bounds apply to what
+    comes out)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags)  # non-blocking: opening a pipe with no writer returns at once
     try:
@@ -182,10 +190,9 @@ def open_trace(path: str | Path, errors: str = "surrogateescape") -> IO[str]:
             os.set_blocking(fd, True)
         if os.pread(fd, 2, 0) == GZIP_MAGIC:  # a trace compressed where it was written (trace.log.gz)
             import gzip
-            import io
 
-            return io.TextIOWrapper(gzip.GzipFile(fileobj=os.fdopen(fd, "rb"), mode="rb"), encoding="utf-8", errors=errors, newline="\n")
-        return os.fdopen(fd, encoding="utf-8", errors=errors, newline="\n")
+            return gzip.GzipFile(fileobj=os.fdopen(fd, "rb"), mode="rb")  # type: ignore[return-value]
+        return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
@@ -212,60 +219,78 @@ def check_input(path: str | Path) -> None:
 
 def read_trace(source: str | Path | Iterable[str], name: str | None = None) -> TraceLog:
     """Parse a trace file (or any iterable of its lines) into records, all kept in
-    `TraceLog.records` (for a file of any size, iter_records reads them one at a time)."""
+    `TraceLog.records` (for a file of any size, iter_file_records reads them one at a time)."""
     if isinstance(source, (str, Path)):
-        with open_trace(source) as handle:
+        with open_trace_bytes(source) as stream:
             log = TraceLog(path=str(source), records=[], strings={}, skipped=[])
-            log.records.extend(iter_records(file_lines(handle), log))
+            log.records.extend(iter_file_records(stream, log))
             return log
     log = TraceLog(path=name, records=[], strings={}, skipped=[])
     log.records.extend(iter_records(source, log))
     return log
 
 
+# One record as read, before its header is understood: the number of its first line; its
+# header line (without the line end), None where the block is payload lines with no line before
+# them, or a _LongLine/_BrokenTail; its payload lines as written ("\t...\n" each, ends kept);
+# how many lines the block is; whether its payload was too long to keep (then "").
+_Block = tuple[int, "str | None", str, int, bool]
+
+
 def iter_records(lines: Iterable[str], log: TraceLog) -> Iterator[Record]:
-    """The records in `lines`, one at a time as they are read; interned strings go into
-    `log.strings` and what cannot be read into `log.skipped` as reading goes."""
-    pending: tuple[int, re.Match[str]] | None = None
-    payload: list[str] = []
-    payload_size = 0  # characters kept of the pending record's payload
-    number = 0
-    for number, raw in enumerate(lines, start=1):
-        if raw.startswith("\t"):
-            if pending is None:
-                log.skip(number, "payload line without a record before it")
-            elif payload_size <= MAX_PAYLOAD:
-                payload_size += MAX_PAYLOAD + 1 if isinstance(raw, _LongLine) else len(raw)
-                payload.append(raw)  # as read: _payload_text takes the tabs and line ends off
-                if payload_size > MAX_PAYLOAD:
-                    payload = []  # not read: nothing of it is kept
+    """The records in `lines` (each a line of the file, as read), one at a time as they are
+    read; interned strings go into `log.strings` and what cannot be read into `log.skipped`."""
+    return _records(_line_blocks(lines), log, frozenset())
+
+
+def iter_file_records(stream: BinaryIO, log: TraceLog, passed_over: frozenset[str] = frozenset()) -> Iterator[Record]:
+    """The records of a trace file opened in binary (open_trace_bytes), one at a time: the file
+    is read in large pieces and split into records where a line starts without a tab, so a
+    payload's lines are never handled one by one (a 30 MB log holds some 200,000 of them).
+
+    A record whose name is in `passed_over` (kinds the caller does not read: torch writes
+    thousands of `describe_tensor`s) is counted but not decoded, where its header says no more
+    than that: no payload, no rank, and a record was read before it. Such a record is not
+    checked either: one damaged is not said in `log.skipped`."""
+    return _records(_byte_blocks(stream), log, passed_over)
+
+
+# the record's name, where torch writes it: the first key ({"describe_tensor": {...}, ...})
+_FIRST_KEY = re.compile(r'\{"([A-Za-z0-9_]+)": ')
+
+
+def _records(blocks: Iterable[_Block], log: TraceLog, passed_over: frozenset[str]) -> Iterator[Record]:
+    lines = 0
+    for number, head, payload, count, too_long in blocks:
+        lines = number + count - 1
+        if isinstance(head, _BrokenTail):
+            log.skip(number, f"the rest of the file could not be decompressed ({head.why})")
             continue
-        if pending is not None:
-            record = _finish_record(log, pending[0], pending[1], payload, payload_size > MAX_PAYLOAD)
-            if record is not None:
-                log.records_read += 1
-                yield record
-        pending, payload, payload_size = None, [], 0
-        if isinstance(raw, _BrokenTail):
-            log.skip(number, f"the rest of the file could not be decompressed ({raw.why})")
-            continue
-        if isinstance(raw, _LongLine):
+        match = None
+        if head is None:
+            pass
+        elif isinstance(head, _LongLine):
             log.skip(number, f"a line longer than {MAX_LINE // 2**20} MB: not read")
+        elif head.rstrip("\r").strip():
+            match = _HEADER.match(head.rstrip("\r"))
+            if match is None:
+                log.skip(number, "not a structured-trace line")
+        if match is None:  # the block's payload lines have no record before them
+            first = number if head is None else number + 1
+            for orphan in range(first, number + count):
+                log.skip(orphan, "payload line without a record before it")
             continue
-        line = raw.rstrip("\n").rstrip("\r")
-        if not line.strip():
-            continue
-        match = _HEADER.match(line)
-        if match is None:
-            log.skip(number, "not a structured-trace line")
-            continue
-        pending = (number, match)
-    if pending is not None:
-        record = _finish_record(log, pending[0], pending[1], payload, payload_size > MAX_PAYLOAD)
+        if passed_over and log.records_read:
+            text = match.group("json")
+            named = _FIRST_KEY.match(text)
+            if named and named.group(1) in passed_over and '"has_payload"' not in text and '"rank"' not in text:
+                log.records_read += 1
+                continue
+        record = _finish_record(log, number, match, payload, too_long)
         if record is not None:
             log.records_read += 1
             yield record
-    log.lines_read = number
+    log.lines_read = lines
 
 
 class _LongLine(str):
@@ -278,30 +303,128 @@ class _BrokenTail(str):
     why = ""
 
 
-def file_lines(handle: IO[str]) -> Iterator[str]:
-    """The lines of a file, each at most MAX_LINE characters long: a longer one (a file with no
-    line breaks at all, say) is read through in pieces and given as a _LongLine, so memory stays
-    bounded whatever the file holds. A gzip file that breaks off ends with a _BrokenTail: what
-    was read before it stands."""
-    try:
-        while True:
-            line = handle.readline(MAX_LINE)
-            if not line:
-                return
-            if len(line) >= MAX_LINE and not line.endswith("\n"):
-                head = line[:1]
-                while line and not line.endswith("\n"):
-                    line = handle.readline(MAX_LINE)
-                yield _LongLine(head)
-                continue
-            yield line
-    except (EOFError, OSError, zlib.error) as error:  # gzip: cut short, or corrupt
-        tail = _BrokenTail("")
-        tail.why = f"{type(error).__name__}: {str(error)[:120]}" if str(error) else type(error).__name__
-        yield tail
+def _broken(error: BaseException) -> _BrokenTail:
+    tail = _BrokenTail("")
+    tail.why = f"{type(error).__name__}: {str(error)[:120]}" if str(error) else type(error).__name__
+    return tail
 
 
-def _finish_record(log: TraceLog, number: int, match: re.Match[str], payload_lines: list[str], too_long: bool = False) -> Record | None:
+def _line_blocks(lines: Iterable[str]) -> Iterator[_Block]:
+    """Records of lines given one by one (ends kept or not): what iter_records reads."""
+    number, start, head, count = 0, 1, None, 0
+    payload: list[str] = []
+    size = 0  # characters kept of the block's payload; over MAX_PAYLOAD, none are
+    for number, raw in enumerate(lines, start=1):
+        if raw.startswith("\t"):
+            count += 1
+            if size <= MAX_PAYLOAD:
+                size += MAX_PAYLOAD + 1 if isinstance(raw, _LongLine) else len(raw)
+                payload.append(raw if raw.endswith("\n") else raw + "\n")
+                if size > MAX_PAYLOAD:
+                    payload = []  # not read: nothing of it is kept
+            continue
+        if count:
+            yield start, head, "".join(payload), count, size > MAX_PAYLOAD
+        start, count, payload, size = number, 1, [], 0
+        head = raw if isinstance(raw, (_LongLine, _BrokenTail)) else raw.removesuffix("\n")
+    if count:
+        yield start, head, "".join(payload), count, size > MAX_PAYLOAD
+
+
+_CHUNK = 1 << 22  # bytes read at a time (a compressed file gives what one piece decompresses to)
+_BOUNDARY = re.compile(rb"\n(?!\t)")  # a line end before a line that is not a payload line
+
+
+class _Pending:
+    """The bytes of the record being read, kept until the line that starts the next one. One
+    longer than MAX_LINE + MAX_PAYLOAD is read through: only its first line's start and the
+    number of lines it spans are kept."""
+
+    def __init__(self, number: int) -> None:
+        self.number = number  # the line the record starts at
+        self.pieces: list[bytes] = []
+        self.size = 0
+        self.start: bytes | None = None  # set once it is too long: its first MAX_LINE + 1 bytes
+        self.newlines = 0  # line ends in what was read through
+
+    def add(self, piece: bytes) -> None:
+        self.pieces.append(piece)
+        self.size += len(piece)
+        if self.size > MAX_LINE + MAX_PAYLOAD:
+            data = b"".join(self.pieces)
+            if self.start is None:
+                self.start = data[: MAX_LINE + 1]
+            self.newlines += data.count(b"\n")
+            self.pieces, self.size = [data[-1:]], 1  # its last byte: whether a line ended there
+
+    def block(self) -> _Block:
+        """The record as a _Block: its header line and payload decoded (bytes that are not
+        UTF-8 kept as lone surrogates, for the payload's checksum)."""
+        data = b"".join(self.pieces)
+        if self.start is not None:  # too long: what ends its lines, and its start
+            count = self.newlines + data[1:].count(b"\n") + (not data.endswith(b"\n"))
+            data = self.start
+        else:
+            count = data.count(b"\n") + (not data.endswith(b"\n"))
+        head: str | None = None
+        rest = data
+        if not data.startswith(b"\t"):
+            end = data.find(b"\n")
+            line, rest = (data, b"") if end < 0 else (data[:end], data[end + 1 :])
+            if len(line) > MAX_LINE:
+                head = _LongLine(line[:1].decode("utf-8", "surrogateescape"))
+            else:
+                head = line.decode("utf-8", "surrogateescape")
+        too_long = self.start is not None or len(rest) > MAX_PAYLOAD
+        return self.number, head, "" if too_long else rest.decode("utf-8", "surrogateescape"), count, too_long
+
+
+def _byte_blocks(stream: BinaryIO) -> Iterator[_Block]:
+    """Records of a binary stream, split at each line that does not start with a tab by a
+    regular expression over large pieces of the file (C, not a Python loop per line)."""
+    read = getattr(stream, "read1", stream.read)  # a compressed file: what was read before a break stands
+    pending = _Pending(1)
+    while True:
+        try:
+            chunk = read(_CHUNK)
+        except (EOFError, OSError, zlib.error) as error:  # gzip: cut short, or corrupt
+            number = pending.number
+            for block in _last(pending):
+                number = block[0] + block[3]
+                yield block
+            yield number, _broken(error), "", 1, False
+            return
+        if not chunk:
+            yield from _last(pending)
+            return
+        if pending.size and pending.pieces[-1].endswith(b"\n") and chunk[:1] != b"\t":
+            pending = yield from _ended(pending)  # the record ended where the last piece did
+        start = 0
+        for match in _BOUNDARY.finditer(chunk):
+            end = match.end()
+            if end == len(chunk):
+                break  # the next piece's first byte says whether a record ends here
+            pending.add(chunk[start:end])
+            pending = yield from _ended(pending)
+            start = end
+        if start < len(chunk):
+            pending.add(chunk[start:])
+
+
+def _ended(pending: _Pending) -> Generator[_Block, None, _Pending]:
+    block = pending.block()
+    yield block
+    return _Pending(block[0] + block[3])
+
+
+def _last(pending: _Pending) -> Iterator[_Block]:
+    if pending.size or pending.start is not None:
+        yield pending.block()
+
+
+def _finish_record(log: TraceLog, number: int, match: re.Match[str], payload_lines: str, too_long: bool) -> Record | None:
+    """The record of a header line and its payload lines as written ("\\t...\\n" each), or None
+    where it is not one (said in log.skipped) or is an interned string (kept in log.strings)."""
     try:
         data = json_value(match.group("json"), strict=False)  # a raw "\\r" or NUL in a string: kept
     except json.JSONDecodeError as error:
@@ -377,21 +500,16 @@ def _finish_record(log: TraceLog, number: int, match: re.Match[str], payload_lin
     )
 
 
-def _payload_text(raws: list[str], crlf: bool = False) -> str:
-    """The payload as torch wrote it: its lines, each without the tab before it and its "\\n",
-    joined by newlines (in one pass over the joined text, not one per line). Every other
-    character is the payload's own, "\\r" too; with `crlf`, a "\\r" before a line's end is taken
-    as part of the line end (a file whose line ends another system rewrote)."""
-    if crlf:
-        return "\n".join(raw[1:].removesuffix("\n").removesuffix("\r") for raw in raws)
-    joined = "".join(raws)
-    if joined.endswith("\n"):
-        joined = joined[:-1]
-    if joined.count("\n") != len(raws) - 1:
-        # lines given without their ends: line by line
-        return "\n".join(raw[1:].removesuffix("\n") for raw in raws)
+def _payload_text(lines: str, crlf: bool = False) -> str:
+    """The payload as torch wrote it, from its lines as written ("\\t...\\n" each): each line
+    without the tab before it, joined by newlines. Every other character is the payload's own,
+    "\\r" too; with `crlf`, a "\\r" before a line's end is taken as part of the line end (a file
+    whose line ends another system rewrote)."""
     # every line starts with its tab, so each "\n\t" is a line end and the next line's tab
-    return joined[1:].replace("\n\t", "\n")
+    text = lines[1:].removesuffix("\n").replace("\n\t", "\n")
+    if crlf:
+        text = text.replace("\r\n", "\n").removesuffix("\r")
+    return text
 
 
 def _hashes_to(payload: str, digest: Any) -> bool:
