@@ -21,6 +21,10 @@ PYTHONDONTWRITEBYTECODE, which would make every run compile every module again).
 runs once first to warm the page cache and that bytecode; then each round runs every command of a
 log once, in turn; outputs of the run before are removed outside the timing.
 
+The floor: Python started with nothing but what the project's rules have `report` import (the
+model's dataclasses, rich for the terminal, json and hashlib for the reader), against tlparse's
+whole run on the 1 MB log, so a reader sees which targets Python itself leaves out of reach.
+
 Targets (issue 42): `--version` under 0.1 s; `report --json` at most tlparse's time from 1 MB up
 and at most half of it from 30 MB up; the HTML report at most tlparse's time from 4 MB up.
 """
@@ -50,6 +54,12 @@ REAL = {"cuda_graphs": "a CUDA-graphs run", "gpt2_loss_logging": "GPT-2 training
 BASE = "gpt2_loss_logging"  # the real log the larger ones are made from
 MADE_MB = (4, 30)
 BIG_MB = 100
+FLOORS = {  # what `python -c` imports, and why report needs it
+    "": "Python's own start",
+    "import dataclasses": "the model (dataclasses)",
+    "import rich.console": "the terminal (rich)",
+    "import dataclasses, json, hashlib, rich.console": "all three, with the reader's json and hashlib",
+}
 
 
 @dataclass
@@ -147,6 +157,10 @@ def main(argv: list[str] | None = None) -> int:
             tl = [tlparse, str(log), "-o", "tl_out", "--overwrite", "--no-browser"]
             for what, option, out in (("report --json", "--json", "out.json"), ("report --html", "--html", "out.html")):
                 races.append(Race(what, label, size, [ours, "report", str(log), option, out], tl, [], [], target_for(what, size)))
+        first_log = races[1].ours[2]  # the 1 MB log
+        tl_first = [tlparse, first_log, "-o", "tl_out", "--overwrite", "--no-browser"]
+        floors = [Race(why, code, 0.0, [sys.executable, "-c", code or "pass"], tl_first, [], [], None) for code, why in FLOORS.items()]
+        races += floors
         for race in races:  # warm: the page cache, our bytecode
             timed(race.ours, work, env)
             timed(race.theirs, work, env)
@@ -165,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
                 race.theirs_cpu.append(cpu)
             print(f"round done, load {os.getloadavg()[0]:.1f}", file=sys.stderr)
         load_after = os.getloadavg()
-        text = results(races, args, tlparse, load_before, load_after, time.time() - started)
+        text = results(races[: -len(floors)], args, tlparse, load_before, load_after, time.time() - started)
+        text += floor_table(floors, Path(first_log).stat().st_size / 1e6)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(text)
@@ -217,6 +232,23 @@ def results(races: list[Race], args: argparse.Namespace, tlparse: str, before: t
             f"{statistics.median(race.theirs_s):.3f} ({rival}) | {race.ratio:.2f} | {target}{met} | "
             f"{deviation(race.ours_s):.0%}, {deviation(race.theirs_s):.0%} | "
             f"{statistics.median(race.ours_cpu):.3f}, {statistics.median(race.theirs_cpu):.3f} ({race.cpu_ratio:.2f}) |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def floor_table(floors: list[Race], size_mb: float) -> str:
+    """The floor's rows: Python importing what report must, against tlparse's whole run."""
+    lines = [
+        "",
+        f"### The floor: Python's start and the imports the project's rules require, against tlparse's whole run on the {size_mb:.1f} MB log",
+        "",
+        "| `python -c` | what for | seconds | tlparse, whole run (s) | ratio | CPU s: python, tlparse |",
+        "|---|---|---|---|---|---|",
+    ]
+    for race in floors:
+        lines.append(
+            f"| `{race.log or 'pass'}` | {race.what} | {statistics.median(race.ours_s):.3f} | {statistics.median(race.theirs_s):.3f} | "
+            f"{race.ratio:.2f} | {statistics.median(race.ours_cpu):.3f}, {statistics.median(race.theirs_cpu):.3f} |"
         )
     return "\n".join(lines) + "\n"
 
