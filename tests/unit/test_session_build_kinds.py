@@ -40,6 +40,7 @@ TORCH_KINDS = {
     "bwd_compilation_metrics",
     "chromium_event",
     "torch_version",
+    *(f"{cache}_cache_{outcome}" for cache in ("fx_graph", "aotautograd") for outcome in ("hit", "miss", "bypass")),
 }
 TRACES = Path(__file__).resolve().parents[1] / "traces"
 OUR_KINDS = {value for name, value in vars(ours).items() if name.endswith("_RECORD")}

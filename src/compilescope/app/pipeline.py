@@ -281,6 +281,9 @@ def build_explain_write(recording: Recording, record: dict[str, Any], outputs: O
         return _say_nothing_compiled(
             outputs.save_without_report(json_of, stream), record, dataclasses.asdict(session.environment), plan, stream
         )
+    from compilescope.app.earlier import compare_with_earlier
+
+    compare_with_earlier(session, outputs.json)  # before this run's session replaces it
     return write(session, explain(session), recording, outputs, plan, stream)
 
 

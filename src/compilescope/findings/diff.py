@@ -27,6 +27,8 @@ from compilescope.findings.aspects import (
     recompiles,
     tensor_metadata,
 )
+from compilescope.findings.cache_misses import cause_lines
+from compilescope.session.cache_keys import compared
 from compilescope.session.counts import break_place
 from compilescope.session.counts import label as count_label
 from compilescope.session.model import CallTimes, Session
@@ -121,6 +123,9 @@ class Diff:
     # that side is missing
     before_incomplete: str | None = None
     after_incomplete: str | None = None
+    # each graph of the second run that missed the cache where the first had compiled it, and
+    # which part of its key changed (session/cache_keys.py), a line each
+    cache_misses: list[str] = field(default_factory=list)
 
     @property
     def partial(self) -> list[str]:
@@ -138,6 +143,7 @@ class Diff:
             not any(a.added or a.removed for a in self.aspects)
             and not self.reworded_breaks
             and not any(f.notable for f in self.compile_time + self.call_times + self.bench)
+            and not self.cache_misses
         )
 
     def aspect(self, name: str) -> Changed:
@@ -160,6 +166,7 @@ def diff(before: Session, after: Session, before_name: str = "before", after_nam
         reworded_breaks=_reworded(before, after),
         before_incomplete=before.incomplete.reason if before.incomplete is not None else None,
         after_incomplete=after.incomplete.reason if after.incomplete is not None else None,
+        cache_misses=[line for cause in compared(before, after, before_name).misses for line in cause_lines(cause)],
     )
 
 

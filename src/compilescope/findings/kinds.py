@@ -25,6 +25,8 @@ class FindingKind(str, Enum):
     COMPILE_FAILED = "compile failed"
     CALLS_WITHOUT_COMPILED_CODE = "calls without compiled code"
     COMPILE_TIME = "compile time"
+    CACHE_MISS = "cache miss"  # a warm start that compiled a graph the earlier run had compiled
+    CACHE_BYPASS = "cache bypass"  # a graph the compile caches cannot keep
     NOTHING_COMPILED = "nothing compiled"
     CHILD_PROCESSES = "child processes"
     UNREADABLE_TRACE = "unreadable trace"

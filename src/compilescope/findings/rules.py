@@ -13,6 +13,7 @@ from compilescope.findings.before_compile import (
     nothing_compiled,
 )
 from compilescope.findings.breaks import break_findings, captured_nothing
+from compilescope.findings.cache_misses import cache_findings
 from compilescope.findings.compiled_modules import compiled_module_findings
 from compilescope.findings.distributed import ddp_split_findings
 from compilescope.findings.finding import (
@@ -54,6 +55,7 @@ def findings(session: Session) -> list[Finding]:
     found.extend(autotuning_findings(session))
     found.extend(ddp_split_findings(session))
     found.extend(payoff_findings(session))
+    found.extend(cache_findings(session))
     for frame in session.frames:
         found.extend(_failures(frame))
         found.extend(_calls_without_compiled_code(frame))
@@ -267,7 +269,13 @@ def _compile_time(session: Session) -> list[Finding]:
     hits = sum((c.cache.fx_graph_hits or 0) for c in session.compiles)
     misses = sum((c.cache.fx_graph_misses or 0) for c in session.compiles)
     fix = ""
-    if misses and not hits:
+    missed_again = len({m.compile_id for m in session.earlier_run.misses}) if session.earlier_run else 0
+    if misses and missed_again:
+        fix = (
+            f"The earlier run of this program had compiled {plural(missed_again, 'graph')} of these, but the cache missed "
+            "them: what changed in their keys is above."
+        )
+    elif misses and not hits:
         fix = "Every Inductor graph was compiled from scratch (FX graph cache misses); a second run of the same program reuses the on-disk cache and compiles much faster."
     elif hits:
         fix = f"The FX graph cache served {hits} of {hits + misses} Inductor graphs from disk"

@@ -3,7 +3,7 @@ self-contained HTML page (no scripts: every string is escaped as it is written).
 
 JSON, documented in docs/schema.md: {"schema": "compilescope/diff/1", "before", "after",
 "versions", "graph_breaks": {"added": [...], "removed": [...], "before": N, "after": N}, ... one
-such object per aspect ..., "compile_time": [{"what", "before", "after", "change", "unit",
+such object per aspect ..., "cache_misses": ["f (0/0), inference graph, FX graph cache: ...", ...], "compile_time": [{"what", "before", "after", "change", "unit",
 "notable"}], "call_times": [...], "bench": [...], "nothing_changed": bool}
 """
 
@@ -57,14 +57,8 @@ def renderables(d: Diff, summary: Any = None) -> list:
             if len(items) > SHOWN:
                 grid.add_row("", Text(f"… {len(items) - SHOWN} more {'added' if sign == '+' else 'removed'}", style="dim"))
         out.extend([grid, Text("")])
-    if d.reworded_breaks:
-        out.append(Text("graph breaks at the same place, for another reason (torch's words)", style="bold underline"))
-        grid = hanging(4)
-        for item in d.reworded_breaks[:SHOWN]:
-            grid.add_row(Text("  ~ ", style="yellow"), Text(one_line(item)))
-        if len(d.reworded_breaks) > SHOWN:
-            grid.add_row("", Text(f"… {len(d.reworded_breaks) - SHOWN} more", style="dim"))
-        out.extend([grid, Text("")])
+    out.extend(_marked("graph breaks at the same place, for another reason (torch's words)", "~", d.reworded_breaks))
+    out.extend(_marked("Cache misses: what changed in the key of each graph the first run had compiled", "!", d.cache_misses))
     for title, figures in (("Compile time by stage", d.compile_time), ("Per-call times", d.call_times), ("Benchmarks", d.bench)):
         shown = [f for f in figures if f.before is not None or f.after is not None]
         if not shown:
@@ -76,7 +70,7 @@ def renderables(d: Diff, summary: Any = None) -> list:
     out.append(
         Text(
             "+ added in the second run, − gone from it; ~ a graph break at the same place, worded anew; "
-            "▲ a time that moved by 20% or more (compile times vary run to run).",
+            "! a graph the first run had compiled that missed the cache; ▲ a time that moved by 20% or more (compile times vary run to run).",
             style="dim",
         )
     )
@@ -84,6 +78,18 @@ def renderables(d: Diff, summary: Any = None) -> list:
     if ids:
         out.append(Text(compile_id_note(ids), style="dim"))
     return out
+
+
+def _marked(title: str, mark: str, items: list[str]) -> list:
+    """A titled list of lines, each after `mark`, the first SHOWN of them; nothing where none."""
+    if not items:
+        return []
+    grid = hanging(4)
+    for item in items[:SHOWN]:
+        grid.add_row(Text(f"  {mark} ", style="yellow"), Text(one_line(item)))
+    if len(items) > SHOWN:
+        grid.add_row("", Text(f"… {len(items) - SHOWN} more", style="dim"))
+    return [Text(title, style="bold underline"), grid, Text("")]
 
 
 def _compile_ids(d: Diff) -> list[str]:
@@ -104,6 +110,7 @@ def diff_json(d: Diff) -> dict[str, Any]:
     for aspect in d.aspects:
         data[aspect.name] = {"added": aspect.added, "removed": aspect.removed, "before": aspect.before, "after": aspect.after}
     data["graph_breaks_reworded"] = d.reworded_breaks
+    data["cache_misses"] = d.cache_misses
     data["compile_time"] = _figures(d.compile_time)
     data["call_times"] = _figures(d.call_times)
     data["bench"] = _figures(d.bench)
@@ -146,6 +153,12 @@ def diff_html(d: Diff) -> str:
     if d.reworded_breaks:
         parts.append('<section id="graph_breaks_reworded"><h2>graph breaks at the same place, for another reason</h2>\n<ul>\n')
         parts += [f'<li class="added">~ {e(item)}</li>\n' for item in d.reworded_breaks]
+        parts.append("</ul></section>\n")
+    if d.cache_misses:
+        parts.append(
+            '<section id="cache_misses"><h2>Cache misses: what changed in the key of each graph the first run had compiled</h2>\n<ul>\n'
+        )
+        parts += [f'<li class="added">! {e(item)}</li>\n' for item in d.cache_misses]
         parts.append("</ul></section>\n")
     for key, title, figures in (
         ("compile_time", "Compile time by stage", d.compile_time),

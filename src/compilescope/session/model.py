@@ -14,6 +14,7 @@ from typing import Literal
 
 from compilescope.session import SCHEMA, error_summary  # noqa: F401  (error_summary: its callers import it from here)
 from compilescope.session.benchmarks import Benchmark, Profile
+from compilescope.session.caches import CacheLookup, EarlierRun, KeyPart
 from compilescope.views import view
 
 # What ran: a script or module (compilescope run), a function (explain), a `with capture()`
@@ -216,6 +217,9 @@ class CacheUse:
     fx_graph_misses: int | None = None
     aot_autograd_hits: int | None = None
     aot_autograd_misses: int | None = None
+    remote_hits: int | None = None  # in the remote caches (FX graph and AOT Autograd together)
+    remote_misses: int | None = None
+    lookups: list[CacheLookup] = field(default_factory=list)  # each look in a cache (session/caches.py)
 
 
 @dataclass
@@ -504,6 +508,12 @@ class Session:
     # Where what the session holds is only part of its run (a trace that ends inside a compile, a
     # run's program that did not finish); None: nothing says so
     incomplete: Incomplete | None = None
+    # The parts of the caches' keys every graph's key shares (configs, versions); each
+    # CacheLookup keeps its own (session/caches.py)
+    cache_key_shared: list[KeyPart] = field(default_factory=list)
+    # The earlier run of the same program this one was compared with (`run` beside its saved
+    # session); None: none was found
+    earlier_run: EarlierRun | None = None
 
     # ---- derived views, not stored -------------------------------------------------------
     @property

@@ -1,7 +1,7 @@
 """The terminal's section on each compiled function: its place, each version it compiled
 (status, ops, kernels, time, calls, why it was compiled again, failures, autotuning, CUDA
 graphs, graph breaks), and the details asked for with --show (graph, guards, dynamic shapes,
-AOT graphs, kernels and their code, compile time by stage).
+AOT graphs, kernels and their code, compile time by stage, the caches' lookups).
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from compilescope.findings.rules import plural
+from compilescope.render.sections.caches import cache_rows
 from compilescope.render.terminal import duration_us, hanging, keep_phrases, limited, one_line_of, seconds, short_path, unknown
 from compilescope.session.counts import compile_id_note
 from compilescope.session.model import CallTimes, Compile, Frame, Graph
@@ -234,6 +235,8 @@ def _details(c: Compile, show: set[str]) -> list:
                 style="dim",
             )
         )
+    if "cache" in show:
+        out.extend(cache_rows(c))
     return out
 
 

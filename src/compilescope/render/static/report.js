@@ -772,7 +772,37 @@ function shortPath(path) {
       var own = [{ label: c.compile_id, values: values, total: sum }];
       if (sum > 0) add(section, el("h3", null, "Compile time by stage"), stackedBars(own, 860), legend(own));
       add(section, el("div", { "class": "muted" }, "cache: FX graph " + unknownText(c.cache.fx_graph_hits) + " hit / " + unknownText(c.cache.fx_graph_misses) + " miss; AOT Autograd " + unknownText(c.cache.aot_autograd_hits) + " hit / " + unknownText(c.cache.aot_autograd_misses) + " miss"));
+      add(section, cacheLookups(c));
       return section;
+    }
+
+    // The caches' lookups of one compile (session/caches.py): outcome, torch's detail in words,
+    // what a hit saved, why a bypass, the key, and the key's own parts on demand.
+    var CACHE_NAMES = { fx_graph: "FX graph cache", aot_autograd: "AOT Autograd cache" };
+    var CACHE_DETAILS = { full_miss: "no entry for this key", guard_miss: "an entry for this key, but its guards on input sizes failed", hit: "" };
+    function cacheLookups(c) {
+      var lookups = (c.cache && c.cache.lookups) || [];
+      if (!lookups.length) return el("div", { "class": "muted" }, "caches: no lookup in this trace (torch wrote none for this compile: an older torch, or a backend without Inductor)");
+      var box = el("div", null, el("h3", null, "Caches"));
+      add(box, rowsTable(["cache", "graph", "outcome", "", "key"], lookups, function (l) {
+        var said = Object.prototype.hasOwnProperty.call(CACHE_DETAILS, l.detail || "") ? CACHE_DETAILS[l.detail || ""] : (l.detail || "");
+        var notes = [];
+        if (said) notes.push(said);
+        if (l.time_saved_s != null) notes.push("saved " + seconds(l.time_saved_s) + " of compiling, by torch's estimate");
+        if (l.bypass_reason) notes.push("torch's reason: " + l.bypass_reason);
+        var keyCell = el("td", { "class": "mono" }, l.key ? l.key.slice(0, 16) + "…" : "");
+        if (l.parts && l.parts.length) {
+          keyCell.appendChild(el("button", { onclick: function () {
+            keyCell.appendChild(el("pre", { "class": "mono" }, l.parts.map(function (p) { return p.name + ": " + p.value; }).join("\n")));
+          } }, "its own parts"));
+        }
+        return el("tr", null, el("td", null, CACHE_NAMES[l.cache] || l.cache), el("td", null, l.graph || ""),
+          el("td", { "class": "cache-" + l.outcome }, l.outcome), el("td", null, notes.join(" · ")), keyCell);
+      }));
+      var remote = c.cache.remote_hits, remoteMiss = c.cache.remote_misses;
+      if (remote || remoteMiss) add(box, el("div", { "class": "muted" }, "remote cache: " + (remote || 0) + " hit(s), " + (remoteMiss || 0) + " miss(es)"));
+      else if (remote === 0 && remoteMiss === 0) add(box, el("div", { "class": "muted" }, "remote cache: not used"));
+      return box;
     }
 
     // ---- assemble and route ------------------------------------------------------------------------

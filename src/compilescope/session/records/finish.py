@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from compilescope.session.model import Compile, CompileStatus, Frame, Session
+from compilescope.session.records.caches import share_key_parts
 from compilescope.session.records.calls import apply_calls
 from compilescope.session.records.dynamo import breaks_in_compiled_frames, link_resumes, name_by_frame_id, read_dynamo_facts
 from compilescope.session.records.inductor import read_kernels
@@ -46,6 +47,7 @@ def finish(state: BuildState) -> Session:
         except Exception as error:  # compilescope's own record, in a shape it does not know
             state.skip(f"{what}: could not be read ({type(error).__name__}: {short(str(error))})")
     session = state.session
+    share_key_parts(session)
     session.program = state.program
     session.incomplete = incomplete(state)
     env = session.environment

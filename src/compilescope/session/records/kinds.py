@@ -1,7 +1,7 @@
 """Which record kinds build a Session, and which family reads each: the one table, KINDS.
 
 Each record family's module (dynamo.py, aot.py, inductor.py, distributed.py, times.py,
-calls.py, program.py) names the kinds it reads in its HANDLERS; KINDS is all of them, each
+caches.py, calls.py, program.py) names the kinds it reads in its HANDLERS; KINDS is all of them, each
 kind claimed by one family (two that claim one kind fail at import). A record of a kind that
 is not here (torch writes many more, and will write others) is passed over: nothing is
 learned from it, and nothing is guessed.
@@ -10,6 +10,7 @@ learned from it, and nothing is guessed.
 from __future__ import annotations
 
 from compilescope.session.records.aot import HANDLERS as AOT
+from compilescope.session.records.caches import HANDLERS as CACHES
 from compilescope.session.records.calls import HANDLERS as CALLS
 from compilescope.session.records.distributed import HANDLERS as DISTRIBUTED
 from compilescope.session.records.dynamo import HANDLERS as DYNAMO
@@ -26,6 +27,7 @@ FAMILIES: dict[str, dict[str, Handler]] = {
     "inductor": INDUCTOR,
     "distributed": DISTRIBUTED,
     "times": TIMES,
+    "caches": CACHES,
     "calls": CALLS,
     "program": PROGRAM,
 }

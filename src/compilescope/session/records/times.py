@@ -115,7 +115,16 @@ def read_times(state: BuildState, item: Pending) -> None:
         fx_graph_misses=int_of(m.get("inductor_fx_local_cache_miss_count")),
         aot_autograd_hits=int_of(m.get("aotautograd_local_cache_hit_count")),
         aot_autograd_misses=int_of(m.get("aotautograd_local_cache_miss_count")),
+        remote_hits=_sum(m, "inductor_fx_remote_cache_hit_count", "aotautograd_remote_cache_hit_count"),
+        remote_misses=_sum(m, "inductor_fx_remote_cache_miss_count", "aotautograd_remote_cache_miss_count"),
+        lookups=c.cache.lookups,  # read from the caches' own records (records/caches.py)
     )
+
+
+def _sum(m: dict[str, Any], *keys: str) -> int | None:
+    """The sum of the counts torch gave of `keys`; None where it gave none of them."""
+    counts = [n for key in keys if (n := int_of(m.get(key))) is not None]
+    return sum(counts) if counts else None
 
 
 def _compile_time(m: dict[str, Any], bwd: dict[str, Any]) -> CompileTime:
