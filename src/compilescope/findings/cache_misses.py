@@ -43,7 +43,7 @@ def _warm_start_misses(session: Session, frames: dict[str, Frame]) -> list[Findi
             Finding(
                 WARNING,
                 f"The cache missed {first.function} ({compile_id}), which the earlier run had compiled: {because}",
-                detail="\n".join([*lines, f"Compared with the session saved before this run: {earlier.path}"]),
+                detail="\n".join([*lines, f"Compared with the earlier run's session at {earlier.path} (this run's own has replaced it)"]),
                 fix=_fix(changes, first),
                 kind=FindingKind.CACHE_MISS,
                 compile_ids=(compile_id,),
