@@ -142,5 +142,10 @@ def test_diff_and_report_show_the_caches(capsys, tmp_path: Path) -> None:
     status, out, _ = cli(capsys, "report", str(portable("cache_keys-warm.log.gz")), "--show", "cache")
     text = flat(out)
     assert "FX graph cache, inference graph: hit · saved" in text and "AOT Autograd cache: hit" in text and "remote cache: not used" in text
+    # AND a miss lists its key's own parts, as torch listed them
+    status, out, _ = cli(capsys, "report", str(portable("cache_keys-cold.log.gz")), "--show", "cache")
+    text = flat(out)
+    assert "FX graph cache, inference graph: miss (no entry for this key)" in text and "its key's own parts" in text
+    assert "example_inputs[0]: TensorMetadata(dtype=torch.float32, shape=torch.Size([8, 16])" in text
     status, out, _ = cli(capsys, "report", str(portable("gpt2_loss_logging.log.gz")), "--show", "cache")
     assert "caches: no lookup in this trace" in flat(out)

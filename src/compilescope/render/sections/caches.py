@@ -30,12 +30,24 @@ def cache_rows(c: Compile) -> list[Text]:
                 style="dim",
             )
         ]
-    rows = [_row(lookup) for lookup in c.cache.lookups]
+    rows = []
+    for lookup in c.cache.lookups:
+        rows.append(_row(lookup))
+        if lookup.outcome == "miss" and lookup.parts:
+            rows.append(Text(f"{INDENT}  its key's own parts (the parts every graph shares are in the session's JSON):", style="dim"))
+            rows.extend(
+                Text(f"{INDENT}    {one_line_of(part.name)}: {_cut(one_line_of(' '.join(part.value.split())), 80)}", style="dim")
+                for part in lookup.parts
+            )
     if c.cache.remote_hits or c.cache.remote_misses:
         rows.append(Text(f"{INDENT}remote cache: {c.cache.remote_hits or 0} hit(s), {c.cache.remote_misses or 0} miss(es)", style="dim"))
     elif c.cache.remote_hits == 0 and c.cache.remote_misses == 0:
         rows.append(Text(f"{INDENT}remote cache: not used", style="dim"))
     return rows
+
+
+def _cut(text: str, limit: int = 100) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _row(lookup: CacheLookup) -> Text:
