@@ -63,6 +63,8 @@ def session_json(
         "capture_problems": [],
         "compiled_modules": None,  # (recorded once torch is imported: never, here)
         "incomplete": None,  # (the program's end was recorded, and nothing compiled)
+        "cache_key_shared": [],  # (no graph, so no cache key)
+        "earlier_run": None,  # (not compared: nothing was compiled to compare)
         # (session/counts.py's Counts, each none: nothing compiled)
         "counts": dict.fromkeys(_COUNTS, 0),
         "findings": findings,
