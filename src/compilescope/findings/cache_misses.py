@@ -8,15 +8,12 @@ stable; where torch's trace does not list the key's parts, it says so and guesse
 
 from __future__ import annotations
 
-import re
-
 from compilescope.findings import WARNING
 from compilescope.findings.finding import Finding, seconds
 from compilescope.findings.kinds import FindingKind
-from compilescope.session.caches import CacheMissCause, KeyChange
-from compilescope.session.model import Compile, Frame, Session
-
-CACHE_NAMES = {"fx_graph": "FX graph cache", "aot_autograd": "AOT Autograd cache"}
+from compilescope.session.cache_keys import CONFIG_PART
+from compilescope.session.caches import CACHE_NAMES, CacheMissCause, KeyChange
+from compilescope.session.model import Frame, Session
 
 
 def cache_findings(session: Session) -> list[Finding]:
@@ -95,9 +92,9 @@ def _fix(changes: list[KeyChange], first: CacheMissCause) -> str:
         return ""
     change = changes[0]
     name = change.name
-    if config := re.match(r"^inductor_config\[(.+)\]$", name):
+    if (config := CONFIG_PART.match(name)) and config[1] == "inductor_config":
         return (
-            f"Set torch._inductor.config.{config[1]} the same in every run ({_value(change.before)} in the earlier one), "
+            f"Set torch._inductor.config.{config[2]} the same in every run ({_value(change.before)} in the earlier one), "
             "or keep the new value: the next run with it finds this graph in the cache."
         )
     if name == "torch_version" or name.startswith("system_info"):
@@ -126,6 +123,7 @@ def _bypasses(session: Session, frames: dict[str, Frame]) -> list[Finding]:
             continue
         frame = frames.get(c.compile_id)
         name = frame.label_of(c) if frame else "?"
+        cost = c.compile_time_s
         caches = " and ".join(dict.fromkeys(CACHE_NAMES.get(lookup.cache, lookup.cache) for lookup in bypassed))
         reasons = list(dict.fromkeys(lookup.bypass_reason or "torch gave no reason" for lookup in bypassed))
         found.append(
@@ -138,17 +136,11 @@ def _bypasses(session: Session, frames: dict[str, Frame]) -> list[Finding]:
                 compile_ids=(c.compile_id,),
                 where=frame.place if frame else None,
                 frames=(name,),
-                cost_s=_cost(c),
-                cost=f"{seconds(_cost(c) or 0)} compiling it, in every run"
-                if _cost(c) is not None
-                else "not measured: torch reported no compile time",
+                cost_s=cost,
+                cost=f"{seconds(cost)} compiling it, in every run" if cost is not None else "not measured: torch reported no compile time",
             )
         )
     return found
-
-
-def _cost(c: Compile) -> float | None:
-    return c.compile_time_s
 
 
 # torch's bypass reasons (torch/_inductor/codecache.py, torch/_functorch/_aot_autograd/

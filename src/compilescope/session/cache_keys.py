@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 
 from compilescope.session.caches import CacheLookup, CacheMissCause, EarlierRun, KeyChange, KeyPart
 from compilescope.session.model import Compile, Session
@@ -56,7 +57,7 @@ def _by_name(parts: list[KeyPart]) -> dict[str, list[KeyPart]]:
     return dict(named)
 
 
-_CONFIG = re.compile(r"^(inductor_config|inductor_config_comms)\[(.+)\]$")
+CONFIG_PART = re.compile(r"^(inductor_config|inductor_config_comms)\[(.+)\]$")  # a config value's part: which config, which value
 _INPUT = re.compile(r"^example_inputs\[(\d+)\]$")
 _OPTION = re.compile(r"^fx_kwargs\[(.+)\]$")
 SETTINGS = {
@@ -72,7 +73,7 @@ SETTINGS = {
 
 def described(name: str, before: str | None, after: str | None) -> KeyChange:
     """A changed part in the user's words; an input's change says which of its properties."""
-    if config := _CONFIG.match(name):
+    if config := CONFIG_PART.match(name):
         prefix = "Inductor config" if config[1] == "inductor_config" else "Inductor comms config"
         return KeyChange(name, f"{prefix} {config[2]}", before, after)
     if inputs := _INPUT.match(name):
@@ -114,32 +115,28 @@ def _meta(text: str | None) -> dict[str, str]:
 # ---- a run against the earlier one ------------------------------------------------------------
 
 
-def _keyed(session: Session) -> dict[tuple[str, str, str | None, int], CacheLookup]:
-    """Each lookup by (compile id, cache, graph, which of such lookups in its compile)."""
-    keyed = {}
-    for c in session.compiles:
-        seen: dict[tuple[str, str | None], int] = defaultdict(int)
-        for lookup in c.cache.lookups:
-            n = seen[(lookup.cache, lookup.graph)]
-            seen[(lookup.cache, lookup.graph)] += 1
-            keyed[(c.compile_id, lookup.cache, lookup.graph, n)] = lookup
-    return keyed
+def _keys_of(c: Compile) -> Iterator[tuple[tuple[str, str, str | None, int], CacheLookup]]:
+    """A compile's lookups, each by (compile id, cache, graph, which of such lookups in it)."""
+    seen: dict[tuple[str, str | None], int] = defaultdict(int)
+    for lookup in c.cache.lookups:
+        n = seen[(lookup.cache, lookup.graph)]
+        seen[(lookup.cache, lookup.graph)] += 1
+        yield (c.compile_id, lookup.cache, lookup.graph, n), lookup
 
 
 def compared(earlier: Session, now: Session, path: str) -> EarlierRun:
     """What `now` missed that `earlier` (read from `path`) had compiled, and why, per graph."""
-    before = _keyed(earlier)
-    after = _keyed(now)
-    result = EarlierRun(path=path, started=earlier.started, compared=sum(1 for k in after if k in before))
-    compiles = {c.compile_id: c for c in now.compiles}
-    names = {c.compile_id: f.label_of(c) for f in now.frames for c in f.compiles}
-    missed_compiles = {k[0] for k, lookup in after.items() if lookup.outcome == "miss" and k in before}
-    for compile_id in sorted(missed_compiles, key=list(compiles).index):
-        c = compiles[compile_id]
-        fx = [(k, v) for k, v in after.items() if k[0] == compile_id and k[1] == "fx_graph" and v.outcome == "miss" and k in before]
-        aot = [(k, v) for k, v in after.items() if k[0] == compile_id and k[1] == "aot_autograd" and v.outcome == "miss" and k in before]
-        for key, lookup in fx or aot[:1]:
-            result.misses.append(_cause(earlier, now, c, names.get(compile_id, "?"), before[key], lookup))
+    before = {key: lookup for c in earlier.compiles for key, lookup in _keys_of(c)}
+    result = EarlierRun(path=path, started=earlier.started)
+    for frame in now.frames:
+        for c in frame.compiles:
+            matched = [(key, lookup) for key, lookup in _keys_of(c) if key in before]
+            result.compared += len(matched)
+            missed = [(key, lookup) for key, lookup in matched if lookup.outcome == "miss"]
+            fx = [item for item in missed if item[1].cache == "fx_graph"]
+            aot = [item for item in missed if item[1].cache == "aot_autograd"]
+            for key, lookup in fx or aot[:1]:
+                result.misses.append(_cause(earlier, now, c, frame.label_of(c), before[key], lookup))
     return result
 
 

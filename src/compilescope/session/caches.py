@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 VALUE_KEPT = 300  # characters of a part's value kept (its digest is what is compared)
+CACHE_NAMES = {"fx_graph": "FX graph cache", "aot_autograd": "AOT Autograd cache"}  # CacheLookup.cache, in words
 
 
 @dataclass

@@ -7,10 +7,9 @@ from __future__ import annotations
 from rich.text import Text
 
 from compilescope.render.terminal import one_line_of, seconds
-from compilescope.session.caches import CacheLookup
+from compilescope.session.caches import CACHE_NAMES, CacheLookup
 from compilescope.session.model import Compile
 
-CACHE_NAMES = {"fx_graph": "FX graph cache", "aot_autograd": "AOT Autograd cache"}
 # torch's cache_status_detailed, in plain words
 DETAILS = {
     "full_miss": "no entry for this key",
