@@ -516,3 +516,28 @@ def test_control_characters_of_a_message_are_shown_visibly(browser, tmp_path: Pa
     assert "Explanation: User-inserted graph break. Message: kept\ufffd\ufffd\u240d whole\u2400here" in text
     assert "\r" not in text and "\x00" not in text
     view.assert_clean()
+
+
+def test_a_compiles_cache_lookups_and_a_misses_key_parts(browser, tmp_path: Path) -> None:
+    # GIVEN a trace of a run whose FX graph cache missed (one Inductor config value changed
+    # since the run before), explained by `report` into a page
+    trace = Path(__file__).parent / "traces" / "cache_keys-config.log.gz"
+    html = tmp_path / "caches.html"
+    run = run_cli("report", str(trace), "--html", str(html), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    view = Opened(browser, html)
+    view.page.click("#nav-compile-0")
+    box = view.page.locator("#compile-view div:has(> h3:text-is('Caches'))")
+    # THEN the compile's section lists each cache's lookup, its outcome in words and its key
+    row = box.locator("tr", has_text="FX graph cache")
+    assert "miss" in row.inner_text() and "no entry for this key" in row.inner_text()
+    assert "AOT Autograd cache" in box.inner_text()
+    # and the miss's own key parts show on a press, and hide on the next
+    parts = row.locator("pre.key-parts")
+    assert not parts.is_visible()
+    row.locator("button", has_text="its own parts").click()
+    assert parts.is_visible() and "example_inputs[0]: TensorMetadata(dtype=torch.float32" in parts.inner_text()
+    view.screenshot("caches.png")
+    row.locator("button", has_text="its own parts").click()
+    assert not parts.is_visible() and row.locator("pre.key-parts").count() == 1
+    view.assert_clean()

@@ -35,7 +35,11 @@ def cache_rows(c: Compile) -> list[Text]:
         if lookup.outcome == "miss" and lookup.parts:
             rows.append(Text(f"{INDENT}  its key's own parts (the parts every graph shares are in the session's JSON):", style="dim"))
             rows.extend(
-                Text(f"{INDENT}    {one_line_of(part.name)}: {_cut(one_line_of(' '.join(part.value.split())), 80)}", style="dim")
+                # cut to one line of a 100-column terminal: a wrapped part would lose its indent
+                Text(
+                    f"{INDENT}    " + _cut(f"{one_line_of(part.name)}: {one_line_of(' '.join(part.value.split()))}", 100 - len(INDENT) - 5),
+                    style="dim",
+                )
                 for part in lookup.parts
             )
     if c.cache.remote_hits or c.cache.remote_misses:

@@ -792,9 +792,10 @@ function shortPath(path) {
         if (l.bypass_reason) notes.push("torch's reason: " + l.bypass_reason);
         var keyCell = el("td", { "class": "mono" }, l.key ? l.key.slice(0, 16) + "…" : "");
         if (l.parts && l.parts.length) {
-          keyCell.appendChild(el("button", { onclick: function () {
-            keyCell.appendChild(el("pre", { "class": "mono" }, l.parts.map(function (p) { return p.name + ": " + p.value; }).join("\n")));
-          } }, "its own parts"));
+          // one press shows the parts, the next hides them again
+          var parts = el("pre", { "class": "mono key-parts", hidden: "hidden" }, l.parts.map(function (p) { return p.name + ": " + p.value; }).join("\n"));
+          keyCell.appendChild(el("button", { onclick: function () { parts.hidden = !parts.hidden; } }, "its own parts"));
+          keyCell.appendChild(parts);
         }
         return el("tr", null, el("td", null, CACHE_NAMES[l.cache] || l.cache), el("td", null, l.graph || ""),
           el("td", { "class": "cache-" + l.outcome }, l.outcome), el("td", null, notes.join(" · ")), keyCell);
