@@ -307,3 +307,44 @@ def test_training_holds_the_weights_once_and_sees_the_gpus_random_numbers(tmp_pa
     # did not), and accuracy says it cannot be checked
     assert results["plain"]["accuracy"] == "pass"
     assert results["with_dropout"]["accuracy"].startswith("unknown (the model draws random numbers")
+
+
+CACHED = """
+import os
+import torch
+
+torch._inductor.config.epilogue_fusion = os.environ.get("EPILOGUE_FUSION", "1") == "1"
+
+@torch.compile
+def scaled_sum(x, y):
+    return (x.sin() + y).relu().sum(dim=-1)
+
+print(scaled_sum(torch.randn(64, 256, device="cuda"), torch.randn(64, 256, device="cuda")).shape)
+"""
+
+
+def test_a_warm_start_hits_the_caches_and_a_changed_config_is_named_on_the_gpu(tmp_path: Path) -> None:
+    # GIVEN a Triton-compiled function run over its own cache folder: cold, warm, then with one
+    # Inductor config value changed
+    (tmp_path / "cached.py").write_text(CACHED)
+    env = {"TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor-cache")}
+
+    def run(**more: str):
+        result = run_cli("run", "--no-html", "cached.py", cwd=tmp_path, env={**env, **more})
+        assert result.returncode == 0, result.stderr
+        return result
+
+    run()
+    warm = run()
+    print(warm.stderr)
+    lookups = warm.session_json("compilescope-cached.json")["frames"][0]["compiles"][0]["cache"]["lookups"]
+    # THEN the warm run hit both caches (Triton's kernels included), and the changed run names the value
+    assert {(lookup["cache"], lookup["outcome"]) for lookup in lookups} == {("fx_graph", "hit"), ("aot_autograd", "hit")}
+    assert "The cache missed" not in warm.stderr
+    changed = run(EPILOGUE_FUSION="0")
+    print(changed.stderr)
+    text = " ".join(changed.stderr.split())
+    assert (
+        "The cache missed scaled_sum (0/0), which the earlier run had compiled: Inductor config epilogue_fusion changed (True → False)"
+        in text
+    )
