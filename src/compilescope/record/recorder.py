@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from compilescope.record.generated import GeneratedCodeRecorder
     from compilescope.record.handler import TraceHandler
     from compilescope.record.modules import CompiledModules
+    from compilescope.record.progress import Progress
     from compilescope.session.model import ChildProcess, Session
 
 
@@ -141,6 +142,15 @@ def _platform_name() -> str:
     return platform.platform(terse=True)
 
 
+def _terminal_copy() -> int | None:
+    """A descriptor of our own on stderr's terminal (not inherited by the program's children),
+    or None where stderr is no terminal."""
+    try:
+        return os.dup(2) if os.isatty(2) else None
+    except OSError:
+        return None
+
+
 def _process_facts() -> dict[str, Any]:
     """Which process wrote the trace: its pid, its parent's, its command line, and the rank a
     launcher (torchrun) gave it."""
@@ -183,6 +193,7 @@ class Capture:
         wait_for_compile: bool = False,
         fixes: list[Any] | None = None,
         records_program_end: bool | None = None,
+        progress: bool = False,
     ) -> None:
         """`wait_for_compile`: make the trace file only once torch.compile compiles (a child
         process of the program: one that never compiles leaves no file). `records_program_end`:
@@ -190,8 +201,13 @@ class Capture:
         the program ends (record_program); the first line says so, so that a reader knows a trace
         without that record as one whose program did not finish (killed). By default, where it
         waits for torch (only run's does): a capture() block, a child process or bench's worker
-        write no such record, by design."""
+        write no such record, by design. `progress`: show the live status line while the program
+        compiles (record/progress.py), where stderr is a terminal."""
         self._on_attach = on_attach
+        # the status line's terminal: our own copy of stderr, taken before the program can
+        # replace it (none where stderr is no terminal); drawn on once torch is imported
+        self._progress_fd = _terminal_copy() if progress else None
+        self._progress: Progress | None = None
         self._fixes = fixes or []  # record/fixes.py's, set as the program imports Dynamo (run --try)
         # made once torch is imported (_attach): until then there is nothing to record
         self.calls: CallRecorder | None = None
@@ -259,6 +275,11 @@ class Capture:
         self._handler = TraceHandler(self.writer)
         for interned in earlier:
             self._handler.note_file(interned)
+        if self._progress_fd is not None:
+            from compilescope.record.progress import Progress
+
+            self._handler.progress = self._progress = Progress(self._progress_fd)
+            self._progress_fd = None
         logger.addHandler(self._handler)
         self._logger = logger
         if self.calls is not None:
@@ -348,7 +369,22 @@ class Capture:
             listed = [dataclasses.asdict(c) for c in children]
         self.writer.write_record(CHILDREN_RECORD, {"children": listed})
 
+    @property
+    def shows_progress(self) -> bool:
+        """Whether the live status line is drawn while the program compiles (until it ends)."""
+        return self._progress is not None or self._progress_fd is not None
+
+    def stop_progress(self) -> None:
+        """The program is over: the status line erased (if one is shown) and never drawn again."""
+        if self._progress is not None:
+            self._progress.close()
+        elif self._progress_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._progress_fd)
+        self._progress = self._progress_fd = None
+
     def detach(self) -> None:
+        self.stop_progress()
         for finder in (self._finder, self._dynamo_finder):
             if finder is not None:
                 import_hook.remove(finder)
