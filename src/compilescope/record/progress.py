@@ -10,8 +10,8 @@ thread, before it goes on), when the run stops it, and on any error of ours.
 
 Only on a terminal (stderr is one when the run starts) and never under `run --quiet`: nothing
 is written otherwise, and the cost is one attribute check per record. What is written goes to a
-descriptor of our own (a duplicate of stderr's, not inherited by the program's children), so
-the program's sys.stderr is never touched.
+descriptor of our own on that terminal (opened non-blocking by record/recorder.py, not
+inherited by the program's children), so the program's sys.stderr is never touched.
 
 The line is drawn on the line below the cursor, and the cursor is put back where the program
 left it when the line is erased (VT100's save and restore cursor): a program line left
@@ -136,19 +136,6 @@ class Progress:
         self._thread: threading.Thread | None = None
         self._closed = False
 
-    @classmethod
-    def on_terminal(cls, quiet: bool) -> Progress | None:
-        """A Progress on our own copy of stderr where stderr is a terminal and the run is not
-        --quiet; else None (nothing will be written)."""
-        if quiet:
-            return None
-        try:
-            if not os.isatty(2):
-                return None
-            return cls(os.dup(2))
-        except OSError:
-            return None
-
     def on_record(self, metadata: dict[str, Any], payload: object) -> None:
         """One record torch wrote (from the handler, in the thread that compiles)."""
         if self._closed or os.getpid() != self._pid:
@@ -213,7 +200,10 @@ class Progress:
             pass
 
     def _write(self, text: str) -> None:
-        os.write(self._fd, text.encode("utf-8", "replace"))
+        try:
+            os.write(self._fd, text.encode("utf-8", "replace"))
+        except BlockingIOError:  # a paused terminal: this drawing is dropped, the compile goes on
+            pass
 
     def _columns(self) -> int:
         try:

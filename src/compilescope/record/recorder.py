@@ -143,10 +143,14 @@ def _platform_name() -> str:
 
 
 def _terminal_copy() -> int | None:
-    """A descriptor of our own on stderr's terminal (not inherited by the program's children),
-    or None where stderr is no terminal."""
+    """A descriptor of our own on stderr's terminal, or None where stderr is no terminal. The
+    terminal opened afresh (not a dup of fd 2, whose flags are the program's): ours is
+    non-blocking, so that a paused terminal (Ctrl-S) never holds up a compile for our line, and
+    it is not inherited by the program's children."""
     try:
-        return os.dup(2) if os.isatty(2) else None
+        if not os.isatty(2):
+            return None
+        return os.open(os.ttyname(2), os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
     except OSError:
         return None
 
