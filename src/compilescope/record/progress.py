@@ -10,8 +10,8 @@ thread, before it goes on), when the run stops it, and on any error of ours.
 
 Only on a terminal (stderr is one when the run starts) and never under `run --quiet`: nothing
 is written otherwise, and the cost is one attribute check per record. What is written goes to a
-descriptor of our own on that terminal (opened non-blocking by record/recorder.py, not
-inherited by the program's children), so the program's sys.stderr is never touched.
+descriptor of our own on that terminal (opened non-blocking, not inherited by the program's
+children), so the program's sys.stderr is never touched.
 
 The line is drawn on the line below the cursor, and the cursor is put back where the program
 left it when the line is erased (VT100's save and restore cursor): a program line left
@@ -23,11 +23,13 @@ overwritten by the program's next line; nothing here can see those writes.
 from __future__ import annotations
 
 import os
-import threading
 import time
 
+# threading is imported once the program has imported torch (which imports it): a program that
+# never does pays for none of it (docs/cli.md, "What run costs")
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import threading
     from collections.abc import Callable
     from typing import Any
 
@@ -132,13 +134,34 @@ class Progress:
         self._fd = fd
         self._pid = os.getpid()  # a forked child of the program draws nothing
         self._line = StatusLine(self._write, width=self._columns)
-        self._changed = threading.Condition(threading.Lock())
+        self._changed: threading.Condition | None = None  # set by start()
         self._thread: threading.Thread | None = None
         self._closed = False
 
+    @classmethod
+    def for_terminal(cls) -> Progress | None:
+        """A Progress on stderr's terminal, or None where stderr is no terminal. The terminal
+        is opened afresh (a dup of fd 2 would share the program's flags): ours is non-blocking,
+        so that a paused terminal (Ctrl-S) never holds up a compile for our line, and it is not
+        inherited by the program's children. Called before the program runs: it may replace
+        stderr."""
+        try:
+            if not os.isatty(2):
+                return None
+            return cls(os.open(os.ttyname(2), os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK))
+        except OSError:
+            return None
+
+    def start(self) -> Progress:
+        """Ready to draw (the program has imported torch)."""
+        import threading
+
+        self._changed = threading.Condition(threading.Lock())
+        return self
+
     def on_record(self, metadata: dict[str, Any], payload: object) -> None:
         """One record torch wrote (from the handler, in the thread that compiles)."""
-        if self._closed or os.getpid() != self._pid:
+        if self._closed or self._changed is None or os.getpid() != self._pid:
             return
         try:
             if "chromium_event" in metadata and isinstance(payload, str):
@@ -153,6 +176,7 @@ class Progress:
 
     def _on_event(self, payload: str) -> None:
         import json
+        import threading
 
         event = json.loads(payload)
         phase, name = event.get("ph"), event.get("name")
@@ -160,6 +184,7 @@ class Progress:
             return
         args = event.get("args")
         compile_id = args.get("compile_id") if isinstance(args, dict) else None
+        assert self._changed is not None  # (on_record's check)
         with self._changed:
             if phase == "B":
                 self._line.began(name, compile_id if isinstance(compile_id, str) and compile_id != "None" else None)
@@ -171,6 +196,7 @@ class Progress:
                 self._line.ended(name)
 
     def _keep_drawing(self) -> None:
+        assert self._changed is not None
         try:
             with self._changed:
                 while not self._closed:
@@ -188,10 +214,11 @@ class Progress:
             return
         self._closed = True
         try:
-            with self._changed:
-                self._line.stages.clear()
-                self._line.erase()
-                self._changed.notify()
+            if self._changed is not None:  # (else never started: nothing drawn)
+                with self._changed:
+                    self._line.stages.clear()
+                    self._line.erase()
+                    self._changed.notify()
         except Exception:
             pass
         try:

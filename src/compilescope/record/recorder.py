@@ -11,6 +11,7 @@ import time
 
 import compilescope.record.import_hook as import_hook
 from compilescope._version import __version__
+from compilescope.record.progress import Progress
 from compilescope.record.writer import TraceFileWriter
 from compilescope.session import error_summary
 from compilescope.trace.ours import (
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
     from compilescope.record.generated import GeneratedCodeRecorder
     from compilescope.record.handler import TraceHandler
     from compilescope.record.modules import CompiledModules
-    from compilescope.record.progress import Progress
     from compilescope.session.model import ChildProcess, Session
 
 
@@ -142,19 +142,6 @@ def _platform_name() -> str:
     return platform.platform(terse=True)
 
 
-def _terminal_copy() -> int | None:
-    """A descriptor of our own on stderr's terminal, or None where stderr is no terminal. The
-    terminal opened afresh (not a dup of fd 2, whose flags are the program's): ours is
-    non-blocking, so that a paused terminal (Ctrl-S) never holds up a compile for our line, and
-    it is not inherited by the program's children."""
-    try:
-        if not os.isatty(2):
-            return None
-        return os.open(os.ttyname(2), os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
-    except OSError:
-        return None
-
-
 def _process_facts() -> dict[str, Any]:
     """Which process wrote the trace: its pid, its parent's, its command line, and the rank a
     launcher (torchrun) gave it."""
@@ -208,10 +195,9 @@ class Capture:
         write no such record, by design. `progress`: show the live status line while the program
         compiles (record/progress.py), where stderr is a terminal."""
         self._on_attach = on_attach
-        # the status line's terminal: our own copy of stderr, taken before the program can
-        # replace it (none where stderr is no terminal); drawn on once torch is imported
-        self._progress_fd = _terminal_copy() if progress else None
-        self._progress: Progress | None = None
+        # the status line's terminal, opened before the program can replace stderr; drawn on
+        # once the program imports torch
+        self._progress = Progress.for_terminal() if progress else None
         self._fixes = fixes or []  # record/fixes.py's, set as the program imports Dynamo (run --try)
         # made once torch is imported (_attach): until then there is nothing to record
         self.calls: CallRecorder | None = None
@@ -279,11 +265,8 @@ class Capture:
         self._handler = TraceHandler(self.writer)
         for interned in earlier:
             self._handler.note_file(interned)
-        if self._progress_fd is not None:
-            from compilescope.record.progress import Progress
-
-            self._handler.progress = self._progress = Progress(self._progress_fd)
-            self._progress_fd = None
+        if self._progress is not None:
+            self._handler.progress = self._progress.start()
         logger.addHandler(self._handler)
         self._logger = logger
         if self.calls is not None:
@@ -376,16 +359,13 @@ class Capture:
     @property
     def shows_progress(self) -> bool:
         """Whether the live status line is drawn while the program compiles (until it ends)."""
-        return self._progress is not None or self._progress_fd is not None
+        return self._progress is not None
 
     def stop_progress(self) -> None:
         """The program is over: the status line erased (if one is shown) and never drawn again."""
         if self._progress is not None:
             self._progress.close()
-        elif self._progress_fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(self._progress_fd)
-        self._progress = self._progress_fd = None
+            self._progress = None
 
     def detach(self) -> None:
         self.stop_progress()
