@@ -83,6 +83,7 @@ def run_program(plan: RunPlan) -> int:
         # A process the program forked that went on to the program's end: it is a child
         # (its own trace is finished at its exit); the outputs are the parent's to write.
         return exit_status
+    recording.recorder.stop_progress()  # (erased before anything more is written)
     _flush_streams()
     # What we say starts on a line of its own: the program's last output may not have ended
     # one (a progress bar, tqdm's, left unfinished), and what it wrote cannot be known without
@@ -151,7 +152,12 @@ def capture(plan: RunPlan, outputs: OutputPlan, fixes: list[Any], stream: TextIO
         profiler = RunProfiler()
     try:
         recorder = Capture(
-            outputs.trace, wait_for_torch=True, on_attach=profiler.start if profiler else None, record_calls=not plan.no_calls, fixes=fixes
+            outputs.trace,
+            wait_for_torch=True,
+            on_attach=profiler.start if profiler else None,
+            record_calls=not plan.no_calls,
+            fixes=fixes,
+            progress=not plan.quiet,
         )
     except OutputError as error:
         raise CommandError(str(error)) from None

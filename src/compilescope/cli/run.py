@@ -55,6 +55,11 @@ class RunCommand:
             help="also write, for each compiled function, a .py file with its code as Dynamo got it, each version's guard, the code Dynamo runs, its graph, and the resume functions after graph breaks (see compilescope decompile)",
         )
         parser.add_argument(
+            "--quiet",
+            action="store_true",
+            help="no live progress line on the terminal while the program compiles (never shown where stderr is not a terminal)",
+        )
+        parser.add_argument(
             "--try",
             dest="try_fixes",
             metavar="FIX",

@@ -12,6 +12,10 @@ import os
 from compilescope.record.writer import TraceFileWriter
 from compilescope.session.places import library
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from compilescope.record.progress import Progress
+
 
 class TraceHandler(logging.Handler):
     def __init__(self, writer: TraceFileWriter) -> None:
@@ -21,6 +25,7 @@ class TraceHandler(logging.Handler):
         # `python -m compilescope`): they sit at the bottom of every stack torch writes, above
         # the user's program, and are left out of the trace, so that it reads as under python
         self._ours: set[int] = set()
+        self.progress: Progress | None = None  # the live status line (record/progress.py), on a terminal
 
     def emit(self, record: logging.LogRecord) -> None:
         metadata = getattr(record, "metadata", None)
@@ -37,6 +42,8 @@ class TraceHandler(logging.Handler):
             writer.write_torch_record(metadata, payload, where)
         except Exception:
             self.handleError(record)
+        if self.progress is not None:
+            self.progress.on_record(metadata, payload)
 
     def note_file(self, interned: object) -> None:
         """A file name torch numbered (its `str` record): noted if it is one of ours."""

@@ -11,6 +11,7 @@ import time
 
 import compilescope.record.import_hook as import_hook
 from compilescope._version import __version__
+from compilescope.record.progress import Progress
 from compilescope.record.writer import TraceFileWriter
 from compilescope.session import error_summary
 from compilescope.trace.ours import (
@@ -183,6 +184,7 @@ class Capture:
         wait_for_compile: bool = False,
         fixes: list[Any] | None = None,
         records_program_end: bool | None = None,
+        progress: bool = False,
     ) -> None:
         """`wait_for_compile`: make the trace file only once torch.compile compiles (a child
         process of the program: one that never compiles leaves no file). `records_program_end`:
@@ -190,8 +192,12 @@ class Capture:
         the program ends (record_program); the first line says so, so that a reader knows a trace
         without that record as one whose program did not finish (killed). By default, where it
         waits for torch (only run's does): a capture() block, a child process or bench's worker
-        write no such record, by design."""
+        write no such record, by design. `progress`: show the live status line while the program
+        compiles (record/progress.py), where stderr is a terminal."""
         self._on_attach = on_attach
+        # the status line's terminal, opened before the program can replace stderr; drawn on
+        # once the program imports torch
+        self._progress = Progress.for_terminal() if progress else None
         self._fixes = fixes or []  # record/fixes.py's, set as the program imports Dynamo (run --try)
         # made once torch is imported (_attach): until then there is nothing to record
         self.calls: CallRecorder | None = None
@@ -259,6 +265,8 @@ class Capture:
         self._handler = TraceHandler(self.writer)
         for interned in earlier:
             self._handler.note_file(interned)
+        if self._progress is not None:
+            self._handler.progress = self._progress.start()
         logger.addHandler(self._handler)
         self._logger = logger
         if self.calls is not None:
@@ -348,7 +356,19 @@ class Capture:
             listed = [dataclasses.asdict(c) for c in children]
         self.writer.write_record(CHILDREN_RECORD, {"children": listed})
 
+    @property
+    def shows_progress(self) -> bool:
+        """Whether the live status line is drawn while the program compiles (until it ends)."""
+        return self._progress is not None
+
+    def stop_progress(self) -> None:
+        """The program is over: the status line erased (if one is shown) and never drawn again."""
+        if self._progress is not None:
+            self._progress.close()
+            self._progress = None
+
     def detach(self) -> None:
+        self.stop_progress()
         for finder in (self._finder, self._dynamo_finder):
             if finder is not None:
                 import_hook.remove(finder)
