@@ -25,6 +25,7 @@ class RunPlan:
     __slots__ = (
         "target", "args", "module", "json", "trace", "html", "no_html", "no_save", "profile", "no_calls",
         "no_children", "decompile", "try_fixes", "apply_fixes", "explanation", "show", "frame", "all_frames",
+        "timeline",
     )  # fmt: skip
 
     def __init__(
@@ -48,6 +49,7 @@ class RunPlan:
         show: str = "",  # --show: details per compile, comma-separated
         frame: str | None = None,  # --frame: only this compiled function
         all_frames: bool = False,  # --all: every compiled function
+        timeline: str | None = None,  # --timeline: write the compile timeline (Chrome Trace JSON) here
     ) -> None:
         self.target = target
         self.args = list(args)
@@ -67,6 +69,7 @@ class RunPlan:
         self.show = show
         self.frame = frame
         self.all_frames = all_frames
+        self.timeline = timeline
 
     @classmethod
     def from_command_line(cls, parsed: argparse.Namespace) -> RunPlan:

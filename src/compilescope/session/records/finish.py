@@ -36,6 +36,7 @@ def finish(state: BuildState) -> Session:
             state.session.frames.append(frame)
         frame.compiles.append(item.compile)
     link_resumes(state)
+    state.session.timeline = state.timeline.finish(_frame_names(state))
     for apply, what in (
         (apply_calls, "the calls each version served"),
         (apply_generated_code, "Dynamo's code, decompiled"),
@@ -94,3 +95,18 @@ def _status(c: Compile, metrics: dict[str, Any]) -> CompileStatus:
     if not c.graphs and not metrics.get("graph_op_count"):
         return "empty graph"
     return "ok"
+
+
+def _frame_names(state: BuildState) -> dict[str, str]:
+    """compile id (as torch's timing events write it: "0/1", "0/1_1" after a restart) -> the
+    compiled function, "forward (model.py:12)"."""
+    names: dict[str, str] = {}
+    for item in state.order:
+        frame = state.frames.get(item.frame_key)
+        if frame is None:
+            continue
+        where = f" ({(frame.filename or '?').rsplit('/', 1)[-1]}:{frame.lineno if frame.lineno is not None else '?'})"
+        base = item.compile.compile_id.split("_")[0]
+        for attempt in range(item.attempt + 1):
+            names[base + (f"_{attempt}" if attempt else "")] = frame.name + where
+    return names
