@@ -23,9 +23,10 @@ MAX_SPANS = 2000  # spans kept for the page: the longest; the rest are counted
 MAX_DEPTH = 64  # open begins kept per track; a deeper one is counted as unmatched
 MAX_TRACKS = 64  # processes x threads; events of further tracks are counted as unmatched
 MAX_STAGES = 200  # stage names totalled; the rest go under "other"
-# torch's span of one frame's whole compile (its seconds are compilation_metrics'
-# entire_frame_compile_time_s, the compile time compilescope states)
-WHOLE_COMPILE = "entire_frame_compile"
+# torch's spans of one frame's whole compile and of a backward graph compiled later, at the first
+# backward call: their seconds are compilation_metrics' entire_frame_compile_time_s and
+# bwd_compilation_metrics' inductor_compile_time_s, which make the compile time compilescope states
+WHOLE_COMPILE = ("entire_frame_compile", "entire_backward_compile")
 
 # a track: (process or rank, thread)
 Track = tuple[str, int]
@@ -63,7 +64,8 @@ class Timeline:
     not_drawn_s: float = 0.0
     unmatched: int = 0  # an end without its begin, or a begin that never ended
     stages: list[StageTotal] = field(default_factory=list)  # largest first
-    # the sum of the outermost entire_frame_compile spans: torch's compile time, by its events
+    # the sum of the outermost entire_frame_compile and entire_backward_compile spans: torch's
+    # compile time, by its events
     whole_compiles_s: float | None = None
 
 
@@ -176,7 +178,7 @@ class TimelineBuilder:
             total = self.stages.setdefault(key, [0.0, 0])
             total[0] += seconds
             total[1] += 1
-            if span.name == WHOLE_COMPILE:
+            if span.name in WHOLE_COMPILE:
                 self.whole_us += span.end_us - span.begin_us
                 self.wholes += 1
         self._order += 1

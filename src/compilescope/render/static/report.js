@@ -491,7 +491,7 @@ function shortPath(path) {
       if (!T) { add(section, el("p", { "class": "unknown" }, "not in this trace (torch " + torch + "): no timing events (chromium_event) were recorded.")); return section; }
       var stated = S.frames.reduce(function (sum, f) { return f.compiles.reduce(function (s, c) { return s + (c.compile_time_s || 0); }, sum); }, 0);
       add(section, el("p", null, plural(T.span_count, "stage") + " torch timed on " + plural(T.tracks.length, "track") +
-        (T.whole_compiles_s !== null ? "; its whole-compile spans (entire_frame_compile) add up to " + T.whole_compiles_s.toFixed(2) + " s, the compile time stated above is " + stated.toFixed(2) + " s" : "") + "."));
+        (T.whole_compiles_s !== null ? "; its whole-compile spans (entire_frame_compile, and entire_backward_compile for a backward compiled later) add up to " + T.whole_compiles_s.toFixed(2) + " s, the compile time stated above is " + stated.toFixed(2) + " s" : "") + "."));
       if (T.not_drawn) add(section, el("p", { "class": "muted" }, T.not_drawn + " shorter stages (" + T.not_drawn_s.toFixed(3) + " s in all) are not drawn: the page draws the " + T.spans.length + " longest; the --timeline file has every one."));
       if (T.unmatched) add(section, el("p", { "class": "muted" }, T.unmatched + " begin or end events without their pair in the trace are left out."));
       var end = T.spans.reduce(function (m, s) { return Math.max(m, s.start_s + s.duration_s); }, 0) || 1;
