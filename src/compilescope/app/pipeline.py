@@ -260,7 +260,9 @@ def write(session: Any, found: list[Any], recording: Recording, outputs: OutputP
         from compilescope.app.timeline import write_timeline
 
         try:
-            saved += ("\n" if saved else "") + write_timeline(session, plan.timeline)
+            inside = plan.timeline.startswith(os.path.join(outputs.folder, ""))
+            shown = os.path.relpath(plan.timeline, outputs.folder) if inside else plan.timeline
+            saved += ("\n" if saved else "") + write_timeline(session, plan.timeline, shown)
         except OutputError as error:
             print(f"compilescope: no timeline written: {error}", file=stream)
     return saved

@@ -17,12 +17,13 @@ from typing import IO, Any
 
 from compilescope.outputs import writing
 from compilescope.session.model import Session
-from compilescope.session.timeline import Spans, Track, event_of, track_name, track_of
+from compilescope.session.timeline import Spans, Track, event_of, function_named, track_name, track_of
 from compilescope.trace.reader import TraceLog, iter_file_records, json_value, open_trace_bytes
 
 
-def write_timeline(session: Session, path: str | Path) -> str:
-    """Write the timeline file; the line that tells the user what was written."""
+def write_timeline(session: Session, path: str | Path, shown: str | None = None) -> str:
+    """Write the timeline file; the line that tells the user what was written (the file named
+    as `shown`, where given)."""
     frames = _frame_names(session)
     traces = [t for t in session.trace_files if Path(t).is_file()]
     with writing(path, "the timeline") as out:
@@ -37,7 +38,7 @@ def write_timeline(session: Session, path: str | Path) -> str:
             )
     if unmatched:
         said += f"; {unmatched} begin or end events without their pair left out"
-    return f"The timeline: {path} ({said}; open it in Perfetto or chrome://tracing)"
+    return f"The timeline: {shown or path} ({said}; open it in Perfetto or chrome://tracing)"
 
 
 def _write_events(out: IO[str], events: Iterator[dict[str, Any] | int]) -> tuple[int, int]:
@@ -134,7 +135,7 @@ def _frame_names(session: Session) -> dict[str, str]:
     """compile id -> "forward (model.py:12)", as the session's timeline names them (records/finish.py)."""
     names: dict[str, str] = {}
     for frame in session.frames:
-        where = f"{frame.name} ({(frame.filename or '?').rsplit('/', 1)[-1]}:{frame.lineno if frame.lineno is not None else '?'})"
+        where = function_named(frame.wraps or frame.name, frame.place)
         for compile_ in frame.compiles:
             names[compile_.compile_id] = where
             names.setdefault(compile_.compile_id.split("_")[0], where)

@@ -83,11 +83,13 @@ class Matched:
 
 
 class Spans:
-    """Begin and end events matched per track, as torch's ChromiumEventLogger pops its stack: an
-    end closes the latest open begin of its name (any begun inside it and still open end with it)."""
+    """Begin and end events matched per track: an end closes the latest open begin of its name.
+    torch writes every thread's events as thread 0, so a stage of a compile worker's thread (a
+    C++ compile_file) may end while a stage begun after it on the main thread (async_compile.wait)
+    is still open: each keeps its own begin and end, and the depth it was begun at."""
 
     def __init__(self) -> None:
-        self.open: dict[Track, list[tuple[str, float, dict[str, Any]]]] = {}
+        self.open: dict[Track, list[tuple[str, float, dict[str, Any], int]]] = {}
         self.unmatched = 0
 
     def add(self, track: Track, name: str, phase: str, stamp: float, args: dict[str, Any]) -> list[Matched]:
@@ -101,30 +103,29 @@ class Spans:
             if len(stack) >= MAX_DEPTH:
                 self.unmatched += 1
             else:
-                stack.append((name, stamp, args))
+                stack.append((name, stamp, args, len(stack)))
             return []
         if phase != "E":
             return []
-        if not any(open_name == name for open_name, _, _ in stack):
-            self.unmatched += 1
-            return []
-        done = []
-        while stack:
-            open_name, begun, begin_args = stack.pop()
-            depth = len(stack)
-            enclosing = any(n == open_name for n, _, _ in stack)
-            merged = {**begin_args, **args} if open_name == name else begin_args
-            done.append(Matched(open_name, track, begun, max(stamp, begun), depth, merged, not enclosing))
-            if open_name == name:
-                break
-            self.unmatched += 1  # torch's "overlapping events": ended with the one enclosing it
-        return done
+        for index in range(len(stack) - 1, -1, -1):
+            if stack[index][0] == name:
+                _, begun, begin_args, depth = stack.pop(index)
+                enclosing = any(n == name for n, _, _, _ in stack[:index])
+                return [Matched(name, track, begun, max(stamp, begun), depth, {**begin_args, **args}, not enclosing)]
+        self.unmatched += 1
+        return []
 
     def finish(self) -> int:
         """Begins never ended are counted as unmatched; the count of all unmatched events."""
         self.unmatched += sum(len(stack) for stack in self.open.values())
         self.open.clear()
         return self.unmatched
+
+
+def function_named(name: str, place: str | None) -> str:
+    """A compiled function as the timeline names it: "forward (model.py:12)"; torch's wrapper of
+    a module compiled whole by the function it wraps and the user's torch.compile call."""
+    return f"{name} ({(place or 'unknown').rsplit('/', 1)[-1]})"
 
 
 def track_of(rank: int | None, pid: int | None, tid: Any) -> Track:

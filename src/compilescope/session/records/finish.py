@@ -15,6 +15,7 @@ from compilescope.session.records.program import apply_generated_code, incomplet
 from compilescope.session.records.state import BuildState, Pending
 from compilescope.session.records.times import read_times
 from compilescope.session.records.values import short
+from compilescope.session.timeline import function_named
 from compilescope.trace.reader import MAX_SKIPPED
 
 
@@ -36,7 +37,6 @@ def finish(state: BuildState) -> Session:
             state.session.frames.append(frame)
         frame.compiles.append(item.compile)
     link_resumes(state)
-    state.session.timeline = state.timeline.finish(_frame_names(state))
     for apply, what in (
         (apply_calls, "the calls each version served"),
         (apply_generated_code, "Dynamo's code, decompiled"),
@@ -48,6 +48,7 @@ def finish(state: BuildState) -> Session:
         except Exception as error:  # compilescope's own record, in a shape it does not know
             state.skip(f"{what}: could not be read ({type(error).__name__}: {short(str(error))})")
     session = state.session
+    session.timeline = state.timeline.finish(_frame_names(state))  # (the frames named and placed above)
     share_key_parts(session)
     session.program = state.program
     session.incomplete = incomplete(state)
@@ -105,8 +106,7 @@ def _frame_names(state: BuildState) -> dict[str, str]:
         frame = state.frames.get(item.frame_key)
         if frame is None:
             continue
-        where = f" ({(frame.filename or '?').rsplit('/', 1)[-1]}:{frame.lineno if frame.lineno is not None else '?'})"
         base = item.compile.compile_id.split("_")[0]
         for attempt in range(item.attempt + 1):
-            names[base + (f"_{attempt}" if attempt else "")] = frame.name + where
+            names[base + (f"_{attempt}" if attempt else "")] = function_named(frame.wraps or frame.name, frame.place)
     return names
