@@ -78,6 +78,8 @@ class ReportCommand:
         if (args.show or args.frame or args.all_frames) and len(sources) > 1 and args.rank is None:
             # (a job's view lists no compiled functions: these apply to one rank's explanation)
             print("compilescope report: --show, --frame and --all apply to one rank's explanation: add --rank N", file=sys.stderr)
+        if args.timeline and len(sources) > 1 and args.rank is None:
+            print("compilescope report: --timeline writes one rank's timeline: add --rank N (nothing written)", file=sys.stderr)
         if args.rank is None and len(sources) > 1 and all(is_trace(piece) for _, piece in sources):
             # a job's ranks, each a trace of its own: compared, read in worker processes
             from compilescope.app.cluster import report_cluster
