@@ -489,9 +489,10 @@ function shortPath(path) {
       var T = S.timeline, torch = (S.environment || {}).torch || "unknown";
       var section = el("section", { id: "timeline" }, el("h2", null, "Compile timeline"));
       if (!T) { add(section, el("p", { "class": "unknown" }, "not in this trace (torch " + torch + "): no timing events (chromium_event) were recorded.")); return section; }
-      var stated = S.frames.reduce(function (sum, f) { return f.compiles.reduce(function (s, c) { return s + (c.compile_time_s || 0); }, sum); }, 0);
+      var stated = null;  // unknown where torch reported no compile's time
+      S.frames.forEach(function (f) { f.compiles.forEach(function (c) { if (c.compile_time_s !== null && c.compile_time_s !== undefined) stated = (stated || 0) + c.compile_time_s; }); });
       add(section, el("p", null, plural(T.span_count, "stage") + " torch timed on " + plural(T.tracks.length, "track") +
-        (T.whole_compiles_s !== null ? "; its whole-compile spans (entire_frame_compile, and entire_backward_compile for a backward compiled later) add up to " + T.whole_compiles_s.toFixed(2) + " s, the compile time stated above is " + stated.toFixed(2) + " s" : "") + "."));
+        (T.whole_compiles_s !== null ? "; its whole-compile spans (entire_frame_compile, and entire_backward_compile for a backward compiled later) add up to " + T.whole_compiles_s.toFixed(2) + " s, the compile time stated above is " + (stated === null ? "unknown" : stated.toFixed(2) + " s") : "") + "."));
       if (T.not_drawn) add(section, el("p", { "class": "muted" }, T.not_drawn + " shorter stages (" + T.not_drawn_s.toFixed(3) + " s in all) are not drawn: the page draws the " + T.spans.length + " longest; the --timeline file has every one."));
       if (T.unmatched) add(section, el("p", { "class": "muted" }, T.unmatched + " begin or end events without their pair in the trace are left out."));
       var end = T.spans.reduce(function (m, s) { return Math.max(m, s.start_s + s.duration_s); }, 0) || 1;
