@@ -389,6 +389,9 @@ def test_one_compile_time_in_the_terminal_the_findings_and_the_page(browser, tmp
     text = " ".join(view.text().split())
     assert f"{total:.2f} s in all (the compile time the terminal gives)" in text
     assert f"and {c.time.backward_s:.2f} s compiling backward graphs at the first backward call" in text
+    # and the timeline's whole-compile spans, the backward's included, add up to the same total
+    assert session.timeline is not None and session.timeline.whole_compiles_s == pytest.approx(total, rel=0.05)
+    assert f"add up to {session.timeline.whole_compiles_s:.2f} s, the compile time stated above is {total:.2f} s" in text
     view.assert_clean()
 
 
@@ -540,4 +543,35 @@ def test_a_compiles_cache_lookups_and_a_misses_key_parts(browser, tmp_path: Path
     view.screenshot("caches.png")
     row.locator("button", has_text="its own parts").click()
     assert not parts.is_visible() and row.locator("pre.key-parts").count() == 1
+    view.assert_clean()
+
+
+def test_the_compile_timeline_is_drawn_and_zooms(browser, tmp_path: Path) -> None:
+    # GIVEN the report of a committed trace (five compiles, Inductor, torch 2.13)
+    session = compilescope.load(Path(__file__).parent / "traces" / "quickstart.log.gz")
+    view = Opened(browser, write_html(session, tmp_path / "timeline.html"))
+    view.page.click("a.section-link[href='#timeline']")
+    # THEN every stage the session kept is a bar, named, with its compile and function on hover
+    bars = view.page.locator("#timeline .gantt-bar")
+    assert session.timeline is not None
+    assert bars.count() == len(session.timeline.spans) == 249
+    assert bars.first.get_attribute("title").startswith("entire_frame_compile · 0/0 · forward (quickstart.py:15) · 6.0317 s")
+    text = " ".join(view.page.inner_text("#timeline").split())
+    assert (
+        "its whole-compile spans (entire_frame_compile, and entire_backward_compile for a backward compiled later) add up to 10.44 s, the compile time stated above is 10.44 s"
+        in text
+    )
+    assert "Dynamo's time per inlined function not in this trace (torch 2.13.0+cu130)" in text
+    # and the chart zooms, by its buttons and by the wheel
+    chart = view.page.locator("#timeline .gantt")
+    width = view.page.evaluate("document.querySelector('#timeline .gantt-inner').offsetWidth")
+    view.page.click("#timeline button:has-text('zoom in')")
+    assert chart.get_attribute("data-zoom") == "2"
+    chart.hover()
+    view.page.mouse.wheel(0, -100)
+    assert chart.get_attribute("data-zoom") == "2.5"
+    assert view.page.evaluate("document.querySelector('#timeline .gantt-inner').offsetWidth") == pytest.approx(2.5 * width, rel=0.01)
+    view.screenshot("timeline.png")
+    view.page.click("#timeline button:has-text('whole run')")
+    assert chart.get_attribute("data-zoom") == "1"
     view.assert_clean()

@@ -59,6 +59,7 @@ _OURS = (
     (rb'^\{\s*"schema":\s*"compilescope/', 0),
     (rb'^<!DOCTYPE html>.{0,4096}?(<meta name="generator" content="compilescope|<title>compilescope)', re.S),
     (rb"^# compilescope: ", 0),
+    (rb'^\{"otherData": \{"generator": "compilescope', 0),  # a --timeline file (app/timeline.py)
 )
 _HEAD_BYTES = 8192
 # To look at a file: never through a link, never waiting on a pipe.

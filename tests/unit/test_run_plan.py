@@ -11,7 +11,7 @@ from compilescope.cli.run import RunCommand
 from compilescope.outputs import absolute
 
 # What --try sets in each run's plan; every other field is the user's.
-SET_BY_TRY = {"json", "trace", "html", "decompile", "try_fixes", "apply_fixes", "explanation"}
+SET_BY_TRY = {"json", "trace", "html", "decompile", "timeline", "try_fixes", "apply_fixes", "explanation"}
 
 
 def parsed(*argv: str) -> RunPlan:
@@ -40,7 +40,9 @@ def test_try_gives_both_runs_every_field_of_the_users_plan() -> None:
     plan = parsed(
         "--try", "dynamic", "--no-calls", "--no-children", "--profile", "--show", "code", "--frame", "f", "--all", "--quiet", "x.py"
     )
-    plan = plan.replace(target="train.py", args=["--lr", "1"], module=False, no_save=False, no_html=False, decompile="gen")
+    plan = plan.replace(
+        target="train.py", args=["--lr", "1"], module=False, no_save=False, no_html=False, decompile="gen", timeline="t.json"
+    )
     untouched = set(RunPlan.__slots__) - SET_BY_TRY
     default = RunPlan("x")
     assert all(getattr(plan, name) != getattr(default, name) for name in untouched - {"module", "no_save", "no_html"})
@@ -55,4 +57,5 @@ def test_try_gives_both_runs_every_field_of_the_users_plan() -> None:
     assert (first.json, first.trace, first.html) == tuple(absolute(f"compilescope-train{s}") for s in (".json", ".log", ".html"))
     assert (second.json, second.trace, second.html) == tuple(absolute(f"compilescope-train.try{s}") for s in (".json", ".log", ".html"))
     assert (first.decompile, second.decompile) == ("gen", "gen.try")
+    assert (first.timeline, second.timeline) == (absolute("t.json"), absolute("t.try.json"))
     assert (first.apply_fixes, second.apply_fixes) == ([], ["dynamic"])

@@ -67,6 +67,8 @@ def run_program(plan: RunPlan) -> int:
         print(f"{sys.executable}: {error}", file=sys.stderr)
         return 1
     outputs = OutputPlan.of(plan, program)
+    if plan.timeline is not None:  # resolved where the command started, checked before the program runs
+        plan = plan.replace(timeline=_checked_timeline(plan.timeline))
     for line in outputs.before_the_run():
         print(line, file=stream)
     recording = capture(plan, outputs, fixes, stream)
@@ -260,6 +262,15 @@ def write(session: Any, found: list[Any], recording: Recording, outputs: OutputP
             print(write_decompiled(session, recording.decompile_dir, shown=(plan.decompile or "").rstrip("/")), file=stream)
         except OutputError as error:
             print(f"compilescope: no .py files written: {error}", file=stream)
+    if plan.timeline is not None:
+        from compilescope.app.timeline import write_timeline
+
+        try:
+            inside = plan.timeline.startswith(os.path.join(outputs.folder, ""))
+            shown = os.path.relpath(plan.timeline, outputs.folder) if inside else plan.timeline
+            saved += ("\n" if saved else "") + write_timeline(session, plan.timeline, shown)
+        except OutputError as error:
+            print(f"compilescope: no timeline written: {error}", file=stream)
     return saved
 
 
@@ -321,6 +332,20 @@ def _say_nothing_compiled(saved: str, record: dict[str, Any], environment: dict[
 
         print(nothing_compiled_text(record, environment, width_for(stream)), file=stream)
     return saved
+
+
+def _checked_timeline(given: str) -> str:
+    """--timeline's path, absolute; CommandError where it can never be written."""
+    from compilescope.outputs import absolute, check_writable
+
+    if not given:
+        raise CommandError("--timeline: an empty path: name the file to write")
+    path = absolute(given)
+    try:
+        check_writable(path, "the timeline")
+    except OutputError as error:
+        raise CommandError(str(error)) from None
+    return path
 
 
 def _rank() -> str:

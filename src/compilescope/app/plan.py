@@ -26,6 +26,7 @@ class RunPlan:
         "target", "args", "module", "json", "trace", "html", "no_html", "no_save", "profile", "no_calls",
         "no_children", "decompile", "try_fixes", "apply_fixes", "explanation", "show", "frame", "all_frames",
         "quiet",
+        "timeline",
     )  # fmt: skip
 
     def __init__(
@@ -50,6 +51,7 @@ class RunPlan:
         frame: str | None = None,  # --frame: only this compiled function
         all_frames: bool = False,  # --all: every compiled function
         quiet: bool = False,  # --quiet: no live progress line while the program compiles
+        timeline: str | None = None,  # --timeline: write the compile timeline (Chrome Trace JSON) here
     ) -> None:
         self.target = target
         self.args = list(args)
@@ -70,6 +72,7 @@ class RunPlan:
         self.frame = frame
         self.all_frames = all_frames
         self.quiet = quiet
+        self.timeline = timeline
 
     @classmethod
     def from_command_line(cls, parsed: argparse.Namespace) -> RunPlan:

@@ -70,6 +70,7 @@ def try_plans(plan: RunPlan, fix_names: list[str]) -> tuple[RunPlan, RunPlan]:
         json=absolute(plan.json or f"{base}.json"),
         trace=absolute(plan.trace or f"{base}.log"),
         html=None if plan.no_html else absolute(plan.html or f"{base}.html"),
+        timeline=absolute(plan.timeline) if plan.timeline else None,
         try_fixes=[],
         explanation=False,
     )
@@ -78,6 +79,7 @@ def try_plans(plan: RunPlan, fix_names: list[str]) -> tuple[RunPlan, RunPlan]:
         trace=_with_try(as_it_is.trace),
         html=_with_try(as_it_is.html),
         decompile=_with_try(plan.decompile),
+        timeline=_with_try(as_it_is.timeline),
         apply_fixes=[*plan.apply_fixes, *fix_names],
     )
     return as_it_is, with_fixes

@@ -44,6 +44,11 @@ class ReportCommand:
         parser.add_argument(
             "--html", metavar="PATH", help="write the HTML report (a job's ranks: one page, what diverged first, then each rank)"
         )
+        parser.add_argument(
+            "--timeline",
+            metavar="PATH",
+            help="also write the compile timeline, every stage torch timed, as Chrome Trace JSON (Perfetto, chrome://tracing)",
+        )
         parser.add_argument("--rank", type=int, metavar="N", help="only rank N, explained in full")
         add_view_options(parser)
 
@@ -52,9 +57,15 @@ class ReportCommand:
 
         options = view_options(args)
         outputs = [
-            (given, ext, what) for given, ext, what in ((args.json, ".json", "the session"), (args.html, ".html", "the report")) if given
+            (given, ext, what)
+            for given, ext, what in (
+                (args.json, ".json", "the session"),
+                (args.html, ".html", "the report"),
+                (args.timeline, ".json", "the timeline"),
+            )
+            if given
         ]
-        for option, given in (("--json", args.json), ("--html", args.html)):
+        for option, given in (("--json", args.json), ("--html", args.html), ("--timeline", args.timeline)):
             if given == "":  # (left out by `if given` above: nothing would be written, and nothing said)
                 raise CommandError(f"{option}: an empty path: name the file to write")
         for given, ext, what in outputs:  # before reading anything: a bad path costs no time
@@ -67,6 +78,8 @@ class ReportCommand:
         if (args.show or args.frame or args.all_frames) and len(sources) > 1 and args.rank is None:
             # (a job's view lists no compiled functions: these apply to one rank's explanation)
             print("compilescope report: --show, --frame and --all apply to one rank's explanation: add --rank N", file=sys.stderr)
+        if args.timeline and len(sources) > 1 and args.rank is None:
+            print("compilescope report: --timeline writes one rank's timeline: add --rank N (nothing written)", file=sys.stderr)
         if args.rank is None and len(sources) > 1 and all(is_trace(piece) for _, piece in sources):
             # a job's ranks, each a trace of its own: compared, read in worker processes
             from compilescope.app.cluster import report_cluster
@@ -96,7 +109,12 @@ class ReportCommand:
                 "expected a file written with TORCH_TRACE=dir or by compilescope run"
             )
         ((session, _),) = loaded
-        return explain_one(session, options, json_target, html_target)
+        status = explain_one(session, options, json_target, html_target)
+        if args.timeline:
+            from compilescope.app.timeline import write_timeline
+
+            print(write_timeline(session, args.timeline), file=sys.stderr)
+        return status
 
 
 def _target(given: str, suffix: str, extension: str) -> Path:

@@ -33,6 +33,11 @@ class RunCommand:
         parser.add_argument("--trace", metavar="PATH", help="where to save torch's raw trace (default: compilescope-<name>.log)")
         parser.add_argument("--html", metavar="PATH", help="where to write the HTML report (default: compilescope-<name>.html)")
         parser.add_argument("--no-html", action="store_true", help="write no HTML report")
+        parser.add_argument(
+            "--timeline",
+            metavar="PATH",
+            help="also write the compile timeline, every stage torch timed, as Chrome Trace JSON (Perfetto, chrome://tracing)",
+        )
         parser.add_argument("--no-save", action="store_true", help="save nothing; only print the explanation")
         parser.add_argument(
             "--profile",

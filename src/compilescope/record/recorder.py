@@ -267,7 +267,12 @@ class Capture:
             self._handler.note_file(interned)
         if self._progress is not None:
             self._handler.progress = self._progress.start()
-        logger.addHandler(self._handler)
+        # Ours goes first: torch's own handler (LazyTraceHandler, with TORCH_TRACE unset) removes
+        # itself from the logger while the logger is handing it torch's first record, and the
+        # handler after it in the list is then passed over for that record (the first compile's
+        # "dynamo" begin event). A new list, not one changed in place: a record being handed out
+        # in another thread meanwhile goes on over the list it began with.
+        logger.handlers = [self._handler, *logger.handlers]
         self._logger = logger
         if self.calls is not None:
             try:

@@ -15,6 +15,7 @@ from typing import Literal
 from compilescope.session import SCHEMA, error_summary  # noqa: F401  (error_summary: its callers import it from here)
 from compilescope.session.benchmarks import Benchmark, Profile
 from compilescope.session.caches import CacheLookup, EarlierRun, KeyPart
+from compilescope.session.timeline import Timeline
 from compilescope.views import view
 
 # What ran: a script or module (compilescope run), a function (explain), a `with capture()`
@@ -514,6 +515,7 @@ class Session:
     # The earlier run of the same program this one was compared with (`run` beside its saved
     # session); None: none was found
     earlier_run: EarlierRun | None = None
+    timeline: Timeline | None = None  # torch's timing events as spans (session/timeline.py); None: none in the trace
 
     # ---- derived views, not stored -------------------------------------------------------
     @property

@@ -248,6 +248,7 @@ function shortPath(path) {
       add(nav, el("a", { "class": "section-link", href: "#overview" }, "Overview"));
       add(nav, el("a", { "class": "section-link", href: "#findings" }, "What to look at (" + data.findings.length + ")"));
       add(nav, el("a", { "class": "section-link", href: "#time" }, "Compile time"));
+      add(nav, el("a", { "class": "section-link", href: "#timeline" }, "Compile timeline"));
       add(nav, el("a", { "class": "section-link", href: "#runtime" }, "Runtime"));
       add(nav, el("div", { "class": "section-link" }, "Compiled functions"));
       // A tree that mirrors the code: a resume function sits under the function whose graph break it continues.
@@ -481,6 +482,60 @@ function shortPath(path) {
       add(section, stackedBars(slowest, 860));
       return section;
     }
+
+    // The compile timeline (session/timeline.py): torch's timed stages on a wall-clock Gantt, one
+    // row per track and nesting depth; zoom with the buttons or the wheel over the chart.
+    function timelineSection() {
+      var T = S.timeline, torch = (S.environment || {}).torch || "unknown";
+      var section = el("section", { id: "timeline" }, el("h2", null, "Compile timeline"));
+      if (!T) { add(section, el("p", { "class": "unknown" }, "not in this trace (torch " + torch + "): no timing events (chromium_event) were recorded.")); return section; }
+      var stated = null;  // unknown where torch reported no compile's time
+      S.frames.forEach(function (f) { f.compiles.forEach(function (c) { if (c.compile_time_s !== null && c.compile_time_s !== undefined) stated = (stated || 0) + c.compile_time_s; }); });
+      add(section, el("p", null, plural(T.span_count, "stage") + " torch timed on " + plural(T.tracks.length, "track") +
+        (T.whole_compiles_s !== null ? "; its whole-compile spans (entire_frame_compile, and entire_backward_compile for a backward compiled later) add up to " + T.whole_compiles_s.toFixed(2) + " s, the compile time stated above is " + (stated === null ? "unknown" : stated.toFixed(2) + " s") : "") + "."));
+      if (T.not_drawn) add(section, el("p", { "class": "muted" }, T.not_drawn + " shorter stages (" + T.not_drawn_s.toFixed(3) + " s in all) are not drawn: the page draws the " + T.spans.length + " longest; the --timeline file has every one."));
+      if (T.unmatched) add(section, el("p", { "class": "muted" }, T.unmatched + " begin or end events without their pair in the trace are left out."));
+      var end = T.spans.reduce(function (m, s) { return Math.max(m, s.start_s + s.duration_s); }, 0) || 1;
+      // rows: each track, then each nesting depth in it, outermost first
+      var depths = {}, rows = {}, count = 0;
+      T.spans.forEach(function (s) { depths[s.track] = Math.max(depths[s.track] || 0, s.depth + 1); });
+      T.tracks.concat(Object.keys(depths).filter(function (t) { return T.tracks.indexOf(t) < 0; })).forEach(function (t) { rows[t] = count; count += depths[t] || 0; });
+      var zoom = 1, inner = el("div", { "class": "gantt-inner" });
+      inner.style.height = (count * 20 + 4) + "px";
+      T.spans.forEach(function (s) {
+        var bar = el("div", { "class": "gantt-bar", title: s.name + " · " + (s.compile_id || "no compile id") + (s.frame ? " · " + s.frame : "") + " · " + s.duration_s.toFixed(4) + " s at " + s.start_s.toFixed(3) + " s" }, s.name);
+        bar.style.left = (100 * s.start_s / end) + "%";
+        bar.style.width = Math.max(100 * s.duration_s / end, 0.05) + "%";
+        bar.style.top = ((rows[s.track] + s.depth) * 20) + "px";
+        bar.style.background = "var(" + STAGES[Math.abs(hashOf(s.name)) % STAGES.length][2] + ")";
+        inner.appendChild(bar);
+      });
+      var chart = el("div", { "class": "gantt", role: "img", "aria-label": "compile timeline" }, inner);
+      function setZoom(z, at) {
+        var frac = at === undefined ? (chart.scrollLeft + chart.clientWidth / 2) / inner.offsetWidth : at;
+        zoom = Math.min(Math.max(z, 1), 5000);
+        inner.style.width = (100 * zoom) + "%";
+        chart.setAttribute("data-zoom", String(zoom));
+        chart.scrollLeft = frac * inner.offsetWidth - chart.clientWidth / 2;
+      }
+      chart.addEventListener("wheel", function (e) {
+        e.preventDefault();
+        var box = chart.getBoundingClientRect();
+        setZoom(zoom * (e.deltaY < 0 ? 1.25 : 0.8), (chart.scrollLeft + e.clientX - box.left) / inner.offsetWidth);
+      }, { passive: false });
+      add(section, el("div", { "class": "gantt-tools" },
+        el("button", { type: "button", onclick: function () { setZoom(zoom * 2); } }, "zoom in"),
+        el("button", { type: "button", onclick: function () { setZoom(zoom / 2); } }, "zoom out"),
+        el("button", { type: "button", onclick: function () { setZoom(1, 0); } }, "whole run"),
+        el("span", { "class": "muted" }, " 0 s – " + end.toFixed(2) + " s wall clock; a row per nesting depth of each track (" + T.tracks.join("; ") + "); hover a stage for its compile, function and time")), chart);
+      add(section, el("h3", null, "Time by stage (a stage inside one of the same name counted once)"),
+        el("table", null, el("tr", null, el("th", null, "stage"), el("th", null, "seconds"), el("th", null, "times")),
+          T.stages.slice(0, 20).map(function (st) { return el("tr", null, el("td", { "class": "mono" }, st.name), el("td", null, st.seconds.toFixed(3)), el("td", null, String(st.count))); })));
+      add(section, el("h3", null, "Dynamo's time per inlined function"),
+        el("p", { "class": "unknown" }, "not in this trace (torch " + torch + "): torch writes no time per inlined function to its trace; it measures it only under TORCH_COMPILE_DYNAMO_PROFILER=1, which prints it instead."));
+      return section;
+    }
+    function hashOf(text) { var h = 0; for (var i = 0; i < text.length; i++) h = (h * 31 + text.charCodeAt(i)) | 0; return h; }
 
     // where the compiled time went, kernel by kernel: render/sections/runtime.py's kernel_time_view
     function kernelTimes(view, open) {
@@ -812,7 +867,7 @@ function shortPath(path) {
     add(app, header());
     add(app, el("div", { "class": "layout" }, navigation(), main));
     if (benchOnly) add(main, benchLead(), runtimeSection(), compileHolder);
-    else add(main, (data.bench_lead || []).length ? benchLead() : null, overview(), findingsSection(), timeSection(), runtimeSection(), compileHolder);
+    else add(main, (data.bench_lead || []).length ? benchLead() : null, overview(), findingsSection(), timeSection(), timelineSection(), runtimeSection(), compileHolder);
 
     var shownIndex = null;
     function showCompile(index) {

@@ -15,6 +15,7 @@ from compilescope.session.records.program import apply_generated_code, incomplet
 from compilescope.session.records.state import BuildState, Pending
 from compilescope.session.records.times import read_times
 from compilescope.session.records.values import short
+from compilescope.session.timeline import function_named
 from compilescope.trace.reader import MAX_SKIPPED
 
 
@@ -47,6 +48,7 @@ def finish(state: BuildState) -> Session:
         except Exception as error:  # compilescope's own record, in a shape it does not know
             state.skip(f"{what}: could not be read ({type(error).__name__}: {short(str(error))})")
     session = state.session
+    session.timeline = state.timeline.finish(_frame_names(state))  # (the frames named and placed above)
     share_key_parts(session)
     session.program = state.program
     session.incomplete = incomplete(state)
@@ -94,3 +96,17 @@ def _status(c: Compile, metrics: dict[str, Any]) -> CompileStatus:
     if not c.graphs and not metrics.get("graph_op_count"):
         return "empty graph"
     return "ok"
+
+
+def _frame_names(state: BuildState) -> dict[str, str]:
+    """compile id (as torch's timing events write it: "0/1", "0/1_1" after a restart) -> the
+    compiled function, "forward (model.py:12)"."""
+    names: dict[str, str] = {}
+    for item in state.order:
+        frame = state.frames.get(item.frame_key)
+        if frame is None:
+            continue
+        base = item.compile.compile_id.split("_")[0]
+        for attempt in range(item.attempt + 1):
+            names[base + (f"_{attempt}" if attempt else "")] = function_named(frame.wraps or frame.name, frame.place)
+    return names

@@ -16,6 +16,7 @@ from typing import Any
 from compilescope.session.model import Compile, Frame, Guard, Program, Session
 from compilescope.session.places import is_user_code
 from compilescope.session.records.values import described, int_of, short, text_of, unknown
+from compilescope.session.timeline import TimelineBuilder
 from compilescope.trace.reader import MAX_SKIPPED, CompileId, Record, TraceLog
 
 # A function, as Dynamo names the code it compiled: (file, first line, name)
@@ -96,6 +97,7 @@ class BuildState:
     guard_trees: dict[str, list[Guard]] = field(default_factory=dict)
     # records of kinds this compilescope does not know (records/kinds.py), counted by kind
     unknown_kinds: dict[str, int] = field(default_factory=dict)
+    timeline: TimelineBuilder = field(default_factory=TimelineBuilder)  # torch's timing events (session/timeline.py)
 
     @classmethod
     def of(cls, log: TraceLog) -> BuildState:

@@ -1,7 +1,8 @@
 """Compile time and cache records: torch's report at the end of each compile
 (compilation_metrics, and bwd_compilation_metrics for a backward compiled later), its report of
 CUDA graphs recorded at run time (compilation_metrics_runtime), and its timing events
-(chromium_event: code generation, C++/Triton compiles, autotuning, automatic dynamic shapes).
+(chromium_event: the compile timeline, code generation, C++/Triton compiles, autotuning,
+automatic dynamic shapes).
 
 After the last record, `read_times` reads each compile's time by stage, the C++/Triton
 compiling inside its code generation, its CUDA graphs and its use of the compile caches.
@@ -17,6 +18,7 @@ from compilescope.session.records.dynamo import automatic_dynamic
 from compilescope.session.records.inductor import autotuning
 from compilescope.session.records.state import BuildState, Handler, Pending
 from compilescope.session.records.values import int_of, number_of, text_of
+from compilescope.session.timeline import event_of, track_of
 from compilescope.trace.reader import Record, json_value
 
 
@@ -51,9 +53,14 @@ def on_chromium_event(state: BuildState, record: Record) -> None:
     if not isinstance(event, dict):
         state.skip(f"line {record.line}: a chromium_event that is not a JSON object")
         return
-    name, phase, stamp = event.get("name"), event.get("ph"), event.get("ts")
-    stamp = number_of(stamp)
-    if name == "compile_file" and stamp is not None:
+    timed = event_of(event)
+    if timed is None:
+        state.skip(f"line {record.line}: a chromium_event without a name, phase and time")
+        return
+    stage, phase, stamp, args, tid = timed
+    state.timeline.add(track_of(record.rank, record.pid, tid), stage, phase, stamp, args)
+    name = stage
+    if name == "compile_file":
         compiles = state.kernel_compiles
         if phase == "B":
             compiles.open.append(stamp)
@@ -62,12 +69,12 @@ def on_chromium_event(state: BuildState, record: Record) -> None:
             if not compiles.open:  # only the outermost: nested ones are inside it
                 compiles.spans.append((begin, stamp))
         return
-    if name == "code_gen" and stamp is not None and record.compile_id is not None:
+    if name == "code_gen" and record.compile_id is not None:
         item = state.pending(record)
         if item is not None and phase in ("B", "E"):
             item.code_gen.append(stamp)
         return
-    if isinstance(name, str) and name.endswith("_template_autotuning") and phase == "E" and record.compile_id is not None:
+    if name.endswith("_template_autotuning") and phase == "E" and record.compile_id is not None:
         autotuning(state, record, name.removesuffix("_template_autotuning"), event.get("args"))
         return
     if name == "automatic_dynamic" and record.compile_id is not None:
