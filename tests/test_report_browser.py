@@ -521,15 +521,20 @@ def test_control_characters_of_a_message_are_shown_visibly(browser, tmp_path: Pa
     view.assert_clean()
 
 
-def test_a_compiles_cache_lookups_and_a_misses_key_parts(browser, tmp_path: Path) -> None:
-    # GIVEN a trace of a run whose FX graph cache missed (one Inductor config value changed
-    # since the run before), explained by `report` into a page
-    trace = Path(__file__).parent / "traces" / "cache_keys-config.log.gz"
-    html = tmp_path / "caches.html"
-    run = run_cli("report", str(trace), "--html", str(html), cwd=tmp_path)
+def _first_compile_of(browser, tmp_path: Path, trace: str) -> Opened:
+    """The page `report` writes of a committed trace, opened on its first compile."""
+    html = tmp_path / f"{trace}.html"
+    run = run_cli("report", str(Path(__file__).parent / "traces" / f"{trace}.log.gz"), "--html", str(html), cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-3000:]
     view = Opened(browser, html)
     view.page.click("#nav-compile-0")
+    return view
+
+
+def test_a_compiles_cache_lookups_and_a_misses_key_parts(browser, tmp_path: Path) -> None:
+    # GIVEN a trace of a run whose FX graph cache missed (one Inductor config value changed
+    # since the run before), explained by `report` into a page
+    view = _first_compile_of(browser, tmp_path, "cache_keys-config")
     box = view.page.locator("#compile-view div:has(> h3:text-is('Caches'))")
     # THEN the compile's section lists each cache's lookup, its outcome in words and its key
     row = box.locator("tr", has_text="FX graph cache")
@@ -574,4 +579,28 @@ def test_the_compile_timeline_is_drawn_and_zooms(browser, tmp_path: Path) -> Non
     view.screenshot("timeline.png")
     view.page.click("#timeline button:has-text('whole run')")
     assert chart.get_attribute("data-zoom") == "1"
+    view.assert_clean()
+
+
+def test_inductors_passes_side_by_side_with_the_changes_marked(browser, tmp_path: Path) -> None:
+    # GIVEN a trace of a run whose graph Inductor's post-grad passes rewrote, explained into a page
+    view = _first_compile_of(browser, tmp_path, "passes")
+    box = view.page.locator("#compile-view div.passes")
+    # WHEN the post-grad stage is opened
+    box.locator("summary", has_text="post-grad: 3 ops → 2: aten.add.Tensor −1, aten.mm.default −1, aten.addmm.default +1").click()
+    table = box.locator("table.side-by-side")
+    # THEN the graphs before and after are side by side, the rewritten lines marked on each side
+    changed = table.locator("tr.diff-changed", has_text="addmm_default")
+    assert changed.count() == 2
+    before, after = changed.first.locator("td").all_inner_texts()
+    assert "torch.ops.aten.mm.default(arg2_1, arg1_1)" in before and "torch.ops.aten.addmm.default(mm, arg2_1, arg1_1)" in after
+    marked = changed.first.locator("td").last.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert marked == "rgb(220, 245, 220)"
+    assert table.locator("tr.diff-removed").count() == 1
+    # AND the lines the same on both sides hide on a press, the changed ones stay
+    same = table.locator("tr.diff-same", has_text="# File:").first
+    assert same.is_visible()
+    box.locator("label", has_text="only the changed lines").locator("input").check()
+    assert not same.is_visible() and changed.first.is_visible()
+    view.screenshot("passes.png")
     view.assert_clean()

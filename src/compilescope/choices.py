@@ -11,7 +11,7 @@ the session model or torch.
   `--time-limit` says otherwise (benchmark/zoo.py stops them there).
 """
 
-DETAILS = ("graph", "guards", "dynamic", "aot", "kernels", "code", "time", "cache")
+DETAILS = ("graph", "guards", "dynamic", "aot", "kernels", "code", "time", "cache", "passes")
 
 SIZES = ("tiny", "base")
 

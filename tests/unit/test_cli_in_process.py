@@ -25,7 +25,7 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         (["report", "."], "compilescope report: no trace files (*.log, *.log.gz) in ."),
         (
             ["report", str(TRACES / "tiny.log.gz"), "--show", "bogus"],
-            "compilescope report: --show: unknown detail bogus; choose from graph, guards, dynamic, aot, kernels, code, time, cache, all",
+            "compilescope report: --show: unknown detail bogus; choose from graph, guards, dynamic, aot, kernels, code, time, cache, passes, all",
         ),
         (["report", str(TRACES / "tiny.log.gz"), "--rank", "3"], f"compilescope report: no trace of rank 3 in {TRACES / 'tiny.log.gz'}"),
         (["run", "nope.py"], "compilescope run: no such script: nope.py"),

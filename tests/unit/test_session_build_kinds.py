@@ -40,6 +40,10 @@ TORCH_KINDS = {
     "bwd_compilation_metrics",
     "chromium_event",
     "torch_version",
+    "aot_joint_graph",
+    "inductor_pre_grad_graph",
+    "inductor_post_grad_graph",
+    *(f"{side}_{stage}_graph" for side in ("before", "after") for stage in ("pre_grad", "joint", "post_grad")),
     *(f"{cache}_cache_{outcome}" for cache in ("fx_graph", "aotautograd") for outcome in ("hit", "miss", "bypass")),
 }
 TRACES = Path(__file__).resolve().parents[1] / "traces"
@@ -100,7 +104,7 @@ def test_kinds_past_the_hundredth_are_counted_together() -> None:
 
 def test_an_artifact_of_any_name_is_passed_over_without_a_word() -> None:
     start = _line("dynamo_start", {"stack": [{"line": 7, "name": "f", "filename": "/u/app.py"}]})
-    artifact = _line("artifact", {"name": "before_joint_graph", "encoding": "string"})
+    artifact = _line("artifact", {"name": "fx_graph_runnable", "encoding": "string"})
     assert build_from_lines([start, artifact], "t.log").session.skipped == []
 
 

@@ -49,7 +49,7 @@ def renderables(
     frames = [f for f in session.frames if frame_filter is None or f.name == frame_filter]
     if frame_filter is not None and not frames:
         out.append(Text(f"No compiled function is named {one_line_of(frame_filter)!r}.", style="red"))
-    out.extend(functions_section(frames, named, show, max_frames))
+    out.extend(functions_section(frames, named, show, max_frames, torch=session.environment.torch))
     out.extend(children(session))
     out.extend(runtime(session))
     out.extend(skipped(session))

@@ -38,6 +38,7 @@ from compilescope.findings.rules import Finding, findings
 from compilescope.outputs import write_text
 from compilescope.render.blocks import to_data
 from compilescope.render.pyfiles import guard_function, guard_name, python_files
+from compilescope.render.sections.passes import passes_page_data
 from compilescope.render.sections.runtime import bench_lead, bench_view, kernel_time_view
 from compilescope.render.terminal import size_text
 from compilescope.render.text import short_message
@@ -98,6 +99,7 @@ _DETAIL_KEYS = (
     "transformed_code",
     "original_code",
     "records",
+    "passes",
 )
 _COUNTED = ("graphs", "kernels", "graph_breaks", "guards", "dynamic")
 
@@ -166,7 +168,7 @@ class _Blocks:
         return len(self.texts) - 1
 
 
-def _compile_index(frame: Frame, compile_: Compile, blocks: _Blocks, made: dict[int, str]) -> dict[str, Any]:
+def _compile_index(frame: Frame, compile_: Compile, blocks: _Blocks, made: dict[int, str], torch: str | None = None) -> dict[str, Any]:
     """What the page needs of a compile before it is opened; its details go to a block. Its
     guard function goes into `made` too (by id() of the compile), for python_files."""
     index = _fields(compile_, _DETAIL_KEYS)
@@ -174,6 +176,7 @@ def _compile_index(frame: Frame, compile_: Compile, blocks: _Blocks, made: dict[
     index["details"] = None
     if blocks.left:  # (past the budget, nothing more is made)
         details = {name: _data(getattr(compile_, name), name) for name in _DETAIL_KEYS}
+        details["passes"] = _data(passes_page_data(compile_, torch))  # (side by side, for report.js)
         if compile_.guards and compile_.transformed_code is not None:
             try:
                 made[id(compile_)] = function = guard_function(guard_name(frame, compile_), compile_.guards, compile_.compile_id)
@@ -196,7 +199,7 @@ def report_data(session: Session, found: list[Finding] | None = None, budget: in
     for frame in session.frames:
         light = _fields(frame, ("compiles",))
         light["label"] = _data(frame.label)
-        light["compiles"] = [_compile_index(frame, c, blocks, made) for c in frame.compiles]
+        light["compiles"] = [_compile_index(frame, c, blocks, made, session.environment.torch) for c in frame.compiles]
         frames.append(light)
         embedded.append((frame, [c for c, i in zip(frame.compiles, light["compiles"]) if i["details"] is not None]))
     shown = session

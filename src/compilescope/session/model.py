@@ -15,6 +15,7 @@ from typing import Literal
 from compilescope.session import SCHEMA, error_summary  # noqa: F401  (error_summary: its callers import it from here)
 from compilescope.session.benchmarks import Benchmark, Profile
 from compilescope.session.caches import CacheLookup, EarlierRun, KeyPart
+from compilescope.session.passes import PassStage
 from compilescope.session.timeline import Timeline
 from compilescope.views import view
 
@@ -288,6 +289,7 @@ class Compile:
     collectives: list[str] | None = None
     time: CompileTime = field(default_factory=CompileTime)
     cache: CacheUse = field(default_factory=CacheUse)
+    passes: list[PassStage] = field(default_factory=list)  # Inductor's graphs around its passes (session/passes.py)
     called_from: list[str] = field(default_factory=list)  # user frames: "file:line in fn"
     call_code: str | None = None  # the source of the last of them, as torch quoted it: "step(ids)"
     records: list[int] = field(default_factory=list)  # trace lines this compile came from

@@ -1,7 +1,7 @@
 """The terminal's section on each compiled function: its place, each version it compiled
 (status, ops, kernels, time, calls, why it was compiled again, failures, autotuning, CUDA
 graphs, graph breaks), and the details asked for with --show (graph, guards, dynamic shapes,
-AOT graphs, kernels and their code, compile time by stage, the caches' lookups).
+AOT graphs, kernels and their code, compile time by stage, the caches' lookups, Inductor's passes).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from rich.text import Text
 
 from compilescope.findings.rules import plural
 from compilescope.render.sections.caches import cache_rows
+from compilescope.render.sections.passes import passes_rows
 from compilescope.render.terminal import duration_us, hanging, keep_phrases, limited, one_line_of, seconds, short_path, unknown
 from compilescope.session.counts import compile_id_note
 from compilescope.session.model import CallTimes, Compile, Frame, Graph
@@ -39,7 +40,7 @@ def graph_rows(graph: Graph, indent: int) -> list[Text]:
     return rows
 
 
-def frame_section(frame: Frame, show: set[str], max_compiles: int = MAX_COMPILES) -> list:
+def frame_section(frame: Frame, show: set[str], max_compiles: int = MAX_COMPILES, torch: str | None = None) -> list:
     """A compiled function: where it is, each version it compiled, the calls it ran eager."""
     out: list = []
     title = Text("\n")
@@ -55,7 +56,7 @@ def frame_section(frame: Frame, show: set[str], max_compiles: int = MAX_COMPILES
         title.append(f"  (continues {one_line_of(frame.resumes)} after a graph break)", style="dim")
     out.append(title)
     for c in frame.compiles[:max_compiles]:
-        out.extend(_compile(c, show))
+        out.extend(_compile(c, show, torch))
     if len(frame.compiles) > max_compiles:
         out.append(
             Text(
@@ -83,7 +84,7 @@ def _calls(times: CallTimes, verb: str = "served") -> str:
     return text
 
 
-def _compile(c: Compile, show: set[str]) -> list:
+def _compile(c: Compile, show: set[str], torch: str | None = None) -> list:
     """One version of a function: its line (id, status, ops, kernels, time, calls), why it was
     compiled again, how it failed, autotuning, CUDA graphs, graph breaks, then its details."""
     out: list = []
@@ -153,11 +154,11 @@ def _compile(c: Compile, show: set[str]) -> list:
         out.append(text)
     if c.kernels and "kernels" not in show:
         out.append(Text("         kernels: " + limited([one_line_of(k.name) for k in c.kernels], 6), style="dim"))
-    out.extend(_details(c, show))
+    out.extend(_details(c, show, torch))
     return out
 
 
-def _details(c: Compile, show: set[str]) -> list:
+def _details(c: Compile, show: set[str], torch: str | None = None) -> list:
     """The details of one version asked for with --show (render.DETAILS), in that order."""
     out: list = []
     if "graph" in show:
@@ -237,10 +238,12 @@ def _details(c: Compile, show: set[str]) -> list:
         )
     if "cache" in show:
         out.extend(cache_rows(c))
+    if "passes" in show:
+        out.extend(passes_rows(c, torch))  # (torch: the version a missing record is said of)
     return out
 
 
-def functions_section(frames: list[Frame], named: list[str], show: set[str], max_frames: int) -> list:
+def functions_section(frames: list[Frame], named: list[str], show: set[str], max_frames: int, torch: str | None = None) -> list:
     """Each compiled function (the first `max_frames`), with what compile ids mean where the
     findings did not say it already (`named`: the ids they showed)."""
     if not frames:
@@ -249,7 +252,7 @@ def functions_section(frames: list[Frame], named: list[str], show: set[str], max
     if not named:
         out.append(Text(compile_id_note([c.compile_id for f in frames for c in f.compiles]), style="dim"))
     for frame in frames[:max_frames]:
-        out.extend(frame_section(frame, show))
+        out.extend(frame_section(frame, show, torch=torch))
     if len(frames) > max_frames:
         out.append(Text(f"… {len(frames) - max_frames} more functions (--all to list them all, --frame NAME for one)", style="dim"))
     return out

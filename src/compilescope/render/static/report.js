@@ -198,7 +198,7 @@ function shortPath(path) {
     }
     // A compile's details, read from its block the first time they are needed.
     var EMPTY_DETAILS = { failed_guards: [], restarts: [], graph_breaks: [], graphs: [], guards: [], guards_text: "", dynamic: [],
-      aot: { forward: null, backward: null, inference: null }, kernels: [], inductor_code: "", transformed_code: null, original_code: null, records: [] };
+      aot: { forward: null, backward: null, inference: null }, kernels: [], inductor_code: "", transformed_code: null, original_code: null, records: [], passes: null };
     function details(entry) {
       var c = entry.compile;
       if (c.loaded) return c;
@@ -800,6 +800,7 @@ function shortPath(path) {
         }));
       });
 
+      add(section, passesSection(c));
       if (c.kernels.length) {
         add(section, el("h3", null, "Kernels: " + c.kernels.length));
         add(section, rowsTable(["kernel", "kind", "made from (ATen)", ""], c.kernels, function (k) {
@@ -829,6 +830,34 @@ function shortPath(path) {
       add(section, el("div", { "class": "muted" }, "cache: FX graph " + unknownText(c.cache.fx_graph_hits) + " hit / " + unknownText(c.cache.fx_graph_misses) + " miss; AOT Autograd " + unknownText(c.cache.aot_autograd_hits) + " hit / " + unknownText(c.cache.aot_autograd_misses) + " miss"));
       add(section, cacheLookups(c));
       return section;
+    }
+
+    // Inductor's graphs before and after each group of its passes (render/sections/passes.py's
+    // page data): the two side by side, the changed rows marked, and a toggle to the changed only.
+    function passesSection(c) {
+      var passes = c.passes;
+      if (!passes) return null; // (past the page's budget: the session's JSON has them)
+      var box = el("div", { "class": "passes" }, el("h3", null, "Inductor's passes"));
+      if (passes.missing) {
+        add(box, el("p", { "class": "muted" }, passes.missing + ": no graph of Inductor's passes for this compile"));
+        return box;
+      }
+      passes.stages.forEach(function (stage) {
+        var said = stage.summary || (stage.ops[0] !== null ? stage.ops[0] + " ops before its passes" : stage.ops[1] + " ops after its passes") + "; the other graph: " + stage.missing;
+        add(box, lazy(stage.title + ": " + said, function () {
+          var table = null;
+          var only = el("input", { type: "checkbox", onchange: function () { table.classList.toggle("changed-only", only.checked); } });
+          var wrapper = rowsTable(["before its passes (" + (stage.records[0] || "not in this trace") + ")", "after (" + (stage.records[1] || "not in this trace") + ")"], stage.rows, function (row) {
+            return el("tr", { "class": "diff-" + row[2] }, el("td", { "class": "mono" }, row[0] === null ? "" : row[0]), el("td", { "class": "mono" }, row[1] === null ? "" : row[1]));
+          });
+          table = wrapper.querySelector("table");
+          table.className = "side-by-side";
+          return [el("label", null, only, " only the changed lines"), wrapper,
+            stage.cut ? el("p", { "class": "muted" }, "(the first lines of each graph: the session's JSON has them whole)") : null];
+        }));
+      });
+      if (passes.stages.some(function (s) { return s.changes.length; })) add(box, el("p", { "class": "muted" }, passes.not_named));
+      return box;
     }
 
     // The caches' lookups of one compile (session/caches.py): outcome, torch's detail in words,

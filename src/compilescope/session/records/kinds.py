@@ -1,7 +1,7 @@
 """Which record kinds build a Session, and which family reads each: the one table, KINDS.
 
 Each record family's module (dynamo.py, aot.py, inductor.py, distributed.py, times.py,
-caches.py, calls.py, program.py) names the kinds it reads in its HANDLERS; KINDS is all of them, each
+caches.py, calls.py, program.py, passes.py) names the kinds it reads in its HANDLERS; KINDS is all of them, each
 kind claimed by one family (two that claim one kind fail at import). A record of a kind that
 is not here (torch writes many more, and will write others) is passed over: nothing is
 learned from it, and nothing is guessed.
@@ -15,6 +15,7 @@ from compilescope.session.records.calls import HANDLERS as CALLS
 from compilescope.session.records.distributed import HANDLERS as DISTRIBUTED
 from compilescope.session.records.dynamo import HANDLERS as DYNAMO
 from compilescope.session.records.inductor import HANDLERS as INDUCTOR
+from compilescope.session.records.passes import HANDLERS as PASSES
 from compilescope.session.records.program import HANDLERS as PROGRAM
 from compilescope.session.records.state import BuildState, Handler
 from compilescope.session.records.times import HANDLERS as TIMES
@@ -30,6 +31,7 @@ FAMILIES: dict[str, dict[str, Handler]] = {
     "caches": CACHES,
     "calls": CALLS,
     "program": PROGRAM,
+    "passes": PASSES,
 }
 
 
@@ -56,14 +58,12 @@ PASSED_OVER = {
     "describe_tensor": "the fake tensors Dynamo made for the inputs: the guards and symbols say what matters of them",
     "describe_storage": "the storage of those fake tensors",
     "describe_source": "where those fake tensors came from",
-    "aot_joint_graph": "the joint graph before the partition: its forward and backward graphs are read",
     # (saved-tensor hooks: the graphs before the hooks were applied; named through a function)
     "aot_forward_graph_pre_saved_tensors_hooks": "the forward graph before saved-tensor hooks were applied",
     "aot_backward_graph_pre_saved_tensors_hooks": "the backward graph before saved-tensor hooks were applied",
     "aot_forward_graph_pre_assert_saved_tensors_hooks": "the forward graph before saved-tensor hooks were checked",
     "aot_backward_graph_pre_assert_saved_tensors_hooks": "the backward graph before saved-tensor hooks were checked",
     "bwd_compilation_metrics_runtime": "runtime metrics of a backward compile (compilation_metrics_runtime is read)",
-    "inductor_post_grad_graph": "Inductor's graph after its passes: its kernels and their code are read",
     "optimize_ddp_split_graph": "DDPOptimizer's graph whole: each of its pieces is read (optimize_ddp_split_child)",
     "compiled_autograd_graph": "compiled autograd's graph",
     "dynamo_guards": "Dynamo's guards as a list: the guard tree (dynamo_cpp_guards_str) is read",

@@ -129,7 +129,7 @@ class BuildState:
             c.compile_id = str(record.compile_id)  # as torch writes it after a restart: "0/0_1"
             c.graphs, c.guards, c.guards_text, c.dynamic, c.kernels = [], [], "", [], []
             c.ddp_pieces, c.collectives = [], None
-            c.cache.lookups = []
+            c.cache.lookups, c.passes = [], []
             found.output_code = []
             c.aot = type(c.aot)()
         found.compile.records.append(record.line)
