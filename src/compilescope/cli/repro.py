@@ -33,8 +33,8 @@ class ReproCommand:
         parser.add_argument("--rank", type=int, metavar="N", help="the rank, where SESSION holds several")
 
     def run(self, args: argparse.Namespace) -> int:
-        from compilescope.app.repro import file_name, write_repro
         from compilescope.app.report import read_sessions
+        from compilescope.app.repro import file_name, write_repro
         from compilescope.outputs import absolute, check_writable
         from compilescope.render.text import escape_control
 
