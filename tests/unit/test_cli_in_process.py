@@ -64,7 +64,7 @@ def test_a_path_with_control_characters_is_echoed_visibly(capsys: pytest.Capture
 def test_no_command_prints_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = cli(capsys)
     listed = re.findall(r"^    (\w+)", err, re.M)
-    assert status == 2 and listed == ["tour", "run", "report", "diff", "check", "bench", "zoo", "decompile", "doctor"], err
+    assert status == 2 and listed == ["tour", "run", "report", "diff", "check", "bench", "zoo", "decompile", "repro", "doctor"], err
 
 
 def test_report_of_a_compressed_trace_explains_it(capsys: pytest.CaptureFixture[str], in_tmp: Path) -> None:

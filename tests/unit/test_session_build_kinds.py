@@ -32,6 +32,7 @@ TORCH_KINDS = {
     "aot_backward_graph",
     "aot_inference_graph",
     "inductor_output_code",
+    "fx_graph_runnable",
     "inductor_provenance_tracking_kernel_stack_traces",
     "inductor_collective_schedule",
     "optimize_ddp_split_child",

@@ -51,4 +51,7 @@ def write_decompiled(session: Session, folder: Path, shown: str | None = None) -
         lines.append(
             f"{incomplete} code object(s) use constructs the decompiler does not read yet: their bytecode is shown, marked, in the file."
         )
+    from compilescope.app.repro import write_repros
+
+    lines += write_repros(session, folder)  # a runnable repro_<id>.py per compile beside them
     return "\n".join(lines)

@@ -29,6 +29,7 @@ COMMANDS = {
     "bench": "compilescope.cli.bench:BenchCommand",
     "zoo": "compilescope.cli.zoo:ZooCommand",
     "decompile": "compilescope.cli.decompile:DecompileCommand",
+    "repro": "compilescope.cli.repro:ReproCommand",
     "doctor": "compilescope.cli.doctor:DoctorCommand",
 }
 
@@ -48,6 +49,7 @@ SUMMARIES = {
     "zoo": "Real Hugging Face and timm models, each compiled and measured in processes of its own.",
     "decompile": "Run a program unchanged and write, for each function torch.compile compiled, one readable .py "
     "file in the order the program runs it.",
+    "repro": "Write a standalone script that runs one compile's graph eagerly and compiled, and says whether they match.",
     "doctor": "Check that torch.compile can work here, and say how to fix what is missing.",
 }
 

@@ -309,6 +309,7 @@ class Compile:
     # object's class), and Dynamo keeps versions per code object. None: not recorded (as
     # transformed_code).
     for_function: str | None = None
+    runnable: list[str] = field(default_factory=list)  # Inductor's input graphs as torch's scripts (fx_graph_runnable)
 
 
 @dataclass

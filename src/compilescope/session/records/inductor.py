@@ -25,6 +25,14 @@ def on_inductor_output_code(state: BuildState, record: Record) -> None:
         item.output_code.append(record.payload)
 
 
+def on_fx_graph_runnable(state: BuildState, record: Record) -> None:
+    # The graph Inductor was given, as a script torch can run (its inputs' shapes and strides
+    # in load_args): what `compilescope repro` builds its script from (render/repro.py).
+    item = state.pending(record)
+    if item and record.payload is not None:
+        item.compile.runnable.append(record.payload)
+
+
 def on_inductor_provenance_tracking_kernel_stack_traces(state: BuildState, record: Record) -> None:
     # Written when Inductor's provenance tracking is on: kernel -> the user's lines.
     item = state.pending(record)
@@ -57,6 +65,7 @@ def autotuning(state: BuildState, record: Record, op: str, args: Any) -> None:
 
 HANDLERS: dict[str, Handler] = {
     "inductor_output_code": on_inductor_output_code,
+    "fx_graph_runnable": on_fx_graph_runnable,
     "inductor_provenance_tracking_kernel_stack_traces": on_inductor_provenance_tracking_kernel_stack_traces,
 }
 
