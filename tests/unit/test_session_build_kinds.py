@@ -105,7 +105,7 @@ def test_kinds_past_the_hundredth_are_counted_together() -> None:
 
 def test_an_artifact_of_any_name_is_passed_over_without_a_word() -> None:
     start = _line("dynamo_start", {"stack": [{"line": 7, "name": "f", "filename": "/u/app.py"}]})
-    artifact = _line("artifact", {"name": "fx_graph_runnable", "encoding": "string"})
+    artifact = _line("artifact", {"name": "an_artifact_torch_names_later", "encoding": "string"})
     assert build_from_lines([start, artifact], "t.log").session.skipped == []
 
 
