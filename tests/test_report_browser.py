@@ -548,6 +548,12 @@ def test_a_compiles_cache_lookups_and_a_misses_key_parts(browser, tmp_path: Path
     view.screenshot("caches.png")
     row.locator("button", has_text="its own parts").click()
     assert not parts.is_visible() and row.locator("pre.key-parts").count() == 1
+    # AND the section gives the command that writes the graph's runnable repro, which works as given
+    command = view.page.inner_text("#compile-view div.repro pre")
+    assert command == f"compilescope repro {Path(__file__).parent / 'traces' / 'cache_keys-config.log.gz'} 0/0 -o repro_0_0.py"
+    written = run_cli(*command.split()[1:], cwd=tmp_path)
+    assert written.returncode == 0 and "compile 0/0 (scaled_sum)" in written.stdout + written.stderr
+    assert (tmp_path / "repro_0_0.py").read_text().startswith("# A runnable repro of compile 0/0 (scaled_sum)")
     view.assert_clean()
 
 

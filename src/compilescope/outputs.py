@@ -60,6 +60,7 @@ _OURS = (
     (rb'^<!DOCTYPE html>.{0,4096}?(<meta name="generator" content="compilescope|<title>compilescope)', re.S),
     (rb"^# compilescope: ", 0),
     (rb'^\{"otherData": \{"generator": "compilescope', 0),  # a --timeline file (app/timeline.py)
+    (rb"^# A runnable repro of compile .{1,200}, written by compilescope:", 0),  # render/repro.py
 )
 _HEAD_BYTES = 8192
 # To look at a file: never through a link, never waiting on a pipe.

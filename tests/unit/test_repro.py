@@ -40,3 +40,23 @@ def test_a_compile_without_a_graph_says_why() -> None:
     _, c = find_compile(session, "5/0")
     with pytest.raises(CannotRepro, match="made no graph"):
         graphs_to_run(session, c)
+
+
+def test_a_compile_named_without_its_restart_suffix_is_found_and_its_script_rewritten(tmp_path: Path) -> None:
+    from compilescope.app.repro import write_repro
+    from compilescope.outputs import OutputError
+
+    session = load_trace(TRACES / "lstm.log.gz")[0]
+    # "0/0" is the one compile torch wrote as "0/0_1" (Dynamo restarted it)
+    assert find_compile(session, "0/0")[1].compile_id == "0/0_1"
+    out = tmp_path / "repro.py"
+    said = write_repro(session, "0/0", str(out), "lstm.log.gz")
+    assert said.startswith("Wrote ") and "compile 0/0_1 (RNNModel.forward)" in said
+    assert "compilescope repro lstm.log.gz 0/0_1 -o" in out.read_text()
+    # a second time over its own script: written again; over the user's own file: refused
+    write_repro(session, "0/0_1", str(out), "lstm.log.gz")
+    mine = tmp_path / "mine.py"
+    mine.write_text("x = 1\n")
+    with pytest.raises(OutputError, match="did not write"):
+        write_repro(session, "0/0", str(mine), "lstm.log.gz")
+    assert mine.read_text() == "x = 1\n"

@@ -34,6 +34,11 @@ def find_compile(session: Session, compile_id: str) -> tuple[Frame, Compile]:
         for c in frame.compiles:
             if c.compile_id == compile_id:
                 return frame, c
+    # "0/0" names the compile whose id torch wrote with a restart's suffix ("0/0_1") where that
+    # is the only one: the terminal's lists name compiles without it
+    restarted = [(f, c) for f in session.frames for c in f.compiles if c.compile_id.split("_")[0] == compile_id]
+    if len(restarted) == 1:
+        return restarted[0]
     ids = [c.compile_id for f in session.frames for c in f.compiles]
     listed = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
     raise CommandError(f"no compile {compile_id} in this session: " + (f"its compiles are {listed}" if ids else "it has none"))
@@ -52,6 +57,7 @@ def write_repro(session: Session, compile_id: str, output: str, session_path: st
     from compilescope.render.repro import CannotRepro
 
     frame, c = find_compile(session, compile_id)
+    compile_id = c.compile_id  # as torch wrote it ("0/0_1" where "0/0" was asked for)
     try:
         text = script_for(session, frame, c, repro_command(session_path, compile_id, output))
     except CannotRepro as why:

@@ -829,6 +829,7 @@ function shortPath(path) {
       if (sum > 0) add(section, el("h3", null, "Compile time by stage"), stackedBars(own, 860), legend(own));
       add(section, el("div", { "class": "muted" }, "cache: FX graph " + unknownText(c.cache.fx_graph_hits) + " hit / " + unknownText(c.cache.fx_graph_misses) + " miss; AOT Autograd " + unknownText(c.cache.aot_autograd_hits) + " hit / " + unknownText(c.cache.aot_autograd_misses) + " miss"));
       add(section, cacheLookups(c));
+      add(section, reproCommand(c));
       return section;
     }
 
@@ -858,6 +859,18 @@ function shortPath(path) {
       });
       if (passes.stages.some(function (s) { return s.changes.length; })) add(box, el("p", { "class": "muted" }, passes.not_named));
       return box;
+    }
+
+    // The command that writes a standalone script of this compile's graph (app/repro.py): it
+    // runs it eagerly and compiled, in any folder, and says whether they match.
+    function shellWord(word) { return /^[\w.\/:=@%+-]+$/.test(word) ? word : "'" + word.replace(/'/g, "'\\''") + "'"; }
+    function reproCommand(c) {
+      if (!(c.graphs && c.graphs.length) && !(c.runnable && c.runnable.length)) return null;
+      var traced = (S.trace_files && S.trace_files.length) ? S.trace_files[0] : "SESSION.json";
+      var words = ["compilescope", "repro", traced, c.compile_id, "-o", "repro_" + c.compile_id.replace(/\W/g, "_") + ".py"];
+      return el("div", { "class": "repro" }, el("h3", null, "A runnable repro of this graph"),
+        el("pre", { "class": "mono" }, words.map(shellWord).join(" ")),
+        el("div", { "class": "muted" }, "writes a script that runs the graph eagerly and compiled on random inputs of the recorded shapes, and says whether they match"));
     }
 
     // The caches' lookups of one compile (session/caches.py): outcome, torch's detail in words,
