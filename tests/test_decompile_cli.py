@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -152,7 +154,18 @@ def test_run_decompile_and_decompile_of_a_saved_session_give_the_same_files(tmp_
     assert saved.returncode == 0, saved.stderr[-3000:]
     first = {p.name: p.read_text() for p in (tmp_path / "from-run").glob("*.py")}
     second = {p.name: p.read_text() for p in (tmp_path / "from-json").glob("*.py")}
-    assert first == second and len(first) == 6
+    decompiled = [name for name in first if not name.startswith("repro_")]
+    repros = sorted(name for name in first if name.startswith("repro_"))
+    assert first == second and len(decompiled) == 6
+    # AND a runnable repro per compile that made a graph, which runs alone in an empty folder
+    # (a fresh interpreter, neither the program nor compilescope on its path) and matches eager
+    assert "repro_0_0.py" in repros, repros
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    for name in repros[:2]:
+        shutil.copy(tmp_path / "from-run" / name, clean / name)
+        ran = subprocess.run([sys.executable, "-I", name], cwd=clean, capture_output=True, text=True, timeout=300)
+        assert ran.returncode == 0 and ran.stdout.rstrip().endswith("match"), (name, ran.stdout, ran.stderr[-2000:])
 
 
 def test_decompile_command_refuses_bad_input_clearly(tmp_path: Path) -> None:

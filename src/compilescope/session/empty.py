@@ -65,6 +65,7 @@ def session_json(
         "incomplete": None,  # (the program's end was recorded, and nothing compiled)
         "cache_key_shared": [],  # (no graph, so no cache key)
         "earlier_run": None,  # (not compared: nothing was compiled to compare)
+        "timeline": None,  # (no timing events: nothing was compiled)
         # (session/counts.py's Counts, each none: nothing compiled)
         "counts": dict.fromkeys(_COUNTS, 0),
         "findings": findings,
