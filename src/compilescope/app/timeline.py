@@ -80,16 +80,7 @@ def _from_traces(traces: list[str], session: Session, frames: dict[str, str]) ->
                     yield {"name": name, "ph": "i", "s": "t", "ts": stamp, "pid": pid, "tid": tid_, "args": _args(args, frames)}
                     continue
                 for span in spans.add(track, name, phase, stamp, args):
-                    yield {
-                        "name": span.name,
-                        "cat": "compile",
-                        "ph": "X",
-                        "ts": span.begin_us,
-                        "dur": span.end_us - span.begin_us,
-                        "pid": pid,
-                        "tid": tid_,
-                        "args": _args(span.args, frames),
-                    }
+                    yield _stage(span.name, span.begin_us, span.end_us - span.begin_us, pid, tid_, _args(span.args, frames))
         unmatched += spans.finish()
     yield unmatched
 
@@ -104,18 +95,13 @@ def _from_session(session: Session) -> Iterator[dict[str, Any] | int]:
         yield {"name": "process_name", "ph": "M", "pid": n, "tid": 0, "args": {"name": name}}
     for span in timeline.spans:
         args = {k: v for k, v in (("compile_id", span.compile_id), ("frame", span.frame)) if v is not None}
-        pid = ids.get(span.track, len(ids))
-        yield {
-            "name": span.name,
-            "cat": "compile",
-            "ph": "X",
-            "ts": span.start_s * 1e6,
-            "dur": span.duration_s * 1e6,
-            "pid": pid,
-            "tid": 0,
-            "args": args,
-        }
+        yield _stage(span.name, span.start_s * 1e6, span.duration_s * 1e6, ids.get(span.track, len(ids)), 0, args)
     yield timeline.unmatched
+
+
+def _stage(name: str, begin_us: float, duration_us: float, pid: int, tid: int, args: dict[str, Any]) -> dict[str, Any]:
+    """One timed stage as a complete ("X") event, in µs as the format has them."""
+    return {"name": name, "cat": "compile", "ph": "X", "ts": begin_us, "dur": duration_us, "pid": pid, "tid": tid, "args": args}
 
 
 def _track_names(track: Track, pid: int, tid: int) -> Iterator[dict[str, Any]]:

@@ -57,9 +57,8 @@ def on_chromium_event(state: BuildState, record: Record) -> None:
     if timed is None:
         state.skip(f"line {record.line}: a chromium_event without a name, phase and time")
         return
-    stage, phase, stamp, args, tid = timed
-    state.timeline.add(track_of(record.rank, record.pid, tid), stage, phase, stamp, args)
-    name = stage
+    name, phase, stamp, args, tid = timed
+    state.timeline.add(track_of(record.rank, record.pid, tid), name, phase, stamp, args)
     if name == "compile_file":
         compiles = state.kernel_compiles
         if phase == "B":
