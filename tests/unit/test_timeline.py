@@ -118,3 +118,51 @@ def test_a_saved_session_without_its_trace_writes_the_spans_it_kept(tmp_path: Pa
     events = json.loads((tmp_path / "t.json").read_text())["traceEvents"]
     assert "16 stages kept in the session (its trace is not here)" in said
     assert [e["name"] for e in events if e["ph"] == "X"][0] == "entire_frame_compile"
+
+
+def _misnested(stages: list[dict]) -> int:
+    """Stages on one (pid, tid) that overlap without one holding the other: what Perfetto and
+    speedscope refuse on one thread."""
+    count = 0
+    by_thread: dict[tuple[int, int], list[tuple[float, float]]] = {}
+    for e in stages:
+        by_thread.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
+    for spans in by_thread.values():
+        stack: list[tuple[float, float]] = []
+        for begin, end in sorted(spans, key=lambda s: (s[0], -s[1])):
+            while stack and stack[-1][1] <= begin:
+                stack.pop()
+            count += bool(stack) and end > stack[-1][1]
+            stack.append((begin, end))
+    return count
+
+
+def test_stages_that_overlap_on_torchs_one_thread_go_on_a_lane_of_their_own(tmp_path: Path) -> None:
+    # GIVEN torch's events as it writes them for a C++ compile on a worker thread (compile_file)
+    # while the main thread waits for it (async_compile.wait): both as thread 0, overlapping
+    # without either holding the other
+    lines = _event_line("entire_frame_compile", "B", 0.0)
+    lines += _event_line("compile_file", "B", 10.0, "None") + _event_line("async_compile.wait", "B", 20.0)
+    lines += _event_line("compile_file", "E", 30.0, "None") + _event_line("async_compile.wait", "E", 40.0)
+    lines += _event_line("entire_frame_compile", "E", 50.0)
+    trace = tmp_path / "threads.log"
+    trace.write_text("".join(lines))
+    session = load_trace(trace)[0]
+    # WHEN the timeline file is written (from the trace, and from the session's kept spans)
+    for source in ("trace", "session"):
+        if source == "session":
+            trace.unlink()
+        write_timeline(session, tmp_path / f"{source}.json")
+        events = json.loads((tmp_path / f"{source}.json").read_text())["traceEvents"]
+        stages = [e for e in events if e["ph"] == "X"]
+        # THEN every stage is there at its own time, and on each thread the stages nest
+        assert sorted((e["name"], e["ts"], e["dur"]) for e in stages) == [
+            ("async_compile.wait", 20.0, 20.0),
+            ("compile_file", 10.0, 20.0),
+            ("entire_frame_compile", 0.0, 50.0),
+        ], source
+        assert _misnested(stages) == 0, source
+        # the one that overlapped is on a lane of its own, named as such
+        moved = next(e for e in stages if e["name"] == "async_compile.wait")
+        names = {e["tid"]: e["args"]["name"] for e in events if e["name"] == "thread_name"}
+        assert moved["tid"] != 0 and names[moved["tid"]].endswith("thread 0, overlapping stages"), (source, names)

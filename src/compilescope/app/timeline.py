@@ -4,7 +4,9 @@
 The file is written from the trace's records as they are read, one at a time: every stage torch
 timed, matched begin to end (session/timeline.py's Spans) into complete ("X") events, nested as
 torch nested them, on one track per process (or rank) and thread, each with its compile id and
-the compiled function's name. A session saved without its trace (its trace file gone) has only
+the compiled function's name. A stage that overlaps another on its track without either holding
+the other (torch writes every thread as thread 0) goes on a lane of its own, a thread named
+"..., overlapping stages" in the file. A session saved without its trace (its trace file gone) has only
 its bounded list of spans: those are written, and the caller is told how many were left out.
 """
 
@@ -17,8 +19,11 @@ from typing import IO, Any
 
 from compilescope.outputs import writing
 from compilescope.session.model import Session
-from compilescope.session.timeline import Spans, Track, event_of, function_named, track_name, track_of
+from compilescope.session.timeline import Lanes, Spans, Track, event_of, function_named, track_name, track_of
 from compilescope.trace.reader import TraceLog, iter_file_records, json_value, open_trace_bytes
+
+# a lane's thread id in the file: the track's own plus this many per lane (torch's tids are small)
+LANE_STEP = 100_000
 
 
 def write_timeline(session: Session, path: str | Path, shown: str | None = None) -> str:
@@ -58,8 +63,9 @@ def _write_events(out: IO[str], events: Iterator[dict[str, Any] | int]) -> tuple
 
 
 def _from_traces(traces: list[str], session: Session, frames: dict[str, str]) -> Iterator[dict[str, Any] | int]:
-    spans = Spans()
+    spans, lanes = Spans(), Lanes()
     named: dict[Track, tuple[int, int]] = {}
+    laned: set[tuple[Track, int]] = set()
     unmatched = 0
     for trace in traces:
         log = TraceLog(path=trace, records=[], strings={}, skipped=[])
@@ -80,7 +86,12 @@ def _from_traces(traces: list[str], session: Session, frames: dict[str, str]) ->
                     yield {"name": name, "ph": "i", "s": "t", "ts": stamp, "pid": pid, "tid": tid_, "args": _args(args, frames)}
                     continue
                 for span in spans.add(track, name, phase, stamp, args):
-                    yield _stage(span.name, span.begin_us, span.end_us - span.begin_us, pid, tid_, _args(span.args, frames))
+                    lane = lanes.place(track, span.begin_us, span.end_us, lanes.settled(spans, track, stamp))
+                    if lane and (track, lane) not in laned:
+                        laned.add((track, lane))
+                        yield _lane_name(track, lane, pid, tid_)
+                    tid_lane = tid_ + LANE_STEP * lane
+                    yield _stage(span.name, span.begin_us, span.end_us - span.begin_us, pid, tid_lane, _args(span.args, frames))
         unmatched += spans.finish()
     yield unmatched
 
@@ -93,15 +104,42 @@ def _from_session(session: Session) -> Iterator[dict[str, Any] | int]:
     ids = {name: n for n, name in enumerate(timeline.tracks)}
     for name, n in ids.items():
         yield {"name": "process_name", "ph": "M", "pid": n, "tid": 0, "args": {"name": name}}
+    lanes, laned = Lanes(), set()
     for span in timeline.spans:
         args = {k: v for k, v in (("compile_id", span.compile_id), ("frame", span.frame)) if v is not None}
-        yield _stage(span.name, span.start_s * 1e6, span.duration_s * 1e6, ids.get(span.track, len(ids)), 0, args)
+        track: Track = (span.track, 0)
+        pid, begin = ids.get(span.track, len(ids)), span.start_s * 1e6
+        lane = lanes.place(track, begin, begin + span.duration_s * 1e6)
+        if lane and (track, lane) not in laned:
+            laned.add((track, lane))
+            yield {
+                "name": "thread_name",
+                "ph": "M",
+                "pid": pid,
+                "tid": LANE_STEP * lane,
+                "args": {"name": f"{span.track}, overlapping stages{_nth(lane)}"},
+            }
+        yield _stage(span.name, begin, span.duration_s * 1e6, pid, LANE_STEP * lane, args)
     yield timeline.unmatched
 
 
 def _stage(name: str, begin_us: float, duration_us: float, pid: int, tid: int, args: dict[str, Any]) -> dict[str, Any]:
     """One timed stage as a complete ("X") event, in µs as the format has them."""
     return {"name": name, "cat": "compile", "ph": "X", "ts": begin_us, "dur": duration_us, "pid": pid, "tid": tid, "args": args}
+
+
+def _lane_name(track: Track, lane: int, pid: int, tid: int) -> dict[str, Any]:
+    return {
+        "name": "thread_name",
+        "ph": "M",
+        "pid": pid,
+        "tid": tid + LANE_STEP * lane,
+        "args": {"name": f"{track_name(track)}, overlapping stages{_nth(lane)}"},
+    }
+
+
+def _nth(lane: int) -> str:
+    return f" {lane}" if lane > 1 else ""
 
 
 def _track_names(track: Track, pid: int, tid: int) -> Iterator[dict[str, Any]]:

@@ -122,6 +122,52 @@ class Spans:
         return self.unmatched
 
 
+class Lanes:
+    """Each track's complete events spread over lanes, so that on each lane every two stages are
+    apart or one lies within the other. torch writes every thread's events as thread 0, so a
+    compile worker's stage (compile_file) can overlap a main-thread stage begun after it
+    (async_compile.wait) without either holding the other: on one thread, Perfetto and other
+    viewers refuse or misdraw that. Such a stage goes on the track's next lane (a thread of its
+    own in the file), never moved in time.
+
+    Memory stays bounded: a lane keeps only stages no later one holds, and `place` forgets those
+    that end before `settled_us` (no stage still to come can begin before it)."""
+
+    MAX_KEPT = 4096  # stages kept per lane for the check (past it, the oldest are forgotten)
+
+    def __init__(self) -> None:
+        self.lanes: dict[Track, list[list[tuple[float, float]]]] = {}
+
+    def place(self, track: Track, begin: float, end: float, settled_us: float | None = None) -> int:
+        """The lane (0: the track's own) for a stage from `begin` to `end`."""
+        lanes = self.lanes.setdefault(track, [])
+        for number, lane in enumerate([*lanes, []]):
+            if settled_us is not None:
+                lane[:] = [kept for kept in lane if kept[1] > settled_us]
+            if any(_overlap_unnested(kept, (begin, end)) for kept in lane):
+                continue
+            if number == len(lanes):
+                lanes.append(lane)
+            lane[:] = [kept for kept in lane if not (begin <= kept[0] and kept[1] <= end)]
+            lane.append((begin, end))
+            del lane[: -self.MAX_KEPT]
+            return number
+        raise AssertionError("unreachable: a new lane always fits")
+
+    def settled(self, spans: Spans, track: Track, now_us: float) -> float:
+        """The time before which no stage of `track` still to come can begin: the earliest of its
+        begins still open, and now."""
+        stack = spans.open.get(track) or []
+        return min([now_us, *(begun for _, begun, _, _ in stack)])
+
+
+def _overlap_unnested(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """The two stages overlap and neither holds the other."""
+    overlap = a[0] < b[1] and b[0] < a[1]
+    nested = (a[0] <= b[0] and b[1] <= a[1]) or (b[0] <= a[0] and a[1] <= b[1])
+    return overlap and not nested
+
+
 def function_named(name: str, place: str | None) -> str:
     """A compiled function as the timeline names it: "forward (model.py:12)"; torch's wrapper of
     a module compiled whole by the function it wraps and the user's torch.compile call."""
