@@ -348,3 +348,47 @@ def test_a_warm_start_hits_the_caches_and_a_changed_config_is_named_on_the_gpu(t
         "The cache missed scaled_sum (0/0), which the earlier run had compiled: Inductor config epilogue_fusion changed (True → False)"
         in text
     )
+
+
+REPRO_GPU = """
+import torch
+import transformers
+
+torch.manual_seed(0)
+config = transformers.GPT2Config(n_layer=1, n_embd=64, n_head=2, vocab_size=100, n_positions=64, activation_function="relu")
+model = transformers.GPT2LMHeadModel(config).cuda()
+compiled = torch.compile(model)
+ids = torch.randint(0, 100, (2, 16), device="cuda")
+compiled(input_ids=ids, labels=ids).loss.backward()
+model.eval()
+with torch.no_grad():
+    print("logits", tuple(compiled(input_ids=ids).logits.shape))
+"""
+
+
+def test_each_repro_of_a_hugging_face_model_matches_alone_on_the_gpu(tmp_path: Path) -> None:
+    pytest.importorskip("transformers")
+    from test_repro_run import _repros, _run_alone
+
+    # GIVEN GPT-2 from its config on CUDA, trained a step and then run in eval mode, through
+    # Inductor (Triton)
+    repros = _repros(REPRO_GPU, "gpt2.py", tmp_path)
+    outcomes = {}
+    for name, script in repros.items():
+        ran = _run_alone(script)
+        print(name, ran.stdout)
+        assert ran.returncode == 0, (name, ran.stdout, ran.stderr[-2000:])
+        assert "inputs on cuda" in ran.stdout, ran.stdout
+        outcomes[name] = ran.stdout.rstrip().splitlines()[-1]
+    # THEN each repro runs alone on the GPU and matches: the training forward (dropout, the GPU's
+    # random numbers) is said to be not compared, never a false mismatch
+    assert all(line.startswith("match") for line in outcomes.values()), outcomes
+    assert "match (1 of 2 graphs compared; the others draw random numbers)" in outcomes.values(), outcomes
+    # AND the eval graph compiled wrong on purpose (Triton's relu made to add 1) is a mismatch
+    evaluated = [name for name, line in outcomes.items() if line == "match" and "aten.relu" in repros[name].read_text()]
+    assert evaluated, outcomes
+    wrong = _run_alone(
+        repros[evaluated[0]], "import torch._inductor.config as config", "config.triton.inject_relu_bug_TESTING_ONLY = 'accuracy'"
+    )
+    print(wrong.stdout)
+    assert wrong.returncode == 1 and "MISMATCH" in wrong.stdout, (wrong.stdout, wrong.stderr[-2000:])

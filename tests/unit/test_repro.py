@@ -60,3 +60,25 @@ def test_a_compile_named_without_its_restart_suffix_is_found_and_its_script_rewr
     with pytest.raises(OutputError, match="did not write"):
         write_repro(session, "0/0", str(mine), "lstm.log.gz")
     assert mine.read_text() == "x = 1\n"
+
+
+def test_an_attention_backwards_dropout_seed_and_offset_are_found_among_its_inputs() -> None:
+    # GIVEN a backward graph as torch's fx_graph_runnable writes it (GPT-2's, recorded on an H200):
+    # torch's fake tensors put the seed and offset on the GPU, where eager attention keeps them on
+    # the CPU, and a backward handed GPU ones crashes the process
+    from compilescope.render.repro import _attention_seeds
+
+    code = (
+        "class Repro(torch.nn.Module):\n"
+        "    def forward(self, primals_1, permute_2, clone, clone_1, expand_1, getitem_5, getitem_6, getitem_7, getitem_8, tangents_1):\n"
+        "        permute_15 = torch.ops.aten.permute.default(tangents_1, [0, 2, 1, 3])\n"
+        "        bw = torch.ops.aten._scaled_dot_product_efficient_attention_backward.default(permute_15, permute_2, clone, clone_1,"
+        " expand_1, getitem_5, getitem_6, getitem_7, getitem_8, 0.1, [True, True, True, False], scale = 0.17)\n"
+        "        fl = torch.ops.aten._scaled_dot_product_flash_attention_backward.default(permute_15, permute_2, clone, clone_1,"
+        " getitem_5, getitem_6, None, None, 16, 16, 0.1, True, primals_1, tangents_1, scale = 0.17)\n"
+        "        return (bw, fl)\n"
+    )
+    # THEN their positions among the graph's inputs are known, by the kind of attention
+    assert _attention_seeds(code) == {"efficient": [7, 8], "flash": [0, 9]}
+    assert _attention_seeds("def forward(self, x):\n    return torch.ops.aten.relu.default(x)\n") == {}
+    assert _attention_seeds("not python(") == {}

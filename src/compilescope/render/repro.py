@@ -56,6 +56,9 @@ class GraphToRun:
     inputs: list[tuple[object, ...]] = field(
         default_factory=list
     )  # for "dynamo": ("tensor", name, dtype, shape, stride, device) or ("int", name, value)
+    # the inputs (by position) that are an attention backward's dropout seed and offset, by the
+    # attention's kind ("efficient", "flash"): see _attention_seeds
+    seeds: dict[str, list[int]] = field(default_factory=dict)
 
 
 def compiled_with(c: Compile) -> Backend:
@@ -98,7 +101,42 @@ def _from_runnable(code: str) -> GraphToRun:
             f"input {unsupported.group('name')} of Inductor's graph is an object torch could not save (reader.unsupported): it cannot be rebuilt"
         )
     symbols = {m.group("name"): int(m.group("value")) for m in _SYMINT.finditer(code)}
-    return GraphToRun("runnable", _CACHE_DIR.sub("", code), symbols)
+    return GraphToRun("runnable", _CACHE_DIR.sub("", code), symbols, seeds=_attention_seeds(code))
+
+
+# an attention backward op: the kind of attention, and where its dropout seed and offset are
+_SEED_ARGUMENTS = {
+    "_scaled_dot_product_efficient_attention_backward": ("efficient", (7, 8)),
+    "_efficient_attention_backward": ("efficient", (12, 13)),
+    "_scaled_dot_product_flash_attention_backward": ("flash", (12, 13)),
+    "_flash_attention_backward": ("flash", (12, 13)),
+}
+
+
+def _attention_seeds(code: str) -> dict[str, list[int]]:
+    """The graph's inputs (by position) that an attention backward takes as its dropout seed and
+    offset. torch's fake tensors, which describe the inputs in fx_graph_runnable, put them on the
+    GPU where eager attention puts them on the CPU (torch 2.11, H200): handed GPU ones, the
+    backward reads them as CPU memory and the process dies. The script puts them where this
+    torch's eager attention does."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return {}
+    forward = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "forward"), None)
+    if forward is None:
+        return {}
+    parameters = [a.arg for a in forward.args.args if a.arg != "self"]
+    found: dict[str, set[int]] = {}
+    for node in ast.walk(forward):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Attribute)):
+            continue
+        kind, positions = _SEED_ARGUMENTS.get(node.func.value.attr, ("", ()))
+        for position in positions:
+            argument = node.args[position] if position < len(node.args) else None
+            if isinstance(argument, ast.Name) and argument.id in parameters:
+                found.setdefault(kind, set()).add(parameters.index(argument.id))
+    return {kind: sorted(found[kind]) for kind in sorted(found)}
 
 
 def _from_dynamo_graph(code: str, hints: dict[str, str], compile_id: str) -> GraphToRun:
@@ -208,7 +246,7 @@ def repro_script(session: Session, c: Compile, function: str, command: str) -> s
     entries = []
     for graph in graphs:
         entries.append(
-            f'    {{"kind": {graph.kind!r}, "symbols": {graph.symbols!r},\n     "inputs": {graph.inputs!r},\n     "code": {graph.code!r}}},'
+            f'    {{"kind": {graph.kind!r}, "symbols": {graph.symbols!r}, "seeds": {graph.seeds!r},\n     "inputs": {graph.inputs!r},\n     "code": {graph.code!r}}},'
         )
     settings = f"BACKEND = {backend.name!r}\nMODE = {backend.mode!r}\nGRAPHS = [\n" + "\n".join(entries) + "\n]\n"
     return header + _SCRIPT.replace("# __SETTINGS__\n", settings)
@@ -298,6 +336,28 @@ def with_submodules(cls):
     return module
 
 
+SEED_DEVICES = {}
+
+
+def eager_seed_device(kind, device):
+    """Where this torch's eager attention ("efficient" or "flash") puts its dropout seed and
+    offset when run on `device` (the CPU, outside CUDA graph capture); None where it cannot tell.
+    torch's fake tensors say the GPU, and a backward handed GPU ones reads them as CPU memory."""
+    if (kind, device) not in SEED_DEVICES:
+        state = torch.cuda.get_rng_state(device)
+        try:
+            if kind == "efficient":
+                q = torch.zeros(1, 1, 8, 8, device=device)
+                SEED_DEVICES[kind, device] = torch.ops.aten._scaled_dot_product_efficient_attention.default(q, q, q, None, False, 0.5)[2].device
+            else:
+                q = torch.zeros(1, 1, 8, 8, device=device, dtype=torch.float16)
+                SEED_DEVICES[kind, device] = torch.ops.aten._scaled_dot_product_flash_attention.default(q, q, q, 0.5)[6].device
+        except Exception:
+            SEED_DEVICES[kind, device] = None
+        torch.cuda.set_rng_state(state, device)  # (the probe's dropout drew numbers: as if it had not)
+    return SEED_DEVICES[kind, device]
+
+
 def build(graph):
     """The graph's module and a function making its inputs (the same values on each call)."""
     namespace = {"__name__": "compilescope_repro_graph", "torch": torch, "math": math, "operator": operator,
@@ -309,6 +369,12 @@ def build(graph):
         def inputs():
             reader = SeededReader(torch.Generator().manual_seed(SEED))
             namespace["load_args"](reader)
+            for kind, positions in graph.get("seeds", {}).items():
+                for position in positions:
+                    value = reader.args[position]
+                    where = eager_seed_device(kind, value.device) if isinstance(value, torch.Tensor) and value.is_cuda else None
+                    if where is not None:
+                        reader.args[position] = value.to(where)
             return reader.args
     else:
         module = with_submodules(namespace["GraphModule"])
@@ -417,6 +483,7 @@ def float64_run(graph, inputs):
 
 
 def main():
+    sys.stdout.reconfigure(line_buffering=True)  # (what ran shows, even if a graph crashes the process)
     differ = unknown = 0
     for number, graph in enumerate(GRAPHS, 1):
         module, inputs = build(graph)
