@@ -44,10 +44,11 @@ def test_decompile_takes_functions_methods_modules_and_code() -> None:
     )  # a code object has no defaults
     net = Net()
     expected = "def forward(self, x):\n    return torch.relu(x) + 1\n"
-    assert compilescope.decompile(net) == expected
-    assert compilescope.decompile(net.forward) == expected
-    assert compilescope.decompile(torch.compile(net)) == expected
-    assert compilescope.decompile(torch.compile(scale)) == source
+    assert compilescope.decompile(net) == "# Net.forward: what calling the module runs\n" + expected
+    assert compilescope.decompile(net.forward) == "# Net.forward, a method bound to a Net object (self)\n" + expected
+    said = "# Net.forward: what calling the module runs (compiled with torch.compile: the original module's)\n"
+    assert compilescope.decompile(torch.compile(net)) == said + expected
+    assert compilescope.decompile(torch.compile(scale)) == "# torch.compile's wrapper of scale: the original function\n" + source
     assert compilescope.decompile(lambda a, b: a if a > b else b).startswith("def _lambda_(a, b):")
     # the source compiles again and computes the same
     namespace: dict = {"__default_unknown": None}  # the named default, given by the reader
@@ -212,3 +213,30 @@ def test_guards_as_python_answer_as_torch_does() -> None:
         answers.append(ours)
     assert answers.count(True) == 1  # the inputs it was compiled for, and only those
     assert "___check_obj_id(G['torch']" in text  # the guard on the global `torch` is evaluated too
+
+
+def test_decompile_of_a_compiled_function_follows_it_with_each_compiled_version() -> None:
+    def shifted(x):  # noqa: ANN001, ANN202
+        y = x.sin()
+        print("a graph break")
+        return y + 1
+
+    torch._dynamo.reset()
+    compiled = torch.compile(shifted, backend="eager")
+    compiled(torch.randn(3))
+    compiled(torch.randn(3, 3))  # a second version: the rank changed
+    source = compilescope.decompile(compiled)
+    # THEN the original function, said to be torch.compile's, and both versions Dynamo made of it,
+    # each calling its own graph and handing the rest to the resume function
+    assert source.startswith("# torch.compile's wrapper of shifted: the original function\ndef shifted(x):")
+    assert "def shifted(x):\n    y = x.sin()\n    print('a graph break')\n    return y + 1" in source
+    versions = re.findall(r"# Compiled version (\d+/\d+): Dynamo's transformed code of shifted", source)
+    assert len(versions) == 2 and versions[0].endswith("/0") and versions[1].endswith("/1"), source
+    assert source.count("(the graph it calls is __compiled_fn_") == 2 and source.count("return __resume_at_") == 2
+    ast.parse(source)
+    # AND a function never compiled in this process has none
+    assert "Compiled version" not in compilescope.decompile(BREAKS_FUNCTION)
+
+
+def BREAKS_FUNCTION(x):  # noqa: ANN001, ANN201, N802
+    return x + 1

@@ -70,13 +70,16 @@ def bench(target: Any, *args: Any, **options: Any) -> Session:
 
 
 def decompile(target: Any) -> str:
-    """Python source for a function, method, nn.Module (its forward), torch.compile wrapper or
-    code object, read from its bytecode: valid, readable, and equivalent. What the decompiler
+    """Python source for a function, method (bound, static or class), functools.partial (its
+    function, with the arguments it binds), callable object (its __call__), nn.Module (its
+    forward), torch.compile wrapper or code object, read from its bytecode: valid, readable, and
+    equivalent. Where this process compiled the code with torch.compile, each compiled version
+    (Dynamo's transformed code) follows it. What the decompiler
     does not understand yet comes out as the annotated bytecode in a function that raises if
     run, never as a guess. Stdlib only; Python 3.10 to 3.13."""
-    from compilescope.decompiler import decompile as run_decompile
+    from compilescope.app import api
 
-    return run_decompile(target)
+    return api.decompile(target)
 
 
 def load_ipython_extension(ipython: Any) -> None:

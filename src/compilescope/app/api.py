@@ -63,3 +63,39 @@ def capture_cell(run_cell: Callable[[], object], json: str | None, html: str | N
     except OutputError as error:  # the cell wrote a file of its own there meanwhile
         say(f"%%compilescope: {error}")
     return session
+
+
+def decompile(target: Any) -> str:
+    """The decompiler's source for `target` (compilescope.decompiler.decompile) and, where this
+    process has compiled its code with torch.compile (torch already imported: never imported
+    here), each compiled version: Dynamo's transformed code, which torch runs in its place when
+    its guards pass, named as `run --decompile` names it."""
+    import sys
+
+    from compilescope.decompiler import code_of
+    from compilescope.decompiler import decompile as run_decompile
+    from compilescope.decompiler.api import decompile_code
+
+    text = run_decompile(target)
+    if "torch" not in sys.modules:
+        return text
+    from compilescope.record.torch_adapter import compiled_versions
+    from compilescope.render.pyfiles import renamed, safe_name
+
+    code = code_of(target)
+    versions = compiled_versions(code)
+    if isinstance(versions, str):
+        return f"{text}\n\n# Its compiled versions: {versions}\n"
+    for compile_id, transformed in versions:
+        name = f"__transformed_code_{safe_name(compile_id)}_for_{safe_name(code.co_name)}"
+        source = renamed(decompile_code(transformed).source, name)
+        text += (
+            f"\n\n# Compiled version {compile_id}: Dynamo's transformed code of {code.co_name}, which torch runs in its\n"
+            f"# place when that version's guards pass (the graph it calls is {_graph_names(transformed)})\n{source}"
+        )
+    return text
+
+
+def _graph_names(code: Any) -> str:
+    names = [n for n in code.co_names if n.startswith("__compiled_fn")]
+    return ", ".join(names) if names else "none: this version runs without a graph"

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import ast
 import dis
+import functools
 import inspect
+import reprlib
 import time
 from dataclasses import dataclass
 from types import CodeType
@@ -37,30 +39,87 @@ def code_of(target: Any) -> CodeType:
     return _function_of(target)[0]
 
 
-def _function_of(target: Any) -> tuple[CodeType, Any]:
-    """(the code, the function object that holds its defaults, or None)."""
+def _function_of(target: Any) -> tuple[CodeType, Any, list[str]]:
+    """(the code, the function object that holds its defaults or None, and what the target was,
+    as comment lines: the arguments a functools.partial binds, the object a method is bound to,
+    a staticmethod's or classmethod's decorator)."""
+    said: list[str] = []
     for _ in range(10):  # unwrap: bound methods, functools.wraps chains, torch.compile's wrapper
         if isinstance(target, CodeType):
-            return target, None
-        if inspect.ismethod(target):
+            return target, None, said
+        if isinstance(target, (functools.partial, functools.partialmethod)):
+            said.append(_partial(target))
+            target = target.func
+            continue
+        if isinstance(target, (staticmethod, classmethod)):
+            said.append(f"@{type(target).__name__}")
             target = target.__func__
+            continue
+        if inspect.ismethod(target):
+            bound = target.__self__
+            to = f"the class {bound.__name__}" if isinstance(bound, type) else f"a {type(bound).__name__} object (self)"
+            said.append(f"# {_qualname(target.__func__)}, a method bound to {to}")
+            target = target.__func__
+            continue
+        module = getattr(target, "_orig_mod", None)  # torch.compile's module wrapper (OptimizedModule)
+        if module is not None and not isinstance(target, type) and getattr(module, "forward", None) is not None:
+            said.append(
+                f"# {type(module).__name__}.forward: what calling the module runs (compiled with torch.compile: the original module's)"
+            )
+            target = getattr(module.forward, "__func__", module.forward)
             continue
         inner = getattr(target, "_torchdynamo_orig_callable", None) or getattr(target, "__wrapped__", None)
         if inner is not None and inner is not target:
+            if getattr(target, "_torchdynamo_orig_callable", None) is inner:
+                said.append(f"# torch.compile's wrapper of {_qualname(inner)}: the original function")
             target = inner
             continue
         code = getattr(target, "__code__", None)
         if isinstance(code, CodeType):
-            return code, target
-        if getattr(target, "forward", None) is not None and not isinstance(target, type):  # nn.Module, OptimizedModule
-            target = getattr(target, "_orig_mod", target).forward
+            return code, target, said
+        if getattr(target, "forward", None) is not None and not isinstance(target, type):  # nn.Module
+            said.append(f"# {type(target).__name__}.forward: what calling the module runs")
+            target = getattr(target.forward, "__func__", target.forward)  # (the module said it: not "a method bound to")
             continue
         call = getattr(type(target), "__call__", None)  # noqa: B004  (its code is wanted, not whether it is callable)
-        if call is not None and hasattr(call, "__code__"):
+        if call is not None and hasattr(call, "__code__") and not isinstance(target, type):
+            said.append(f"# {type(target).__name__}.__call__: what calling a {type(target).__name__} object runs")
             target = call
             continue
         break
-    raise TypeError(f"compilescope.decompile() takes a function, method, module or code object, not {type(target).__name__}")
+    raise TypeError(f"compilescope.decompile() takes a function, method, module or code object, not {_what(target)}")
+
+
+def _what(target: Any) -> str:
+    """What an object that has no bytecode is, in the error's words."""
+    if isinstance(target, type):
+        return f"a class ({target.__name__}): pass one of its methods, as {target.__name__}.method, or an instance to decompile its __call__ or forward"
+    if inspect.isbuiltin(target) or type(target).__name__ in ("method_descriptor", "wrapper_descriptor", "method-wrapper"):
+        return f"{type(target).__name__} {getattr(target, '__qualname__', getattr(target, '__name__', '?'))}: it is written in C and has no Python bytecode"
+    return type(target).__name__
+
+
+def _qualname(function: Any) -> str:
+    """The name as "Net.forward", even for a class defined in a function (its "f.<locals>." left out)."""
+    return str(getattr(function, "__qualname__", None) or getattr(function, "__name__", "?")).rsplit("<locals>.", 1)[-1]
+
+
+def _partial(target: functools.partial[Any] | functools.partialmethod[Any]) -> str:
+    """The arguments a partial binds, by the names of the function's parameters."""
+    code = getattr(getattr(target, "func", None), "__code__", None)
+    names = list(code.co_varnames[: code.co_argcount]) if isinstance(code, CodeType) else []
+    if isinstance(target, functools.partialmethod) and names:
+        names = names[1:]  # (self comes first, from the call)
+    bound = [f"{names[n] if n < len(names) else f'argument {n + 1}'}={_short(value)}" for n, value in enumerate(target.args)]
+    bound += [f"{name}={_short(value)}" for name, value in target.keywords.items()]
+    kind = type(target).__name__
+    return f"# functools.{kind} of {_qualname(target.func)}, which binds " + (", ".join(bound) if bound else "no arguments")
+
+
+def _short(value: Any) -> str:
+    """A bound value, short and on one line (a comment holds it)."""
+    text = reprlib.repr(value)
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
 def decompile_code(code: CodeType, function: Any = None) -> Decompiled:
@@ -90,7 +149,8 @@ def decompile(target: Any) -> str:
     """Python source for `target` (a function, method, nn.Module, torch.compile wrapper or code
     object): readable, valid, and equivalent to the bytecode. What the decompiler does not
     understand yet comes out as the annotated bytecode in a function that raises if run."""
-    return decompile_code(*_function_of(target)).source
+    code, function, said = _function_of(target)
+    return "".join(f"{line}\n" for line in said) + decompile_code(code, function).source
 
 
 def _annotated(

@@ -241,3 +241,16 @@ def _compiling_frames(original: CodeType, functions: tuple[str, ...]) -> Iterato
             frame = frame.f_back
     except Exception:
         return
+
+
+def compiled_versions(code: CodeType) -> list[tuple[str, CodeType]] | str:
+    """(compile id, Dynamo's transformed code) of each compiled version of `code` this process
+    still holds (torch's cache entries on the code object), oldest first; or why not."""
+    try:
+        from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+        entries = list(_debug_get_cache_entry_list(code))
+    except Exception:  # (moved or renamed in a newer torch)
+        return not_available("Dynamo's cache entries (torch._dynamo.eval_frame._debug_get_cache_entry_list)")
+    found = [(str(getattr(e, "compile_id", None) or "unknown"), e.code) for e in entries if isinstance(getattr(e, "code", None), CodeType)]
+    return found[::-1]  # (torch keeps the newest first)

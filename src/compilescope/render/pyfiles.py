@@ -122,7 +122,7 @@ class _Writer:
             self.parts.append(made if made is not None else guard_function(guard_name(frame, compile_), compile_.guards, cid))
         code = compile_.transformed_code
         if code is not None:
-            source = _renamed(code.source, f"__transformed_code_{tag}_for_{name}")
+            source = renamed(code.source, f"__transformed_code_{tag}_for_{name}")
             self.parts.append(
                 _comment(f"What Dynamo runs for {frame.name} when the guard of {cid} holds (its bytecode, decompiled)")
                 + "\n"
@@ -166,7 +166,7 @@ class _Writer:
         )
         first = found[0][1].original_code
         if first is not None:
-            source = _renamed(first.source, global_name)
+            source = renamed(first.source, global_name)
             self.parts.append(
                 _comment(f"{global_name} as Dynamo made it (its bytecode, decompiled)") + "\n" + _source(source, first.complete)
             )
@@ -253,7 +253,12 @@ def _guard_expression(text: str, kind: str = "") -> tuple[str | None, str | None
     return expression, note
 
 
-def _renamed(source: str, name: str) -> str:
+def safe_name(text: str) -> str:
+    """A compile id or a function's name as part of a Python name: "0/1" -> "0_1"."""
+    return _UNSAFE.sub("_", text)
+
+
+def renamed(source: str, name: str) -> str:
     """The same function under another name (the `def` line only: the body is untouched)."""
     return re.sub(r"^def [^(]+\(", f"def {name}(", source, count=1, flags=re.M)
 
