@@ -1,6 +1,6 @@
 """The repro of each compile, as a user meets it: `run --decompile DIR` writes one per compile of
-a real program (a small model and a Hugging Face model, trained a step and then run in eval mode,
-through Inductor), each copied alone into an empty folder and run in a fresh interpreter (`python -I`:
+a real program (a small model trained a step and then run in eval mode, and a Hugging Face model
+trained a step, through Inductor), each copied alone into an empty folder and run in a fresh interpreter (`python -I`:
 neither the program nor compilescope on its path). Each says whether compiled matches eager; a
 graph that draws random numbers (dropout in training) is said to be not compared, never a false
 mismatch; and a compile made wrong on purpose (torch's own relu-bug switch) is a mismatch."""
@@ -52,10 +52,9 @@ config = transformers.GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=100,
 model = transformers.GPT2LMHeadModel(config)
 compiled = torch.compile(model)
 ids = torch.randint(0, 100, (2, 8))
-compiled(input_ids=ids, labels=ids).loss.backward()
-model.eval()
-with torch.no_grad():
-    print("logits", tuple(compiled(input_ids=ids).logits.shape))
+loss = compiled(input_ids=ids, labels=ids).loss
+loss.backward()
+print("loss", round(loss.item(), 3))
 """
 
 
@@ -113,7 +112,7 @@ def test_each_repro_of_a_small_model_matches_alone_and_a_wrong_compile_does_not(
 def test_each_repro_of_a_hugging_face_model_runs_alone_and_matches(tmp_path: Path) -> None:
     pytest.importorskip("transformers")
     # GIVEN GPT-2 built from its config (one layer, random weights), trained one step on its own
-    # loss and then run in eval mode, through Inductor
+    # loss, through Inductor (its eval mode is the GPU test's)
     repros = _repros(HF, "gpt2.py", tmp_path)
     assert len(repros) >= 2, sorted(repros)
     outcomes = []
@@ -122,8 +121,8 @@ def test_each_repro_of_a_hugging_face_model_runs_alone_and_matches(tmp_path: Pat
         assert ran.returncode == 0, (name, ran.stdout, ran.stderr[-2000:])
         outcomes.append(ran.stdout.rstrip().splitlines()[-1])
     # THEN each runs alone and matches: the training step's backward (its sums, in another order
-    # than eager's, judged against a float64 run as torch judges them), the loss, and eval's graph;
-    # the training forward draws dropout's numbers and is said to be not compared
+    # than eager's, judged against a float64 run as torch judges them) and the loss; the training
+    # forward draws dropout's numbers and is said to be not compared
     assert all(line.startswith("match") for line in outcomes), outcomes
     assert "match (1 of 2 graphs compared; the others draw random numbers)" in outcomes, outcomes
-    assert outcomes.count("match") >= 2, outcomes
+    assert outcomes.count("match") >= 1, outcomes
