@@ -90,7 +90,7 @@ class DebugFolder:
         running = sum(1 for item in written if item.runs is not None)
         lines = [
             f"Wrote {len(written)} file{'s' if len(written) != 1 else ''} of Dynamo's code to {self.shown}/ "
-            f"({running} ran from its file; set breakpoints there: docs/debugging.md):"
+            f"({running} of them run from their file: set breakpoints there; docs/debugging.md):"
         ]
         lines += [f"  {os.path.basename(item.path)}" + ("" if item.runs is not None else f"  (not run: {item.note})") for item in written]
         return "\n".join([*problems, *lines])
