@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
     from compilescope.session.model import Session
 
-__all__ = ["Session", "bench", "capture", "check", "decompile", "diff", "explain", "load", "load_all", "__version__"]
+__all__ = ["Session", "bench", "capture", "check", "debug", "decompile", "diff", "explain", "load", "load_all", "__version__"]
 
 
 def capture(trace_path: str | Path | None = None, label: str = "with compilescope.capture()") -> AbstractContextManager[Session]:
@@ -80,6 +80,25 @@ def decompile(target: Any) -> str:
     from compilescope.app import api
 
     return api.decompile(target)
+
+
+def debug(folder: str | Path) -> AbstractContextManager[Any]:
+    """Step through the code torch.compile runs in a debugger (docs/debugging.md):
+
+        with compilescope.debug("dynamo_code"):
+            compiled(x)          # a breakpoint in dynamo_code/__transformed_code_0_0_for_f.py stops
+
+    While the block runs, each code object Dynamo makes (the transformed function, the resume
+    functions after a graph break) is decompiled into a .py file under `folder`, and the code
+    torch runs is compiled from that file: breakpoints set there stop with the frame's real
+    locals. Where a code object cannot be written faithfully, Dynamo's own code runs and its file
+    says why; the program computes what it computes without this. Code compiled in the block
+    keeps running from its file after it (Dynamo caches it). At the end each file gets its guard
+    written as Python to read (torch checks guards in C++: there is no guard function to step
+    into), and the folder a README.md listing the files. Imports torch."""
+    from compilescope.app.debug import debug as debug_in
+
+    return debug_in(folder)
 
 
 def load_ipython_extension(ipython: Any) -> None:

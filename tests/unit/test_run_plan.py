@@ -11,7 +11,7 @@ from compilescope.cli.run import RunCommand
 from compilescope.outputs import absolute
 
 # What --try sets in each run's plan; every other field is the user's.
-SET_BY_TRY = {"json", "trace", "html", "decompile", "timeline", "try_fixes", "apply_fixes", "explanation"}
+SET_BY_TRY = {"json", "trace", "html", "decompile", "debug_dir", "timeline", "try_fixes", "apply_fixes", "explanation"}
 
 
 def parsed(*argv: str) -> RunPlan:

@@ -41,13 +41,14 @@ class Recording:
     """What records the run while the program runs (the capture step's result): torch's trace
     (record/recorder.py's Capture), the program's child processes, and --profile's profiler."""
 
-    __slots__ = ("recorder", "children", "profiler", "decompile_dir")
+    __slots__ = ("recorder", "children", "profiler", "decompile_dir", "debugging")
 
-    def __init__(self, recorder: Any, children: Any, profiler: Any, decompile_dir: Any) -> None:
+    def __init__(self, recorder: Any, children: Any, profiler: Any, decompile_dir: Any, debugging: Any = None) -> None:
         self.recorder = recorder
         self.children = children  # None: not followed
         self.profiler = profiler  # None: no --profile
         self.decompile_dir = decompile_dir  # None: no --decompile
+        self.debugging = debugging  # --debug-dir's app/debug.py DebugFolder; None: none
 
 
 def run_program(plan: RunPlan) -> int:
@@ -144,6 +145,11 @@ def capture(plan: RunPlan, outputs: OutputPlan, fixes: list[Any], stream: TextIO
 
         decompile_dir = Path(absolute(plan.decompile))
         check_output_folder(decompile_dir)
+    debugging = None
+    if plan.debug_dir is not None:
+        from compilescope.app.debug import DebugFolder
+
+        debugging = DebugFolder(plan.debug_dir, shown=plan.debug_dir.rstrip("/"))  # (checked: CommandError)
 
     from compilescope.record.recorder import Capture
 
@@ -173,7 +179,9 @@ def capture(plan: RunPlan, outputs: OutputPlan, fixes: list[Any], stream: TextIO
         except OSError as error:  # no registry (a full or read-only temporary folder)
             print(f"compilescope: the program's child processes are not followed: {error}", file=stream)
             children = None
-    return Recording(recorder, children, profiler, decompile_dir)
+    if debugging is not None:
+        debugging.start_with_dynamo()
+    return Recording(recorder, children, profiler, decompile_dir, debugging)
 
 
 def after_the_program(plan: RunPlan, record: dict[str, Any], recording: Recording, outputs: OutputPlan, stream: TextIO) -> None:
@@ -181,6 +189,7 @@ def after_the_program(plan: RunPlan, record: dict[str, Any], recording: Recordin
     and write (or, where nothing can have compiled, the short way without torch's session)."""
     recorder = recording.recorder
     recorder.record_program(record)
+    debugged = recording.debugging.finish() if recording.debugging is not None else None
     found: list[Any] | None = None
     if recording.children is not None:
         try:
@@ -206,6 +215,8 @@ def after_the_program(plan: RunPlan, record: dict[str, Any], recording: Recordin
         saved = build_explain_write(recording, record, outputs, plan, stream)
     if saved:
         print(saved, file=stream)
+    if debugged:
+        print(debugged, file=stream)
 
 
 def build(recording: Recording, record: dict[str, Any], outputs: OutputPlan) -> Any:

@@ -27,6 +27,7 @@ class RunPlan:
         "no_children", "decompile", "try_fixes", "apply_fixes", "explanation", "show", "frame", "all_frames",
         "quiet",
         "timeline",
+        "debug_dir",
     )  # fmt: skip
 
     def __init__(
@@ -52,6 +53,7 @@ class RunPlan:
         all_frames: bool = False,  # --all: every compiled function
         quiet: bool = False,  # --quiet: no live progress line while the program compiles
         timeline: str | None = None,  # --timeline: write the compile timeline (Chrome Trace JSON) here
+        debug_dir: str | None = None,  # --debug-dir: write Dynamo's code here and run it from there
     ) -> None:
         self.target = target
         self.args = list(args)
@@ -73,6 +75,7 @@ class RunPlan:
         self.all_frames = all_frames
         self.quiet = quiet
         self.timeline = timeline
+        self.debug_dir = debug_dir
 
     @classmethod
     def from_command_line(cls, parsed: argparse.Namespace) -> RunPlan:

@@ -4,7 +4,7 @@ times compare), then both side by side (render/compare.py).
 
 Each run is the user's plan copied with only what --try changes: its outputs named (the first
 run's files have run's usual names, the second's `.try` before the suffix:
-compilescope-train.try.json, and DIR.try for --decompile DIR), no explanation of its own, and,
+compilescope-train.try.json, and DIR.try for --decompile DIR and --debug-dir DIR), no explanation of its own, and,
 for the second, the fixes to set. Every other option of the command (-m, --no-calls, --profile,
 --show, ...) is the plan's, carried over because the plan is copied, not listed. Each copy goes
 to its process as JSON (python -m compilescope.app, app/__main__.py), which runs the same
@@ -79,6 +79,7 @@ def try_plans(plan: RunPlan, fix_names: list[str]) -> tuple[RunPlan, RunPlan]:
         trace=_with_try(as_it_is.trace),
         html=_with_try(as_it_is.html),
         decompile=_with_try(plan.decompile),
+        debug_dir=_with_try(plan.debug_dir),
         timeline=_with_try(as_it_is.timeline),
         apply_fixes=[*plan.apply_fixes, *fix_names],
     )

@@ -60,6 +60,12 @@ class RunCommand:
             help="also write, for each compiled function, a .py file with its code as Dynamo got it, each version's guard, the code Dynamo runs, its graph, and the resume functions after graph breaks (see compilescope decompile)",
         )
         parser.add_argument(
+            "--debug-dir",
+            metavar="FOLDER",
+            help="write each code object Dynamo makes (transformed functions, resume functions) as a .py file in FOLDER "
+            "and run it from there, so that a debugger stops at breakpoints set in it (docs/debugging.md)",
+        )
+        parser.add_argument(
             "--quiet",
             action="store_true",
             help="no live progress line on the terminal while the program compiles (never shown where stderr is not a terminal)",

@@ -6,6 +6,7 @@ session), never to a crash in the user's program.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shutil
 import sys
@@ -177,17 +178,40 @@ def dynamo_settings() -> dict[str, str] | None:
     return found
 
 
-def register_bytecode_hook(hook: Callable[[CodeType, CodeType], CodeType | None]) -> Any:
+def register_bytecode_hook(hook: Callable[[CodeType, CodeType], CodeType | None], first: bool = False) -> Any:
     """Ask Dynamo to tell `hook(original_code, transformed_code)` about each code object it
-    generates, before the code first runs. The hook returns None: Dynamo keeps its own code.
-    Returns the handle to remove it, or a note saying why it is not available."""
+    generates, before the code first runs. The hook returns None: Dynamo keeps its own code (only
+    compilescope.debug's returns a code to run instead). `first`: called before the hooks
+    registered already, so that they are given the code it returns (convert_frame calls them in
+    order, each with the code the one before returned). Returns the handle to remove it, or a
+    note saying why it is not available."""
     try:
-        from torch._dynamo.convert_frame import register_bytecode_hook as register
+        from torch._dynamo import convert_frame
 
         given: Any = hook  # (torch's BytecodeHook protocol names the arguments code and new_code)
-        return register(given)
+        handle = convert_frame.register_bytecode_hook(given)
     except Exception as error:
         return f"{not_available('Dynamo bytecode hooks')} ({type(error).__name__})"
+    if first:
+        with contextlib.suppress(Exception):  # (an OrderedDict by handle id in torch 2.1 to 2.13)
+            hooks: Any = convert_frame._bytecode_hooks
+            hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
+def guard_tree(original: CodeType, code: CodeType) -> str | None:
+    """torch's guard tree (the text `dynamo_cpp_guards_str` records) of the compiled version of
+    `original` that runs `code`, from Dynamo's cache entries; None where it has none (gone, or
+    this torch keeps no guard manager there)."""
+    try:
+        from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+        for entry in _debug_get_cache_entry_list(original):
+            if entry.code is code:
+                return str(entry.guard_manager)
+    except Exception:
+        return None
+    return None
 
 
 def current_compile_id() -> dict[str, Any] | None:

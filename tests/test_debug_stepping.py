@@ -1,0 +1,189 @@
+"""Stepping through Dynamo's code: compilescope.debug(folder) and `run --debug-dir FOLDER` write
+the code Dynamo makes as .py files and run it from them, so that pdb stops at a breakpoint set
+in one, with the frame's real locals; the program's output is the same as without them.
+
+One small program, compiled with backend="eager", with a graph break (a print) in the middle:
+its transformed code and the resume function after the break are each written and run from
+their file. The program runs plain, under debug() (with a trace function on its second call),
+under pdb, and under `compilescope run --debug-dir`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_cli
+
+PROGRAM = """\
+import json
+import sys
+
+import torch
+
+import compilescope
+
+
+def f(x, n=2):
+    y = x * n
+    print("between")
+    z = y + 1
+    return z.sum()
+
+
+compiled = torch.compile(f, backend="eager")
+
+
+def calls():
+    print("first", compiled(torch.ones(3)).item())
+    lines = []
+    if "--trace-lines" in sys.argv:
+        def local(frame, event, arg):
+            if event == "line":
+                lines.append([frame.f_code.co_filename, frame.f_lineno])
+            return local
+
+        def tracer(frame, event, arg):
+            return local if "dynamo_code" in frame.f_code.co_filename else None
+
+        sys.settrace(tracer)
+    print("second", compiled(torch.arange(3.0)).item())  # the second call
+    sys.settrace(None)
+    return lines
+
+
+if sys.argv[1] == "debug":
+    with compilescope.debug("dynamo_code"):
+        lines = calls()
+    with open("lines.json", "w") as out:
+        json.dump(lines, out)
+else:
+    calls()
+"""
+FIRST_CALL = PROGRAM.splitlines().index('    print("first", compiled(torch.ones(3)).item())') + 1
+ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+
+
+def _python(folder: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, *args], cwd=folder, env=ENV, input=stdin, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """The program run plain, and under debug() with its second call traced."""
+    folder = tmp_path_factory.mktemp("debug")
+    (folder / "prog.py").write_text(PROGRAM)
+    plain = _python(folder, "prog.py", "plain")
+    debugged = _python(folder, "prog.py", "debug", "--trace-lines")
+    return {"folder": folder, "plain": plain.stdout, "debug": debugged.stdout}
+
+
+def _files(folder: Path) -> tuple[Path, Path]:
+    code = folder / "dynamo_code"
+    transformed = code / "__transformed_code_0_0_for_f.py"
+    (resume,) = code.glob("__transformed_code_*_for_torch_dynamo_resume_in_f_at_*.py")
+    return transformed, resume
+
+
+def _graph_call(path: Path) -> int:
+    """The line that calls the compiled graph."""
+    (line,) = [n for n, text in enumerate(path.read_text().splitlines(), 1) if " = __compiled_fn_" in text]
+    return line
+
+
+def test_the_program_prints_the_same_with_debug_as_without(runs: dict) -> None:
+    assert runs["debug"] == runs["plain"]
+    assert "first 9.0\nbetween\nsecond 9.0" in runs["plain"]
+
+
+def test_each_code_runs_from_its_file_and_the_files_stay(runs: dict) -> None:
+    transformed, resume = _files(runs["folder"])
+    for path in (transformed, resume):
+        text = path.read_text()
+        assert text.startswith("# compilescope: Dynamo's transformed code of ")
+        assert "# RUNS FROM THIS FILE" in text
+        assert "no guard function to step into" in text  # torch checks guards in C++
+        assert "def __guard_" in text  # the guard, as Python to read
+        compile(text, str(path), "exec")  # valid Python
+    index = (runs["folder"] / "dynamo_code" / "README.md").read_text()
+    assert transformed.name in index and resume.name in index
+
+
+def test_the_lines_that_run_are_lines_of_the_files(runs: dict) -> None:
+    lines = json.loads((runs["folder"] / "lines.json").read_text())
+    transformed, resume = _files(runs["folder"])
+    ran: dict[str, set[int]] = {}
+    for filename, line in lines:
+        ran.setdefault(filename, set()).add(line)
+    assert set(ran) == {str(transformed), str(resume)}
+    for path in (transformed, resume):
+        text = path.read_text().splitlines()
+        for line in ran[str(path)]:
+            source = text[line - 1].strip()
+            assert source and not source.startswith("#"), f"{path.name}:{line} is not a line of code: {source!r}"
+        assert _graph_call(path) in ran[str(path)]
+        assert len(ran[str(path)]) >= 3  # line by line, not one line for the whole function
+
+
+def test_pdb_stops_in_the_written_files_with_the_real_locals(runs: dict) -> None:
+    # As a user would: the files of the run before are there (the same names in every run of
+    # the program), so breakpoints go in them before the program starts, and the call that
+    # compiles stops there.
+    folder = runs["folder"]
+    transformed, resume = _files(folder)
+    at, resumed_at = _graph_call(transformed), _graph_call(resume)
+    commands = [
+        f"break {transformed}:{at}",
+        f"break {resume}:{resumed_at}",
+        "continue",
+        "p x",
+        "p n",
+        "bt",
+        "next",
+        "p graph_out_0",
+        "continue",
+        "p y",
+        "bt",
+        "disable 1 2",
+        "continue",
+        "quit",
+    ]
+    out = _python(folder, "-m", "pdb", "prog.py", "debug", stdin="\n".join(commands) + "\n").stdout
+    stops = [
+        f"> {transformed}({at})f()",
+        "(Pdb) tensor([1., 1., 1.])",  # x
+        "(Pdb) 2",  # n
+        f"prog.py({FIRST_CALL})calls()",  # bt: the program's call ...
+        f"{transformed}({at})f()",  # ... and the written file
+        f"> {transformed}({at + 1})f()",  # next: the graph call stepped over, one line on
+        "(Pdb) (tensor([2., 2., 2.]),)",  # the graph's output
+        "between",  # the print that broke the graph, run by the transformed code
+        f"> {resume}({resumed_at})torch_dynamo_resume_in_f_at_",
+        "(Pdb) tensor([2., 2., 2.])",  # y, carried over the graph break
+        f"{transformed}(",  # bt: the transformed code called the resume function
+        "first 9.0",
+        "second 9.0",
+    ]
+    position = 0
+    for expected in stops:
+        found = out.find(expected, position)
+        assert found >= 0, f"{expected!r} not found after position {position} in:\n{out[-6000:]}"
+        position = found + len(expected)
+
+
+def test_run_debug_dir_writes_the_files_and_keeps_the_output(runs: dict) -> None:
+    folder = runs["folder"]
+    result = run_cli("run", "--no-save", "--debug-dir", "cli_code", "prog.py", "plain", cwd=folder)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout == runs["plain"]
+    written = sorted(p.name for p in (folder / "cli_code").glob("*.py"))
+    assert written[0] == "__transformed_code_0_0_for_f.py" and len(written) == 2
+    assert "Wrote 2 files of Dynamo's code to cli_code/" in result.stderr
+    assert all("# RUNS FROM THIS FILE" in (folder / "cli_code" / name).read_text() for name in written)
