@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import ast
 import builtins
-import dis
 from collections.abc import Iterator
 from types import CodeType
 from typing import Any, cast
 
 from compilescope.decompiler.comprehensions import comprehension_of
 from compilescope.decompiler.normalize import EXIT
+from compilescope.decompiler.scopes import ENCLOSING, declarations, is_declaration
 from compilescope.decompiler.structure import Structurer
 from compilescope.decompiler.tidy import tidy
 from compilescope.decompiler.unparse import unparse
@@ -42,20 +42,20 @@ def function_source(code: CodeType, defaults: tuple[Any, ...] | None = None, kwd
 def function_def(code: CodeType) -> tuple[ast.FunctionDef, Temporaries]:
     """The function as an `ast.FunctionDef` (no defaults: they are not in the code), and the
     temporaries it uses."""
-    structurer = Structurer(code, NESTED)
-    body = tidy(structurer.region(0, EXIT), code, structurer.temps) or [ast.Pass()]
+    around = ENCLOSING.set((*ENCLOSING.get(), code))  # (for the declarations of the functions in it)
+    try:
+        structurer = Structurer(code, NESTED)
+        body = tidy(structurer.region(0, EXIT), code, structurer.temps) or [ast.Pass()]
+    finally:
+        ENCLOSING.reset(around)
     # The `return None` Python adds at the end of a function is not the user's (nor its copies
     # at the end of each way into the end).
     _drop_final_returns(body)
     # A generator whose yields are all unreachable is still a generator: say so, as Python does.
     if code.co_flags & _CO_GENERATOR and not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in body for n in ast.walk(s)):
         body = [*body, ast.If(test=ast.Constant(value=False), body=[ast.Expr(value=ast.Yield(value=None))], orelse=[])]
-    # A free variable the function assigns is the enclosing function's: `nonlocal`.
-    rebound = sorted(
-        {i.argval for i in dis.get_instructions(code) if i.opname in ("STORE_DEREF", "DELETE_DEREF") and i.argval in code.co_freevars}
-    )
-    if rebound:
-        body = [ast.Nonlocal(names=rebound), *body]
+    # `global`/`nonlocal`: what its stores, deletes and loads say it declared (scopes.py)
+    body = [*declarations(code), *body]
     # (no type_params here, which typeshed requires: 3.10 and 3.11 have none; set below on 3.12+)
     function = ast.FunctionDef(
         name=function_name(code), args=arguments(code), body=body, decorator_list=[], returns=None, type_comment=None, lineno=1
@@ -81,7 +81,8 @@ def class_body(code: CodeType) -> list[ast.stmt]:
     function, temps = function_def(code)
     if temps.constants:
         raise Unsupported(None, f"class {code.co_name} holds constants no literal writes")
-    body = [st for st in function.body if not (isinstance(st, ast.Pass) and len(function.body) == 1)]
+    declared = [st for st in function.body if is_declaration(st)]  # (first; they go after the docstring)
+    body = [st for st in function.body[len(declared) :] if not (isinstance(st, ast.Pass) and len(function.body) == 1 + len(declared))]
     added = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__", "__classcell__"}
     if body and isinstance(body[-1], ast.Return) and isinstance(body[-1].value, ast.Name):
         returned = body[-1].value.id  # the __class__ cell, perhaps through a temporary
@@ -99,7 +100,13 @@ def class_body(code: CodeType) -> list[ast.stmt]:
         body[0] = ast.Expr(value=first.value)  # type: ignore[attr-defined]  # the docstring
     if any(isinstance(n, ast.Return) for st in body for n in _own_nodes(st)):
         raise Unsupported(None, f"class {code.co_name}: a return in its body")
-    return _annotated(body) or [ast.Pass()]
+    body = _annotated(body)
+    documented = (
+        1
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)
+        else 0
+    )
+    return [*body[:documented], *declared, *body[documented:]] or [ast.Pass()]
 
 
 def _assigned_name(statement: ast.stmt) -> str | None:
@@ -151,8 +158,10 @@ def comprehension(code: CodeType, iterable: ast.expr) -> ast.expr:
         for n in ast.walk(ast.Module(body=body, type_ignores=[]))
         if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)
     }
-    while body and isinstance(body[0], ast.Nonlocal) and set(body[0].names) <= named:
-        body = body[1:]  # `(d := e)` in a comprehension binds d in the function around it: its own `nonlocal`
+    # `(d := e)` in a comprehension binds d in the function around it, which declares it
+    # (scopes.py counts a comprehension's stores and global loads as the enclosing body's)
+    while body and (isinstance(body[0], ast.Global) or (isinstance(body[0], ast.Nonlocal) and set(body[0].names) <= named)):
+        body = body[1:]
     if body and _returns_none(body[-1]):
         body = body[:-1]
     result = None
@@ -172,7 +181,7 @@ def lambda_of(code: CodeType) -> ast.expr:
     """`lambda args: e`: the body must be one expression (a conditional one comes back as
     `if c: return a` then `return b`)."""
     function = nested_function(code)
-    body = function.body
+    body = [st for st in function.body if not isinstance(st, ast.Global)]  # (declared around it: see scopes.py)
     if (
         len(body) == 2
         and isinstance(body[0], ast.If)
