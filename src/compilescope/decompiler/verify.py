@@ -1,0 +1,356 @@
+"""The check that makes a decompilation trustworthy: compile the output and compare its code with
+the original's on what the code does.
+
+Compared, for the code object and (recursively) every code object inside it: the signature
+(argument counts and names, *args/**kwargs, generator/coroutine flags), which names it loads,
+stores and deletes and in which scope (fast local, cell/free, global, module/class name), the
+constants, and the instruction stream after removing what the compiler is free to vary without
+changing what the code does:
+
+- line numbers and positions, NOP, EXTENDED_ARG, CACHE entries, RESUME (3.11+), COPY_FREE_VARS
+  and MAKE_CELL (the cells are compared as sets instead);
+- jump offsets and directions: every jump is named by its kind (unconditional, pop-if-true, ...)
+  and its target's position in the kept stream, so a forward and a backward jump to the same
+  instruction are alike (3.11's POP_JUMP_FORWARD_IF_FALSE / POP_JUMP_BACKWARD_IF_FALSE), but a
+  jump to another instruction is not;
+- the exception table (3.11+) is compared with its offsets mapped the same way;
+- the decompiler's own temporaries (`__temp3`, `__stack0`): their names are made alike.
+
+Everything else must be equal: a different opcode, operand, name, scope, constant, call arity or
+jump target shows as a difference. (Order of basic blocks is not normalised: where the output's
+blocks come out in another order, the check says so rather than guess that they are equivalent.)
+"""
+
+from __future__ import annotations
+
+import dis
+import re
+from collections.abc import Iterator
+from types import CodeType
+from typing import Any
+
+# The decompiler's own names for values the source held on the stack (tidy.py)
+_TEMPORARY = re.compile(r"^_{2,}(temp|stack|const)\d+$")
+_DROPPED = {"NOP", "EXTENDED_ARG", "CACHE", "RESUME", "COPY_FREE_VARS", "MAKE_CELL"}
+# co_flags bits that are part of what the function is
+_FLAGS = {
+    0x04: "takes *args",
+    0x08: "takes **kwargs",
+    0x20: "is a generator",
+    0x80: "is a coroutine (async def)",
+    0x100: "is an iterable coroutine",
+    0x200: "is an async generator",
+}
+_SCOPES = {
+    "FAST": "a local",
+    "DEREF": "a closure variable",
+    "CLOSURE": "a closure variable",
+    "CLASSDEREF": "a closure variable",
+    "GLOBAL": "a global",
+    "NAME": "a module or class name",
+}
+_OUTER = "__compilescope_outer__"
+_CLASS = "__compilescope_class__"
+
+
+def difference(original: CodeType, source: str) -> str | None:
+    """None where `source` (a decompilation of `original`) compiles to the same code as far as
+    what it does goes; else what differs, in a phrase ("stores `counter` as a local where the
+    original stores a global")."""
+    # Python calls a function of an imported module as an attribute (LOAD_ATTR), not as a method
+    # (LOAD_METHOD, 3.11+): the globals the original calls so are imported where it is compiled again.
+    try:
+        again = recompiled(original, source, _modules(original))
+    except SyntaxError as error:
+        return f"it does not compile ({error.msg}, line {error.lineno})"
+    if again is None:
+        return f"the output holds no function {original.co_name}"
+    return compare(original, again, "")
+
+
+def _modules(code: CodeType) -> list[str]:
+    """The globals whose functions the code (or code inside it) calls as an imported module's:
+    `os.fspath(p)` is LOAD_GLOBAL (NULL +) os, LOAD_ATTR fspath (3.11, 3.12: the NULL pushed
+    with the module; 3.13: PUSH_NULL after), where a method call is LOAD_METHOD or
+    LOAD_ATTR (NULL|self + ...)."""
+    names: set[str] = set()
+    for inner in [code, *_nested_all(code)]:
+        instructions = [i for i in dis.get_instructions(inner) if i.opname not in _DROPPED]
+        for first, second, third in zip(instructions, instructions[1:], instructions[2:]):
+            if first.opname != "LOAD_GLOBAL" or second.opname != "LOAD_ATTR" or "NULL|self" in second.argrepr:
+                continue
+            if first.argrepr.startswith("NULL + ") or third.opname == "PUSH_NULL":
+                names.add(first.argval)
+    return sorted(name for name in names if name.isidentifier())
+
+
+def _nested_all(code: CodeType) -> Iterator[CodeType]:
+    for inner in _nested(code):
+        yield inner
+        yield from _nested_all(inner)
+
+
+def recompiled(original: CodeType, source: str, imported: list[str] | None = None) -> CodeType | None:
+    """`source` compiled where its free variables are an enclosing function's, as the original's
+    are (and inside a class where it uses `__class__`, as a method calling super() does)."""
+    imports = "".join(f"import {name}\n" for name in imported or [])
+    freevars = [name for name in original.co_freevars if name != "__class__"]
+    body = source
+    if "__class__" in original.co_freevars:
+        body = f"class {_CLASS}:\n" + _indent(body)
+    if original.co_freevars:
+        cells = "".join(f"    {name} = None\n" for name in freevars)
+        uses = f"    return ({', '.join(freevars)},)\n" if freevars else ""
+        body = f"def {_OUTER}():\n{cells}{_indent(body)}{uses}"
+    module = compile(imports + body, "<decompiled>", "exec", dont_inherit=True)  # not our own __future__ flags
+    return _first_function(module)
+
+
+def _indent(source: str) -> str:
+    return "".join(f"    {line}\n" if line.strip() else "\n" for line in source.splitlines())
+
+
+def _first_function(code: CodeType) -> CodeType | None:
+    """The first function in the module, inside the harness's function and class if there."""
+    inner = [c for c in code.co_consts if isinstance(c, CodeType)]
+    if not inner:
+        return None
+    if inner[0].co_name in (_OUTER, _CLASS):
+        return _first_function(inner[0])
+    return inner[0]
+
+
+def compare(original: CodeType, again: CodeType, where: str) -> str | None:
+    """What differs between two code objects, the first difference found, or None."""
+    place = f" (in {where})" if where else ""
+    said = _signature(original, again) or _names(original, again) or _constants(original, again)
+    if said:
+        return said + place
+    said = _walk(_Graph(original), _Graph(again))
+    if said:
+        return said + place
+    for inner, inner_again in zip(_nested(original), _nested(again)):
+        said = compare(inner, inner_again, f"{where} > {inner.co_name}" if where else inner.co_name)
+        if said:
+            return said
+    return None
+
+
+def _signature(original: CodeType, again: CodeType) -> str | None:
+    for attribute, what in (
+        ("co_argcount", "the number of positional parameters"),
+        ("co_posonlyargcount", "the number of positional-only parameters"),
+        ("co_kwonlyargcount", "the number of keyword-only parameters"),
+    ):
+        if getattr(original, attribute) != getattr(again, attribute):
+            return f"{what} ({getattr(again, attribute)} where the original has {getattr(original, attribute)})"
+    count = original.co_argcount + original.co_kwonlyargcount + bool(original.co_flags & 0x04) + bool(original.co_flags & 0x08)
+    if original.co_varnames[:count] != again.co_varnames[:count]:
+        return f"the parameters' names ({', '.join(again.co_varnames[:count])} where the original has {', '.join(original.co_varnames[:count])})"
+    for bit, what in _FLAGS.items():
+        if original.co_flags & bit != again.co_flags & bit:
+            return f"whether it {what} (the original {'does' if original.co_flags & bit else 'does not'})"
+    if set(original.co_freevars) != set(again.co_freevars):
+        return f"its closure variables ({_listed(again.co_freevars)} where the original has {_listed(original.co_freevars)})"
+    if set(original.co_cellvars) != {c for c in again.co_cellvars if not _TEMPORARY.match(c)}:
+        return (
+            f"the variables its inner functions share ({_listed(again.co_cellvars)} where the original has {_listed(original.co_cellvars)})"
+        )
+    return None
+
+
+def _listed(names: tuple[str, ...]) -> str:
+    return ", ".join(f"`{n}`" for n in sorted(names)) or "none"
+
+
+def _accesses(code: CodeType) -> dict[str, set[tuple[str, str]]]:
+    """name -> {(loads|stores|deletes, scope)}: every variable access the code makes."""
+    found: dict[str, set[tuple[str, str]]] = {}
+    for instruction in dis.get_instructions(code):
+        action, _, scope = instruction.opname.partition("_")
+        scope = scope.removesuffix("_CHECK").removesuffix("_AND_CLEAR")
+        if action not in ("LOAD", "STORE", "DELETE") or scope not in _SCOPES and scope not in ("FAST_LOAD_FAST", "FAST_STORE_FAST"):
+            continue
+        verb = {"LOAD": "loads", "STORE": "stores", "DELETE": "deletes"}[action]
+        if scope in ("FAST_LOAD_FAST", "FAST_STORE_FAST"):  # 3.13's two accesses in one
+            first, second = instruction.argval
+            found.setdefault(first, set()).add((verb, "a local"))
+            found.setdefault(second, set()).add(("loads" if scope == "FAST_LOAD_FAST" else "stores", "a local"))
+            continue
+        if not isinstance(instruction.argval, str):
+            continue
+        found.setdefault(instruction.argval, set()).add((verb, _SCOPES[scope]))
+    return found
+
+
+def _names(original: CodeType, again: CodeType) -> str | None:
+    ours, theirs = _accesses(original), _accesses(again)
+    for name in sorted(set(ours) | set(theirs)):
+        if _TEMPORARY.match(name) and name not in ours:
+            continue
+        before, after = ours.get(name, set()), theirs.get(name, set())
+        if before == after:
+            continue
+        for verb, scope in sorted(after - before):
+            same_verb = sorted(s for v, s in before - after if v == verb)
+            if same_verb:
+                return f"{verb} `{name}` as {scope} where the original {verb} {' and '.join(same_verb)}"
+            return f"{verb} `{name}` as {scope}, which the original does not"
+        verb, scope = sorted(before - after)[0]
+        return f"never {verb} `{name}` as {scope}, where the original does"
+    return None
+
+
+def _constant_key(value: Any) -> Any:
+    """A constant as the code sees it: 1, 1.0 and True told apart, -0.0 from 0.0, and a
+    tuple's or frozenset's items likewise (code objects are compared on their own)."""
+    if isinstance(value, CodeType):
+        return ("code",)
+    if isinstance(value, tuple):
+        return ("tuple", tuple(_constant_key(v) for v in value))
+    if isinstance(value, frozenset):
+        return ("frozenset", tuple(sorted(repr(_constant_key(v)) for v in value)))
+    return (type(value).__name__, repr(value))
+
+
+def _constants(original: CodeType, again: CodeType) -> str | None:
+    ours = {_constant_key(c) for c in _loaded_constants(original)}
+    theirs = {_constant_key(c) for c in _loaded_constants(again)}
+    if ours == theirs:
+        return None
+    extra, missing = sorted(theirs - ours, key=repr), sorted(ours - theirs, key=repr)
+    if missing:
+        return f"its constants: the original has {_shown(missing[0])}, which this has not"
+    return f"its constants: this has {_shown(extra[0])}, which the original has not"
+
+
+def _loaded_constants(code: CodeType) -> Iterator[Any]:
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in ("LOAD_CONST", "RETURN_CONST"):
+            yield instruction.argval
+
+
+def _shown(key: Any) -> str:
+    text = key[1] if len(key) == 2 and isinstance(key[1], str) else repr(key)
+    return text if len(text) < 60 else text[:57] + "..."
+
+
+def _nested(code: CodeType) -> list[CodeType]:
+    return [c for c in code.co_consts if isinstance(c, CodeType)]
+
+
+_UNCONDITIONAL = {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_ABSOLUTE", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT"}
+_ENDS = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"}
+# A conditional jump and its opposite: `if a: X else: Y` may come out as `if not a: Y else: X`,
+# the same test with its two ways swapped.
+_OPPOSITE = {
+    "POP_JUMP_IF_FALSE": ("POP_JUMP_IF_TRUE", False),
+    "POP_JUMP_IF_TRUE": ("POP_JUMP_IF_TRUE", True),
+    "POP_JUMP_IF_NOT_NONE": ("POP_JUMP_IF_NONE", False),
+    "POP_JUMP_IF_NONE": ("POP_JUMP_IF_NONE", True),
+}
+
+
+class _Graph:
+    """A code object's kept instructions, each with its key (what it does), the instructions
+    that may run next, and its exception handler (3.11+)."""
+
+    def __init__(self, code: CodeType) -> None:
+        self.kept = [i for i in dis.get_instructions(code) if i.opname not in _DROPPED]
+        self.code = code
+        self.handlers: dict[int, tuple[int, int, bool]] = {}
+        for entry in getattr(dis.Bytecode(code), "exception_entries", None) or []:  # 3.11+
+            for index, instruction in enumerate(self.kept):
+                if entry.start <= instruction.offset < entry.end:
+                    self.handlers[index] = (self.position(entry.target), entry.depth, entry.lasti)
+
+    def position(self, offset: int) -> int:
+        """Where an offset falls: the first kept instruction at or after it."""
+        for index, instruction in enumerate(self.kept):
+            if instruction.offset >= offset:
+                return index
+        return len(self.kept)
+
+    def follow(self, index: int) -> int:
+        """Past unconditional jumps: where running from `index` goes first."""
+        for _ in range(len(self.kept) + 1):
+            if index >= len(self.kept) or _name(self.kept[index]) != "JUMP":
+                return index
+            index = self.position(self.kept[index].argval)
+        return index  # (a loop of jumps: `while True: pass`)
+
+    def step(self, index: int) -> tuple[tuple[Any, ...], list[int]]:
+        """(what the instruction does, where it goes next: for a test, if true then if false)."""
+        instruction = self.kept[index]
+        name = _name(instruction)
+        if instruction.opcode in dis.hasjrel or instruction.opcode in dis.hasjabs:
+            target = self.position(instruction.argval)
+            if name in _OPPOSITE:
+                test, jumps_if_true = _OPPOSITE[name]
+                return (test,), [target, index + 1] if jumps_if_true else [index + 1, target]
+            return (name,), [index + 1, target]
+        following = self.kept[index + 1] if index + 1 < len(self.kept) else None
+        if name in ("IS_OP", "CONTAINS_OP") and following is not None and _name(following) in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE"):
+            # `if a is not b: X else: Y` and `if a is b: Y else: X`: one test, its ways swapped
+            jump, ways = self.step(index + 1)
+            return (name, 0, *jump), ways[::-1] if instruction.arg else ways
+        key = (name, _argument(self.code, instruction))
+        return key, [] if name in _ENDS else [index + 1]
+
+
+def _name(instruction: dis.Instruction) -> str:
+    name = re.sub(r"_(FORWARD|BACKWARD)", "", instruction.opname)
+    return "JUMP" if name in _UNCONDITIONAL or name in ("JUMP_NO_INTERRUPT",) else name
+
+
+def _argument(code: CodeType, instruction: dis.Instruction) -> Any:
+    name = instruction.opname
+    if name in ("LOAD_CONST", "RETURN_CONST"):
+        return _constant_key(instruction.argval)
+    if name == "KW_NAMES":  # (its argument is an index into co_consts)
+        return _constant_key(code.co_consts[instruction.arg or 0])
+    if isinstance(instruction.argval, str) and _TEMPORARY.match(instruction.argval):
+        return "temporary"
+    if name.startswith(("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST")):
+        return tuple("temporary" if _TEMPORARY.match(n) else n for n in instruction.argval)
+    if instruction.argrepr:
+        return re.sub(r"<code object .*?>", "<code>", instruction.argrepr)
+    return instruction.arg
+
+
+def _walk(ours: _Graph, theirs: _Graph) -> str | None:
+    """Run both graphs side by side from their first instructions: each pair of instructions
+    reached together must do the same and go on to pairs that do (a bisimulation: blocks in
+    another order, or a test with its two ways swapped, are alike; anything that runs
+    differently is not)."""
+    seen: set[tuple[int, int]] = set()
+    todo = [(0, 0)]
+    while todo:
+        a, b = todo.pop()
+        a, b = ours.follow(a), theirs.follow(b)
+        if (a, b) in seen:
+            continue
+        seen.add((a, b))
+        end_a, end_b = a >= len(ours.kept), b >= len(theirs.kept)
+        if end_a or end_b:
+            if end_a and end_b:
+                continue
+            return "its instructions: " + ("it runs on where the original ends" if end_a else "it ends where the original runs on")
+        (key_a, next_a), (key_b, next_b) = ours.step(a), theirs.step(b)
+        if key_a != key_b or len(next_a) != len(next_b):
+            return f"its instructions ({_shown_step(key_b)} where the original has {_shown_step(key_a)})"
+        handler_a, handler_b = ours.handlers.get(a), theirs.handlers.get(b)
+        if (handler_a is None) != (handler_b is None) or handler_a and handler_b and handler_a[1:] != handler_b[1:]:
+            return f"where exceptions are caught (at {_shown_step(key_a)})"
+        if handler_a and handler_b:
+            todo.append((handler_a[0], handler_b[0]))
+        todo.extend(zip(next_a, next_b))
+    return None
+
+
+def _shown_step(key: tuple[Any, ...]) -> str:
+    if len(key) != 2:
+        return " ".join(str(part) for part in key)
+    name, argument = key
+    text = argument[1] if isinstance(argument, tuple) and len(argument) == 2 and isinstance(argument[1], str) else argument
+    return f"{name} {text}".rstrip() if text is not None and text != "" else name
