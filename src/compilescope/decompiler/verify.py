@@ -163,10 +163,20 @@ def _listed(names: tuple[str, ...]) -> str:
     return ", ".join(f"`{n}`" for n in sorted(names)) or "none"
 
 
+def _instructions(code: CodeType) -> list[dis.Instruction]:
+    """The instructions that do something: without those in _DROPPED, nor 3.13's
+    `__firstlineno__ = <line>` at the top of a class body (a line number)."""
+    found = [i for i in dis.get_instructions(code) if i.opname not in _DROPPED]
+    for index in range(len(found) - 1):
+        if found[index].opname == "LOAD_CONST" and found[index + 1].opname == "STORE_NAME" and found[index + 1].argval == "__firstlineno__":
+            return found[:index] + found[index + 2 :]
+    return found
+
+
 def _accesses(code: CodeType) -> dict[str, set[tuple[str, str]]]:
     """name -> {(loads|stores|deletes, scope)}: every variable access the code makes."""
     found: dict[str, set[tuple[str, str]]] = {}
-    for instruction in dis.get_instructions(code):
+    for instruction in _instructions(code):
         action, _, scope = instruction.opname.partition("_")
         scope = scope.removesuffix("_CHECK").removesuffix("_AND_CLEAR")
         if action not in ("LOAD", "STORE", "DELETE") or scope not in _SCOPES and scope not in ("FAST_LOAD_FAST", "FAST_STORE_FAST"):
@@ -225,7 +235,7 @@ def _constants(original: CodeType, again: CodeType) -> str | None:
 
 
 def _loaded_constants(code: CodeType) -> Iterator[Any]:
-    for instruction in dis.get_instructions(code):
+    for instruction in _instructions(code):
         if instruction.opname in ("LOAD_CONST", "RETURN_CONST"):
             yield instruction.argval
 
@@ -256,7 +266,7 @@ class _Graph:
     that may run next, and its exception handler (3.11+)."""
 
     def __init__(self, code: CodeType) -> None:
-        self.kept = [i for i in dis.get_instructions(code) if i.opname not in _DROPPED]
+        self.kept = _instructions(code)
         self.code = code
         self.handlers: dict[int, tuple[int, int, bool]] = {}
         for entry in getattr(dis.Bytecode(code), "exception_entries", None) or []:  # 3.11+
@@ -279,8 +289,40 @@ class _Graph:
             index = self.position(self.kept[index].argval)
         return index  # (a loop of jumps: `while True: pass`)
 
+    def returns(self, index: int) -> Any:
+        """Where the instructions from `index` only move the stack and return one local or
+        constant (`break` then `return x`, or `return x` from inside a loop, which pops the loop's
+        iterator before or after loading x; RETURN_CONST and LOAD_CONST, RETURN_VALUE): what it
+        returns. None where they do anything else."""
+        stack: list[Any] = []
+        for _ in range(12):
+            if index >= len(self.kept):
+                return None
+            instruction = self.kept[index]
+            name = _name(instruction)
+            if name == "JUMP":
+                index = self.position(instruction.argval)
+                continue
+            if name in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_CONST", "LOAD_DEREF"):
+                stack.append((name.replace("_CHECK", ""), _argument(self.code, instruction)))
+            elif name == "RETURN_CONST":
+                return ("LOAD_CONST", _argument(self.code, instruction))
+            elif name == "POP_TOP":
+                stack = stack[:-1]  # (a value from before: the stack's own, never read again)
+            elif name in ("ROT_TWO", "SWAP") and (instruction.arg in (None, 2)):
+                stack = [*stack[:-2], *stack[-2:][::-1]] if len(stack) >= 2 else [*stack, None] if stack else []
+            elif name == "RETURN_VALUE":
+                return stack[-1] if stack and stack[-1] is not None else None
+            else:
+                return None
+            index += 1
+        return None
+
     def step(self, index: int) -> tuple[tuple[Any, ...], list[int]]:
         """(what the instruction does, where it goes next: for a test, if true then if false)."""
+        returned = self.returns(index)
+        if returned is not None:
+            return ("return", returned), []
         instruction = self.kept[index]
         name = _name(instruction)
         if instruction.opcode in dis.hasjrel or instruction.opcode in dis.hasjabs:
