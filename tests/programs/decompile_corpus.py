@@ -703,11 +703,15 @@ def check(name: str) -> dict[str, Any]:
     for case in CASES[name]:
         theirs: dict[str, Any] = dict(vars(module))
         exec(code, theirs)
-        decompiled = next(v for k, v in theirs.items() if isinstance(v, types.FunctionType) and v.__code__.co_filename.startswith("<decompiled"))
+        decompiled = next(
+            v for k, v in theirs.items() if isinstance(v, types.FunctionType) and v.__code__.co_filename.startswith("<decompiled")
+        )
         expected = _outcome(_fresh(original, dict(vars(module))), case)
         got = _outcome(decompiled, case)
         if got != expected:
-            wrong.append(f"on {case if not isinstance(case, _KW) else (case.args, case.kwargs)!r}: {got!r} where the original gives {expected!r}")
+            wrong.append(
+                f"on {case if not isinstance(case, _KW) else (case.args, case.kwargs)!r}: {got!r} where the original gives {expected!r}"
+            )
     return {**result, "result": "pass" if not wrong else "differs: " + "; ".join(wrong), "source": source}
 
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from compilescope.decompiler.api import Source
     from compilescope.session.model import Session
 
 
@@ -65,7 +66,7 @@ def capture_cell(run_cell: Callable[[], object], json: str | None, html: str | N
     return session
 
 
-def decompile(target: Any) -> str:
+def decompile(target: Any) -> Source:
     """The decompiler's source for `target` (compilescope.decompiler.decompile) and, where this
     process has compiled its code with torch.compile (torch already imported: never imported
     here), each compiled version: Dynamo's transformed code, which torch runs in its place when
@@ -99,7 +100,7 @@ def decompile(target: Any) -> str:
     return _keep_check(text, checked)
 
 
-def _keep_check(text: str, checked: Any) -> Any:
+def _keep_check(text: str, checked: Source) -> Source:
     from compilescope.decompiler.api import Source
 
     result = Source(text)

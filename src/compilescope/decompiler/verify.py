@@ -193,6 +193,11 @@ def _accesses(code: CodeType) -> dict[str, set[tuple[str, str]]]:
     return found
 
 
+def _stores_first(access: tuple[str, str]) -> tuple[int, str]:
+    """A store or delete names the cause (a missing `global`) better than the loads it changes."""
+    return (("stores", "deletes", "loads").index(access[0]), access[1])
+
+
 def _names(original: CodeType, again: CodeType) -> str | None:
     ours, theirs = _accesses(original), _accesses(again)
     for name in sorted(set(ours) | set(theirs)):
@@ -201,12 +206,12 @@ def _names(original: CodeType, again: CodeType) -> str | None:
         before, after = ours.get(name, set()), theirs.get(name, set())
         if before == after:
             continue
-        for verb, scope in sorted(after - before):
+        for verb, scope in sorted(after - before, key=_stores_first):
             same_verb = sorted(s for v, s in before - after if v == verb)
             if same_verb:
                 return f"{verb} `{name}` as {scope} where the original {verb} {' and '.join(same_verb)}"
             return f"{verb} `{name}` as {scope}, which the original does not"
-        verb, scope = sorted(before - after)[0]
+        verb, scope = sorted(before - after, key=_stores_first)[0]
         return f"never {verb} `{name}` as {scope}, where the original does"
     return None
 
