@@ -29,6 +29,8 @@ from collections.abc import Iterator
 from types import CodeType
 from typing import Any
 
+from compilescope.decompiler.versions import EXCEPTION_TABLE
+
 # The decompiler's own names for values the source held on the stack (tidy.py)
 _TEMPORARY = re.compile(r"^_{2,}(temp|stack|const)\d+$")
 _DROPPED = {"NOP", "EXTENDED_ARG", "CACHE", "RESUME", "COPY_FREE_VARS", "MAKE_CELL"}
@@ -68,18 +70,26 @@ def difference(original: CodeType, source: str) -> str | None:
     return compare(original, again, "")
 
 
+_LOADS = ("LOAD_GLOBAL", "LOAD_FAST", "LOAD_DEREF", "LOAD_NAME")
+
+
 def _modules(code: CodeType) -> list[str]:
     """The globals whose functions the code (or code inside it) calls as an imported module's:
     `os.fspath(p)` is LOAD_GLOBAL (NULL +) os, LOAD_ATTR fspath (3.11, 3.12: the NULL pushed
-    with the module; 3.13: PUSH_NULL after), where a method call is LOAD_METHOD or
-    LOAD_ATTR (NULL|self + ...)."""
+    with the module, or before it for a local `import os` where the module imports os too;
+    3.13: PUSH_NULL after), where a method call is LOAD_METHOD or LOAD_ATTR (NULL|self + ...).
+    (Python looks for the import in the module's own names only, whichever scope `os` is in.)"""
     names: set[str] = set()
     for inner in [code, *_nested_all(code)]:
         instructions = [i for i in dis.get_instructions(inner) if i.opname not in _DROPPED]
-        for first, second, third in zip(instructions, instructions[1:], instructions[2:]):
-            if first.opname != "LOAD_GLOBAL" or second.opname != "LOAD_ATTR" or "NULL|self" in second.argrepr:
+        imported = {b.argval for a, b in zip(instructions, instructions[1:]) if a.opname == "IMPORT_NAME" and b.opname.startswith("STORE_")}
+        for before, first, second, third in zip([None, *instructions], instructions, instructions[1:], instructions[2:]):
+            if first.opname not in _LOADS or second.opname != "LOAD_ATTR" or "NULL|self" in second.argrepr:
                 continue
-            if first.argrepr.startswith("NULL + ") or third.opname == "PUSH_NULL":
+            pushed = (
+                before is not None and before.opname == "PUSH_NULL" and first.argval in imported
+            )  # (3.11, 3.12: `import os` in the function)
+            if first.argrepr.startswith("NULL + ") or third.opname == "PUSH_NULL" or pushed:
                 names.add(first.argval)
     return sorted(name for name in names if name.isidentifier())
 
@@ -314,6 +324,8 @@ class _Graph:
                 return ("LOAD_CONST", _argument(self.code, instruction))
             elif name == "POP_TOP":
                 stack = stack[:-1]  # (a value from before: the stack's own, never read again)
+            elif name == "POP_EXCEPT":  # (returning from inside an except clause: its exception dropped)
+                stack = stack[: -1 if EXCEPTION_TABLE else -3]
             elif name in ("ROT_TWO", "SWAP") and (instruction.arg in (None, 2)):
                 stack = [*stack[:-2], *stack[-2:][::-1]] if len(stack) >= 2 else [*stack, None] if stack else []
             elif name == "RETURN_VALUE":
@@ -386,6 +398,10 @@ def _walk(ours: _Graph, theirs: _Graph) -> str | None:
         (key_a, next_a), (key_b, next_b) = ours.step(a), theirs.step(b)
         if key_a != key_b or len(next_a) != len(next_b):
             return f"its instructions ({_shown_step(key_b)} where the original has {_shown_step(key_a)})"
+        if key_a[0] == "return":
+            # (a return from inside a try or outside it is the same return: its value is loaded
+            # there, which raises only for a local not yet assigned)
+            continue
         handler_a, handler_b = ours.handlers.get(a), theirs.handlers.get(b)
         if (handler_a is None) != (handler_b is None) or handler_a and handler_b and handler_a[1:] != handler_b[1:]:
             return f"where exceptions are caught (at {_shown_step(key_a)})"
