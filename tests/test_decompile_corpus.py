@@ -29,7 +29,7 @@ KNOWN_FAILING: dict[str, tuple[str, set[str] | None]] = {
     "reset_and_read": ("global declarations: branch h44-scopes (it runs right by chance, unverified)", None),
     "forget_global": ("global declarations: branch h44-scopes", None),
     "return_in_finally": ("return inside finally: branch h44-finally", None),
-    "break_in_finally": ("break inside finally comes out as return (right, but unverified): branch h44-finally", {"3.10", "3.12", "3.13"}),
+    "break_in_finally": ("break inside finally comes out as return (right, but unverified): branch h44-finally", {"3.10"}),
     "awaits": (_ASYNC, None),
     "async_loop": (_ASYNC, None),
     "async_gen": (_ASYNC, None),
