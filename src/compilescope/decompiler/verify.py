@@ -133,12 +133,20 @@ def _first_function(code: CodeType) -> CodeType | None:
 def compare(original: CodeType, again: CodeType, where: str) -> str | None:
     """What differs between two code objects, the first difference found, or None."""
     place = f" (in {where})" if where else ""
-    said = _signature(original, again) or _names(original, again) or _constants(original, again)
+    said = _signature(original, again)
     if said:
         return said + place
+    # What runs decides (code no way reaches, as in Dynamo's resume functions, is left out); where
+    # it differs, a difference of names or constants says it in the user's words.
     said = _walk(_Graph(original), _Graph(again))
     if said:
-        return said + place
+        reached = _walk_all(_Graph(original)), _walk_all(_Graph(again))
+        return (_names(*reached) or _constants(*reached) or said) + place
+    if len(_nested(original)) != len(_nested(again)):
+        return (
+            f"the functions, classes and comprehensions inside it ({len(_nested(again))} where the original has {len(_nested(original))})"
+            + place
+        )
     for inner, inner_again in zip(_nested(original), _nested(again)):
         said = compare(inner, inner_again, f"{where} > {inner.co_name}" if where else inner.co_name)
         if said:
@@ -183,10 +191,10 @@ def _instructions(code: CodeType) -> list[dis.Instruction]:
     return found
 
 
-def _accesses(code: CodeType) -> dict[str, set[tuple[str, str]]]:
-    """name -> {(loads|stores|deletes, scope)}: every variable access the code makes."""
+def _accesses(instructions: list[dis.Instruction]) -> dict[str, set[tuple[str, str]]]:
+    """name -> {(loads|stores|deletes, scope)}: every variable access of the instructions."""
     found: dict[str, set[tuple[str, str]]] = {}
-    for instruction in _instructions(code):
+    for instruction in instructions:
         action, _, scope = instruction.opname.partition("_")
         scope = scope.removesuffix("_CHECK").removesuffix("_AND_CLEAR")
         if action not in ("LOAD", "STORE", "DELETE") or scope not in _SCOPES and scope not in ("FAST_LOAD_FAST", "FAST_STORE_FAST"):
@@ -208,7 +216,7 @@ def _stores_first(access: tuple[str, str]) -> tuple[int, str]:
     return (("stores", "deletes", "loads").index(access[0]), access[1])
 
 
-def _names(original: CodeType, again: CodeType) -> str | None:
+def _names(original: list[dis.Instruction], again: list[dis.Instruction]) -> str | None:
     ours, theirs = _accesses(original), _accesses(again)
     for name in sorted(set(ours) | set(theirs)):
         if _TEMPORARY.match(name) and name not in ours:
@@ -238,7 +246,7 @@ def _constant_key(value: Any) -> Any:
     return (type(value).__name__, repr(value))
 
 
-def _constants(original: CodeType, again: CodeType) -> str | None:
+def _constants(original: list[dis.Instruction], again: list[dis.Instruction]) -> str | None:
     ours = {_constant_key(c) for c in _loaded_constants(original)}
     theirs = {_constant_key(c) for c in _loaded_constants(again)}
     if ours == theirs:
@@ -249,8 +257,8 @@ def _constants(original: CodeType, again: CodeType) -> str | None:
     return f"its constants: this has {_shown(extra[0])}, which the original has not"
 
 
-def _loaded_constants(code: CodeType) -> Iterator[Any]:
-    for instruction in _instructions(code):
+def _loaded_constants(instructions: list[dis.Instruction]) -> Iterator[Any]:
+    for instruction in instructions:
         if instruction.opname in ("LOAD_CONST", "RETURN_CONST"):
             yield instruction.argval
 
@@ -375,6 +383,25 @@ def _argument(code: CodeType, instruction: dis.Instruction) -> Any:
     if instruction.argrepr:
         return re.sub(r"<code object .*?>", "<code>", instruction.argrepr)
     return instruction.arg
+
+
+def _walk_all(graph: _Graph) -> list[dis.Instruction]:
+    """The instructions some way reaches from the first (and from the handlers of those)."""
+    seen: set[int] = set()
+    todo = [0]
+    while todo:
+        index = todo.pop()
+        if index in seen or index >= len(graph.kept):
+            continue
+        seen.add(index)
+        instruction = graph.kept[index]
+        if instruction.opcode in dis.hasjrel or instruction.opcode in dis.hasjabs:
+            todo.append(graph.position(instruction.argval))
+        if _name(instruction) != "JUMP" and instruction.opname not in _ENDS:
+            todo.append(index + 1)
+        if index in graph.handlers:
+            todo.append(graph.handlers[index][0])
+    return [graph.kept[i] for i in sorted(seen)]
 
 
 def _walk(ours: _Graph, theirs: _Graph) -> str | None:
