@@ -9,16 +9,21 @@ changing what the code does:
 
 - line numbers and positions, NOP, EXTENDED_ARG, CACHE entries, RESUME (3.11+), COPY_FREE_VARS
   and MAKE_CELL (the cells are compared as sets instead);
-- jump offsets and directions: every jump is named by its kind (unconditional, pop-if-true, ...)
-  and its target's position in the kept stream, so a forward and a backward jump to the same
-  instruction are alike (3.11's POP_JUMP_FORWARD_IF_FALSE / POP_JUMP_BACKWARD_IF_FALSE), but a
-  jump to another instruction is not;
-- the exception table (3.11+) is compared with its offsets mapped the same way;
-- the decompiler's own temporaries (`__temp3`, `__stack0`): their names are made alike.
+- jump offsets, directions and the order of blocks: the instructions are compared as two graphs
+  walked side by side from their first instruction (each pair reached together must do the same
+  and go on to pairs that do), following unconditional jumps, so a forward and a backward jump to
+  the same instruction are alike, and so is a test with its two ways swapped (`if a: X else: Y`
+  and `if not a: Y else: X`; `is not` / `not in` likewise), but a jump elsewhere is not;
+- the exception table (3.11+): each instruction's handler, depth and lasti, walked the same way;
+- the decompiler's own temporaries (`__temp3`, `__stack0`): their names are made alike;
+- code no way reaches (it never runs);
+- a return of one local or constant after moves of the stack (`break` then `return x`,
+  RETURN_CONST), with or without a handler around it;
+- 3.13's paired instructions (LOAD_FAST_LOAD_FAST as two LOAD_FAST), its `__firstlineno__`, and
+  qualified names (`Outer.f.<locals>.g`: the enclosing class, which the output cannot give).
 
 Everything else must be equal: a different opcode, operand, name, scope, constant, call arity or
-jump target shows as a difference. (Order of basic blocks is not normalised: where the output's
-blocks come out in another order, the check says so rather than guess that they are equivalent.)
+jump target shows as a difference.
 """
 
 from __future__ import annotations
@@ -89,7 +94,8 @@ def _modules(code: CodeType) -> list[str]:
             pushed = (
                 before is not None and before.opname == "PUSH_NULL" and first.argval in imported
             )  # (3.11, 3.12: `import os` in the function)
-            if first.argrepr.startswith("NULL + ") or third.opname == "PUSH_NULL" or pushed:
+            module = first.opname == "LOAD_GLOBAL" or first.argval in imported  # (`self.f` never is)
+            if module and (first.argrepr.startswith("NULL + ") or third.opname == "PUSH_NULL" or pushed):
                 names.add(first.argval)
     return sorted(name for name in names if name.isidentifier())
 
@@ -184,7 +190,23 @@ def _listed(names: tuple[str, ...]) -> str:
 def _instructions(code: CodeType) -> list[dis.Instruction]:
     """The instructions that do something: without those in _DROPPED, nor 3.13's
     `__firstlineno__ = <line>` at the top of a class body (a line number)."""
-    found = [i for i in dis.get_instructions(code) if i.opname not in _DROPPED]
+    found: list[dis.Instruction] = []
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in _DROPPED:
+            continue
+        first, _, second = instruction.opname.partition("_FAST_")
+        if second in ("LOAD_FAST", "STORE_FAST"):  # 3.13's two in one, as the compiler pairs them: as two
+            names = instruction.argval
+            found += [instruction._replace(opname=f"{first}_FAST", argval=names[0], argrepr=names[0])]
+            found += [instruction._replace(opname=second, argval=names[1], argrepr=names[1])]
+            continue
+        found.append(instruction)
+    for index in range(len(found) - 1):
+        this, following = found[index], found[index + 1]
+        if this.opname == "LOAD_CONST" and isinstance(this.argval, str):
+            # a qualified name: the enclosing class or function, which the output cannot give
+            if following.opname == "MAKE_FUNCTION" or following.opname == "STORE_NAME" and following.argval == "__qualname__":
+                found[index] = this._replace(argval="<qualified name>", argrepr="<qualified name>")
     for index in range(len(found) - 1):
         if found[index].opname == "LOAD_CONST" and found[index + 1].opname == "STORE_NAME" and found[index + 1].argval == "__firstlineno__":
             return found[:index] + found[index + 2 :]
@@ -197,14 +219,9 @@ def _accesses(instructions: list[dis.Instruction]) -> dict[str, set[tuple[str, s
     for instruction in instructions:
         action, _, scope = instruction.opname.partition("_")
         scope = scope.removesuffix("_CHECK").removesuffix("_AND_CLEAR")
-        if action not in ("LOAD", "STORE", "DELETE") or scope not in _SCOPES and scope not in ("FAST_LOAD_FAST", "FAST_STORE_FAST"):
+        if action not in ("LOAD", "STORE", "DELETE") or scope not in _SCOPES:
             continue
         verb = {"LOAD": "loads", "STORE": "stores", "DELETE": "deletes"}[action]
-        if scope in ("FAST_LOAD_FAST", "FAST_STORE_FAST"):  # 3.13's two accesses in one
-            first, second = instruction.argval
-            found.setdefault(first, set()).add((verb, "a local"))
-            found.setdefault(second, set()).add(("loads" if scope == "FAST_LOAD_FAST" else "stores", "a local"))
-            continue
         if not isinstance(instruction.argval, str):
             continue
         found.setdefault(instruction.argval, set()).add((verb, _SCOPES[scope]))
@@ -378,8 +395,6 @@ def _argument(code: CodeType, instruction: dis.Instruction) -> Any:
         return _constant_key(code.co_consts[instruction.arg or 0])
     if isinstance(instruction.argval, str) and _TEMPORARY.match(instruction.argval):
         return "temporary"
-    if name.startswith(("LOAD_FAST_LOAD_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST")):
-        return tuple("temporary" if _TEMPORARY.match(n) else n for n in instruction.argval)
     if instruction.argrepr:
         return re.sub(r"<code object .*?>", "<code>", instruction.argrepr)
     return instruction.arg
