@@ -144,16 +144,14 @@ def compare(original: CodeType, again: CodeType, where: str) -> str | None:
         return said + place
     # What runs decides (code no way reaches, as in Dynamo's resume functions, is left out); where
     # it differs, a difference of names or constants says it in the user's words.
-    said = _walk(_Graph(original), _Graph(again))
+    nested: dict[tuple[int, int], tuple[CodeType, CodeType]] = {}
+    said = _walk(_Graph(original), _Graph(again), nested)
     if said:
         reached = _walk_all(_Graph(original)), _walk_all(_Graph(again))
         return (_names(*reached) or _constants(*reached) or said) + place
-    if len(_nested(original)) != len(_nested(again)):
-        return (
-            f"the functions, classes and comprehensions inside it ({len(_nested(again))} where the original has {len(_nested(original))})"
-            + place
-        )
-    for inner, inner_again in zip(_nested(original), _nested(again)):
+    # the code objects inside, paired where the walk loaded them together (their order in
+    # co_consts follows the source's, which may put an else first)
+    for inner, inner_again in nested.values():
         said = compare(inner, inner_again, f"{where} > {inner.co_name}" if where else inner.co_name)
         if said:
             return said
@@ -419,7 +417,7 @@ def _walk_all(graph: _Graph) -> list[dis.Instruction]:
     return [graph.kept[i] for i in sorted(seen)]
 
 
-def _walk(ours: _Graph, theirs: _Graph) -> str | None:
+def _walk(ours: _Graph, theirs: _Graph, nested: dict[tuple[int, int], tuple[CodeType, CodeType]]) -> str | None:
     """Run both graphs side by side from their first instructions: each pair of instructions
     reached together must do the same and go on to pairs that do (a bisimulation: blocks in
     another order, or a test with its two ways swapped, are alike; anything that runs
@@ -440,6 +438,9 @@ def _walk(ours: _Graph, theirs: _Graph) -> str | None:
         (key_a, next_a), (key_b, next_b) = ours.step(a), theirs.step(b)
         if key_a != key_b or len(next_a) != len(next_b):
             return f"its instructions ({_shown_step(key_b)} where the original has {_shown_step(key_a)})"
+        loaded_a, loaded_b = ours.kept[a].argval, theirs.kept[b].argval
+        if isinstance(loaded_a, CodeType) and isinstance(loaded_b, CodeType):
+            nested.setdefault((id(loaded_a), id(loaded_b)), (loaded_a, loaded_b))
         if key_a[0] == "return":
             # (a return from inside a try or outside it is the same return: its value is loaded
             # there, which raises only for a local not yet assigned)
