@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from compilescope.decompiler.api import Source
     from compilescope.session.model import Session
 
 __all__ = ["Session", "bench", "capture", "check", "debug", "decompile", "diff", "explain", "load", "load_all", "__version__"]
@@ -69,14 +70,17 @@ def bench(target: Any, *args: Any, **options: Any) -> Session:
     return run_bench(target, *args, **options)
 
 
-def decompile(target: Any) -> str:
+def decompile(target: Any) -> Source:
     """Python source for a function, method (bound, static or class), functools.partial (its
     function, with the arguments it binds), callable object (its __call__), nn.Module (its
     forward), torch.compile wrapper or code object, read from its bytecode: valid, readable, and
     equivalent. Where this process compiled the code with torch.compile, each compiled version
     (Dynamo's transformed code) follows it. What the decompiler
     does not understand yet comes out as the annotated bytecode in a function that raises if
-    run, never as a guess. Stdlib only; Python 3.10 to 3.13."""
+    run, never as a guess. The result is a str that also says whether it was checked against the
+    bytecode: `.verified` (True: compiled again, it does what the bytecode does) and, where not,
+    `.difference` (in what it differs, also said in a comment at its top: such an output is not
+    the function). Stdlib only; Python 3.10 to 3.13."""
     from compilescope.app import api
 
     return api.decompile(target)

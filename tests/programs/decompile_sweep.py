@@ -1,13 +1,17 @@
 """The decompiler over real code: every function and method of the given modules.
 
-    python decompile_sweep.py OUT.json MODULE [MODULE ...]
+    python decompile_sweep.py [--no-verify] OUT.json MODULE [MODULE ...]
 
 Real functions cannot all be called with meaningful arguments, so each is checked by what can be
 checked without calling it: the source is valid Python, and decompiling the function compiled
 again from it gives the same source (a fixed point; a decompiler that drops or reorders
 something rarely reproduces its own output). A function the decompiler refuses is
 "unsupported", with the instruction; it must never crash. Writes per module: counts, the time
-spent, and each function's result.
+spent, and each function's result. Each decompiled function is also checked as
+compilescope.decompile checks it (decompiler/verify.py: compiled again, it does what the bytecode
+does): the ones it finds different are listed under "unverified", with what differs, and the
+time the check took under "verify_seconds" (--no-verify: not checked, for timing the sweep
+without it).
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ from pathlib import Path
 
 from compilescope.decompiler.values import Unsupported
 from compilescope.decompiler.building import function_source
+from compilescope.decompiler.verify import difference
+
+VERIFY = {"on": True, "seconds": 0.0, "unverified": {}}
 
 
 def functions(module: types.ModuleType) -> list[tuple[str, types.CodeType]]:
@@ -66,6 +73,12 @@ def check(code: types.CodeType) -> str:
         return "unsupported: too deeply nested"
     except Exception as error:
         return f"crashed: {type(error).__name__}: {error} {traceback.format_exc(limit=-3)}"
+    if VERIFY["on"]:
+        started = time.perf_counter()
+        said = difference(code, source)
+        VERIFY["seconds"] += time.perf_counter() - started
+        if said is not None:
+            VERIFY["unverified"][code] = said
     rounds = [source]
     for _ in range(2):
         try:
@@ -93,20 +106,31 @@ def _normal(source: str) -> str:
 
 
 def main() -> None:
-    out, names = sys.argv[1], sys.argv[2:]
+    arguments = sys.argv[1:]
+    if arguments[0] == "--no-verify":
+        VERIFY["on"], arguments = False, arguments[1:]
+    out, names = arguments[0], arguments[1:]
     report = {"python": f"{sys.version_info.major}.{sys.version_info.minor}", "modules": {}}
     for name in names:
         module = importlib.import_module(name)
-        results = {}
-        started = time.perf_counter()
+        results, unverified = {}, {}
+        started, verify_before = time.perf_counter(), VERIFY["seconds"]
         for qualified, code in functions(module):
             results[f"{qualified}:{code.co_firstlineno}"] = check(code)
+            if code in VERIFY["unverified"]:
+                unverified[f"{qualified}:{code.co_firstlineno}"] = VERIFY["unverified"][code]
         elapsed = time.perf_counter() - started
         counts: dict[str, int] = {}
         for result in results.values():
             key = result.split(":", 1)[0]
             counts[key] = counts.get(key, 0) + 1
-        report["modules"][name] = {"counts": counts, "seconds": elapsed, "functions": results}
+        report["modules"][name] = {
+            "counts": counts,
+            "seconds": elapsed,
+            "functions": results,
+            "verify_seconds": VERIFY["seconds"] - verify_before,
+            "unverified": unverified,
+        }
     Path(out).write_text(json.dumps(report, indent=1))
 
 

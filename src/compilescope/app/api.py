@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from compilescope.decompiler.api import Source
     from compilescope.session.model import Session
 
 
@@ -65,27 +66,30 @@ def capture_cell(run_cell: Callable[[], object], json: str | None, html: str | N
     return session
 
 
-def decompile(target: Any) -> str:
+def decompile(target: Any) -> Source:
     """The decompiler's source for `target` (compilescope.decompiler.decompile) and, where this
     process has compiled its code with torch.compile (torch already imported: never imported
     here), each compiled version: Dynamo's transformed code, which torch runs in its place when
-    its guards pass, named as `run --decompile` names it."""
+    its guards pass, named as `run --decompile` names it. The str carries `.verified` and
+    `.difference`: the check of the function's own decompilation (each compiled version's says
+    its own in a comment at its top where it differs)."""
     import sys
 
     from compilescope.decompiler import code_of
     from compilescope.decompiler import decompile as run_decompile
     from compilescope.decompiler.api import decompile_code
 
-    text = run_decompile(target)
+    checked = run_decompile(target)
+    text: str = checked
     if "torch" not in sys.modules:
-        return text
+        return checked
     from compilescope.record.torch_adapter import compiled_versions
     from compilescope.render.pyfiles import renamed, safe_name
 
     code = code_of(target)
     versions = compiled_versions(code)
     if isinstance(versions, str):
-        return f"{text}\n\n# Its compiled versions: {versions}\n"
+        return _keep_check(f"{text}\n\n# Its compiled versions: {versions}\n", checked)
     for compile_id, transformed in versions:
         name = f"__transformed_code_{safe_name(compile_id)}_for_{safe_name(code.co_name)}"
         source = renamed(decompile_code(transformed).source, name)
@@ -93,7 +97,15 @@ def decompile(target: Any) -> str:
             f"\n\n# Compiled version {compile_id}: Dynamo's transformed code of {code.co_name}, which torch runs in its\n"
             f"# place when that version's guards pass (the graph it calls is {_graph_names(transformed)})\n{source}"
         )
-    return text
+    return _keep_check(text, checked)
+
+
+def _keep_check(text: str, checked: Source) -> Source:
+    from compilescope.decompiler.api import Source
+
+    result = Source(text)
+    result.verified, result.difference = checked.verified, checked.difference
+    return result
 
 
 def _graph_names(code: Any) -> str:

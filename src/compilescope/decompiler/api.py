@@ -22,6 +22,7 @@ import compilescope.decompiler.versions as versions
 from compilescope.decompiler.building import add_defaults, function_name, function_source
 from compilescope.decompiler.unparse import unparse
 from compilescope.decompiler.values import Unsupported, arguments
+from compilescope.decompiler.verify import difference
 from compilescope.decompiler.versions import PYTHON, TYPE_PARAMS
 
 
@@ -31,6 +32,32 @@ class Decompiled:
     complete: bool  # False: the body is the annotated bytecode, not decompiled
     note: str | None = None  # what stopped the decompiler, where
     seconds: float = 0.0
+    # The output compiled again does what the bytecode does (verify.py). False where it was
+    # not decompiled (complete False) or differs: then `difference` says in what, and so does
+    # the comment at the top of `source`.
+    verified: bool = False
+    difference: str | None = None
+
+
+class Source(str):
+    """compilescope.decompile()'s result: the source, a str, that also says whether it was
+    checked against the bytecode (`verified`) and, where not, in what it differs (`difference`)."""
+
+    verified: bool = False
+    difference: str | None = None
+
+
+def _checked(code: CodeType, source: str, started: float) -> Decompiled:
+    """The decompilation, checked: where it differs from the bytecode, a comment at its top says
+    so, and that it is not the function."""
+    said = difference(code, source)
+    if said is None:
+        return Decompiled(source, True, None, time.perf_counter() - started, verified=True)
+    warning = (
+        f"# compilescope: this decompilation differs from the bytecode in: {said}.\n"
+        "# It is NOT the function: a reading aid only; the bytecode (dis.dis) is what runs.\n"
+    )
+    return Decompiled(warning + source, True, None, time.perf_counter() - started, verified=False, difference=said)
 
 
 def code_of(target: Any) -> CodeType:
@@ -133,8 +160,7 @@ def decompile_code(code: CodeType, function: Any = None) -> Decompiled:
         )
         return Decompiled(_annotated(code, Unsupported(None, note), defaults, kwdefaults), False, note, time.perf_counter() - started)
     try:
-        source = function_source(code, defaults, kwdefaults)
-        return Decompiled(source, True, None, time.perf_counter() - started)
+        return _checked(code, function_source(code, defaults, kwdefaults), started)
     except Unsupported as error:
         return Decompiled(_annotated(code, error, defaults, kwdefaults), False, str(error), time.perf_counter() - started)
     except RecursionError:
@@ -145,12 +171,21 @@ def decompile_code(code: CodeType, function: Any = None) -> Decompiled:
         return Decompiled(_annotated(code, Unsupported(None, note), defaults, kwdefaults), False, note, time.perf_counter() - started)
 
 
-def decompile(target: Any) -> str:
+def decompile(target: Any) -> Source:
     """Python source for `target` (a function, method, nn.Module, torch.compile wrapper or code
-    object): readable, valid, and equivalent to the bytecode. What the decompiler does not
+    object): readable, valid, and checked against the bytecode (`.verified`; where False,
+    `.difference` and the comment at its top say what differs). What the decompiler does not
     understand yet comes out as the annotated bytecode in a function that raises if run."""
     code, function, said = _function_of(target)
-    return "".join(f"{line}\n" for line in said) + decompile_code(code, function).source
+    done = decompile_code(code, function)
+    return sourced("".join(f"{line}\n" for line in said) + done.source, done)
+
+
+def sourced(text: str, done: Decompiled) -> Source:
+    """`text` as a Source that carries `done`'s check."""
+    result = Source(text)
+    result.verified, result.difference = done.verified, done.difference
+    return result
 
 
 def _annotated(

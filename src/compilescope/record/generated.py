@@ -214,4 +214,10 @@ def _callable_name(value: Any) -> str | None:
 
 
 def _source(result: Any) -> dict[str, Any]:
-    return {"source": result.source, "complete": result.complete, "note": result.note}
+    return {
+        "source": result.source,
+        "complete": result.complete,
+        "note": result.note,
+        "verified": result.verified,
+        "difference": result.difference,
+    }

@@ -245,6 +245,8 @@ class DecompiledCode:
     source: str  # valid Python in every case
     complete: bool  # False: what the decompiler did not understand is shown as annotated bytecode
     note: str | None = None  # what stopped it, where
+    verified: bool | None = None  # compiled again, it does what the bytecode does (None: not checked, an older run)
+    difference: str | None = None  # where not: in what it differs (decompiler/verify.py)
 
 
 @dataclass

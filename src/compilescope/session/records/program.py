@@ -284,7 +284,14 @@ def _without_attempt(compile_id: str) -> str:
 def _decompiled(data: Any) -> DecompiledCode | None:
     if not isinstance(data, dict) or not isinstance(data.get("source"), str):
         return None
-    return DecompiledCode(source=data["source"], complete=data.get("complete") is True, note=text_of(data.get("note")))
+    verified = data.get("verified") if isinstance(data.get("verified"), bool) else None
+    return DecompiledCode(
+        source=data["source"],
+        complete=data.get("complete") is True,
+        note=text_of(data.get("note")),
+        verified=verified,
+        difference=text_of(data.get("difference")),
+    )
 
 
 def hook_failures(state: BuildState, data: dict[str, Any]) -> None:
