@@ -25,9 +25,6 @@ VERSIONS = ["3.10", "3.11", "3.12", "3.13"]
 # passes fails the test, so that the merge that fixes it removes it here. (None: every Python.)
 _ASYNC = "async functions are not decompiled yet (the decompiler refuses them: shown as bytecode)"
 KNOWN_FAILING: dict[str, tuple[str, set[str] | None]] = {
-    "bump": ("global declarations: branch h44-scopes", None),
-    "reset_and_read": ("global declarations: branch h44-scopes (it runs right by chance, unverified)", None),
-    "forget_global": ("global declarations: branch h44-scopes", None),
     "return_in_finally": ("return inside finally: branch h44-finally", None),
     "break_in_finally": ("break inside finally comes out as return (right, but unverified): branch h44-finally", {"3.10"}),
     "awaits": (_ASYNC, None),
