@@ -33,12 +33,11 @@ _EVERYWHERE = {
     "return_in_finally_of_try_except_returns",
     "continue_in_finally_while",
 }
-_INSIDE_LOOP_OR_WITH = {"return_in_finally_in_loop", "return_in_finally_inside_with"}
 REFUSED = {
-    "3.10": _EVERYWHERE | _INSIDE_LOOP_OR_WITH,
-    "3.11": _EVERYWHERE | _INSIDE_LOOP_OR_WITH | {"while_true_break_in_finally"},
-    "3.12": _EVERYWHERE | _INSIDE_LOOP_OR_WITH | {"while_true_break_in_finally"},
-    "3.13": _EVERYWHERE | _INSIDE_LOOP_OR_WITH | {"while_true_break_in_finally"},
+    "3.10": _EVERYWHERE,
+    "3.11": _EVERYWHERE | {"while_true_break_in_finally"},
+    "3.12": _EVERYWHERE | {"while_true_break_in_finally"},
+    "3.13": _EVERYWHERE | {"while_true_break_in_finally"},
 }
 
 

@@ -275,9 +275,9 @@ def _match(
             continue
         dropped = None
         if c_ins is not None and _drops_exception(graph, c_next) is None:  # (where both drop one, it is the finally's own code)
-            dropped = _drops_exception(graph, h_next) or (
-                _drops_exception(graph, h_next, under_value=True) if c_ins.opname == "RETURN_VALUE" else None
-            )
+            # (from under a return's value, whatever the copy does next: inside a loop, the
+            # iterator below is popped after the drop, `SWAP 2; POP_TOP`, in the copy too)
+            dropped = _drops_exception(graph, h_next) or _drops_exception(graph, h_next, under_value=True)
         if dropped is not None:
             # a `return`, `break` or `continue` inside the finally: its handler first drops the
             # exception it was running for (and the exception state); the copies have none
