@@ -147,6 +147,10 @@ class Handlers(StructurerParts):
             raise Unsupported(
                 self.graph.blocks[handler].instructions[0], "a finally whose copies on the ways out of its try are not all found"
             )
+        firsts = {id(self.graph.blocks[c].instructions[0]): c for c in read.copies}
+        if any(id(i) in firsts and firsts[id(i)] != b for b in self.graph.reachable for i in self.graph.blocks[b].instructions):
+            # (a copy joined onto the body's end by a later pass: it would be written inside the try)
+            raise Unsupported(self.graph.blocks[handler].instructions[0], "a copy of a finally that never ends, joined into its try")
         outside = list(self._entry.get(start, []))  # below the handler's values, as in _try
         self._open_trys.add(handler)
         self._finally_bodies.append(handler)
