@@ -31,7 +31,13 @@ _OPPOSITE = {
 class Finally:
     handler: int  # the handler's block: its code, after PUSH_EXC_INFO (3.11+), is the finally
     skip: int  # instructions at the handler's start that are not the finally's (PUSH_EXC_INFO)
-    end: int  # one block holding just the RERAISE where the finally's code ends
+    end: int  # one block holding just the RERAISE where the finally's code ends (NO_END: none)
+    # where the finally never ends (each way through it returns, breaks or continues): the
+    # copies, which the try body's ways out still go into; writing the body stops there
+    copies: frozenset[int] = frozenset()
+
+
+NO_END = -2  # (structuring.NOWHERE: the region of a finally that never ends stops nowhere)
 
 
 def without_copies(graph: cfg.Graph) -> tuple[cfg.Graph, dict[int, Finally]]:
@@ -79,9 +85,20 @@ def is_finally(graph: cfg.Graph, index: int) -> bool:
     if EXCEPTION_TABLE:
         if real[:1] != ["PUSH_EXC_INFO"] or len(real) < 2 or real[1] in ("POP_TOP", "WITH_EXCEPT_START") or "CHECK_EXC_MATCH" in real:
             return False
-    elif not real or real[0] in ("DUP_TOP", "WITH_EXCEPT_START") or real[:2] == ["POP_TOP", "POP_TOP"] or "POP_EXCEPT" in real:
+    elif not real or real[0] in ("DUP_TOP", "WITH_EXCEPT_START") or real[:2] == ["POP_TOP", "POP_TOP"] or _ends_clause(real):
         return False
     return not cfg.is_cleanup(graph.blocks[index])
+
+
+def _ends_clause(names: list[str]) -> bool:
+    """3.10: whether code ends an except clause (POP_EXCEPT), other than where a `return`,
+    `break` or `continue` inside a finally drops the exception it was running for (_DROPS)."""
+    for at, name in enumerate(names):
+        if name == "POP_EXCEPT" and not any(
+            names[:at][-len(drop) + 1 :] == drop[:-1] for drop in (_DROPS[(False, False)], _DROPS[(False, True)])
+        ):
+            return True
+    return False
 
 
 def _protected(graph: cfg.Graph, handler: int) -> set[int]:
@@ -127,23 +144,40 @@ def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
     # end; any other is a try's inside the finally, the same in the copy
     cleanup = {s for s, k in block.successors if k == "exception"}
     inner_handlers = {s for b in handler_code for s, k in graph.blocks[b].successors if k == "exception" and s in handler_code} - cleanup
+    copies: set[int] = set()
     for source, _, target in exits:
-        if (target, 0) in continuations:
+        if (target, 0) in continuations or target in copies:
             continue
         # the handlers around the whole try protect the copy too (and the finally's cleanup):
         # they are not the copy's own
         around = {s for s, k in graph.blocks[source].successors if k == "exception"} | {handler} | cleanup
         around |= {s for c in cleanup for s, k in graph.blocks[c].successors if k == "exception"}
-        after = _match(graph, start, (target, 0), ends, _Nested(cleanup, handler_code, around, inner_handlers))
-        if after is None:
+        matched, after = _match(graph, start, (target, 0), ends, _Nested(cleanup, handler_code, around, inner_handlers))
+        if not matched:
             return None
-        continuations[(target, 0)] = after
+        if after is None:
+            copies.add(target)  # the copy never ends: the way out is the whole finally
+        else:
+            continuations[(target, 0)] = after
+    if copies:
+        # a finally that never ends (a `return`, `break` or `continue` on each way through
+        # it): each copy is left whole, the body written up to it. Only where every copy is
+        # one and the body leaves nothing on the stack for it (a `return x` in the body whose
+        # value the finally's return drops is not read)
+        if continuations or ends or not _nothing_pending(graph, handler, copies):
+            return None
+        return Finally(handler=handler, skip=(first if skip else 0), end=NO_END, copies=frozenset(copies))
     # the finally's ends (its RERAISEs) become one block, so the finally is the region up to it
     end = _one_end(graph, ends)
     # cut each copy's continuation into a block of its own, and send the way out there
     new_target = {
         target: cfg.through_jumps(graph, _block_starting(graph, instruction)) for (target, _), instruction in continuations.items()
     }
+    if any(target in protected for target in new_target.values()):
+        # a way out that goes on back into the try: the try is a loop's body, its start the
+        # loop's (`while True: try: ... finally: ...`); taken out, the copy would leave a loop
+        # inside the try, its finally run once instead of each time round
+        return None
     # ways out that go on with the same code to a return (3.10 copies `return x` after each
     # copy of the finally) go on to one of them: in the source they are the code after the try
     same: dict[Any, int] = {}
@@ -185,11 +219,12 @@ class _Nested:
 
 def _match(
     graph: cfg.Graph, handler_at: tuple[int, int], copy_at: tuple[int, int], ends: list[dis.Instruction], nested: _Nested
-) -> dis.Instruction | None:
+) -> tuple[bool, dis.Instruction | None]:
     """Walk the handler's code and the copy together, from their starts, along every branch
     (and into the handlers of a try inside the finally, the handler's and the copy's side by
     side). Where the handler re-raises (the finally's end), the copy goes on with its own code:
-    that place, which must be the same on every branch. None if they differ anywhere."""
+    that place, which must be the same on every branch. (False, None) if they differ
+    anywhere; (True, None) where the finally never ends."""
     continuation: dis.Instruction | None = None
     todo = [(handler_at, copy_at)]
     seen = set()
@@ -202,7 +237,7 @@ def _match(
         h_ins, h_next = _next_real(graph, h_block, h_at)
         c_ins, c_next = _next_real(graph, c_block, c_at)
         if h_ins is None:
-            return None
+            return False, None
         if h_next == c_next:
             continue  # both jumped on to the same code (a `break` out of the finally): one way
         h_inner = {
@@ -221,28 +256,28 @@ def _match(
                 else set()
             )
             if len(h_inner) > 1 or len(h_inner) != len(c_inner):
-                return None
+                return False, None
             todo += [((h, 0), (c, 0)) for h, c in zip(h_inner, c_inner)]
         if h_ins.opname == "RERAISE" and not ends_here:  # a try's inside the finally
             if c_ins is None or c_ins.opname != "RERAISE" or not _same_argument(h_ins, c_ins):
-                return None
+                return False, None
             continue
         if ends_here:  # the finally ends here: the copy's own code goes on
             ends.append(h_ins)
             if c_ins is None:
-                return None
+                return False, None
             if continuation is not None and continuation is not c_ins:
                 # Python may copy a short ending (`return x`) into each branch of the copy
                 first, other = _ending(graph, continuation), _ending(graph, c_ins)
                 if first is None or first != other:
-                    return None
+                    return False, None
             continuation = continuation or c_ins
             continue
         dropped = None
         if c_ins is not None and _drops_exception(graph, c_next) is None:  # (where both drop one, it is the finally's own code)
-            dropped = _drops_exception(graph, h_next) or (
-                _drops_exception(graph, h_next, under_value=True) if c_ins.opname == "RETURN_VALUE" else None
-            )
+            # (from under a return's value, whatever the copy does next: inside a loop, the
+            # iterator below is popped after the drop, `SWAP 2; POP_TOP`, in the copy too)
+            dropped = _drops_exception(graph, h_next) or _drops_exception(graph, h_next, under_value=True)
         if dropped is not None:
             # a `return`, `break` or `continue` inside the finally: its handler first drops the
             # exception it was running for (and the exception state); the copies have none
@@ -252,7 +287,7 @@ def _match(
             # the same test, its ways swapped (3.12+ lays the copy out the other way round)
             h_succ, c_succ = _edges(graph, h_next[0]), _edges(graph, c_next[0])
             if set(h_succ) != {"fall", "jump"} or set(c_succ) != {"fall", "jump"}:
-                return None
+                return False, None
             todo += [((h_succ["fall"], 0), (c_succ["jump"], 0)), ((h_succ["jump"], 0), (c_succ["fall"], 0))]
             continue
         if c_ins is not None and _SAME_AS.get(h_ins.opname, h_ins.opname) != _SAME_AS.get(c_ins.opname, c_ins.opname):
@@ -260,28 +295,28 @@ def _match(
             # the other (the handler's first load is checked): the same code, in parts
             paired = _paired(graph, h_next, c_next)
             if paired is None:
-                return None
+                return False, None
             todo.append(paired)
             continue
         if c_ins is None:
-            return None
+            return False, None
         if cfg.is_jump(h_ins) or h_ins.opname in cfg.TERMINATORS:
             if h_ins.opname in cfg.TERMINATORS:
                 if h_ins.argval != c_ins.argval:
-                    return None
+                    return False, None
                 continue  # a `return` in the finally: the copy returns too (rare; same code)
             h_succ = _edges(graph, h_next[0])
             c_succ = _edges(graph, c_next[0])
             if set(h_succ) != set(c_succ):
-                return None
+                return False, None
             todo += [((h_succ[k], 0), (c_succ[k], 0)) for k in h_succ]
             continue
         # (3.10: where a try inside the finally starts, its handler is the handler's or the
         # copy's own, paired above where the protected code starts)
         if h_ins.opname not in cfg.SETUP_HANDLER and not _same_argument(h_ins, c_ins):
-            return None
+            return False, None
         todo.append((_after(h_next), _after(c_next)))
-    return continuation
+    return True, continuation
 
 
 # How a handler drops the exception it runs for (and then its state) before a way out of a
@@ -292,6 +327,17 @@ _DROPS = {
     (False, True): ["ROT_FOUR", "POP_TOP", "POP_TOP", "POP_TOP", "ROT_FOUR", "POP_EXCEPT"],
     (True, True): ["SWAP", "POP_TOP", "SWAP", "POP_EXCEPT"],
 }
+
+
+def _nothing_pending(graph: cfg.Graph, handler: int, copies: set[int]) -> bool:
+    """Whether each copy starts with the stack as the try found it (the handler's exception
+    state aside): nothing the body computed waits there for a way out the finally drops."""
+    depths = cfg.stack_depths(graph.code)
+    at_handler = depths.get(graph.blocks[handler].instructions[0].offset)
+    if at_handler is None:
+        return False
+    at_try = at_handler - (1 if EXCEPTION_TABLE else 6)  # (the exception; 3.10: it and the one before, 3 values each)
+    return all(depths.get(graph.blocks[c].instructions[0].offset) == at_try for c in copies)
 
 
 def _drops_exception(graph: cfg.Graph, place: tuple[int, int], under_value: bool = False) -> tuple[int, int] | None:

@@ -147,6 +147,10 @@ class Handlers(StructurerParts):
             raise Unsupported(
                 self.graph.blocks[handler].instructions[0], "a finally whose copies on the ways out of its try are not all found"
             )
+        firsts = {id(self.graph.blocks[c].instructions[0]): c for c in read.copies}
+        if any(id(i) in firsts and firsts[id(i)] != b for b in self.graph.reachable for i in self.graph.blocks[b].instructions):
+            # (a copy joined onto the body's end by a later pass: it would be written inside the try)
+            raise Unsupported(self.graph.blocks[handler].instructions[0], "a copy of a finally that never ends, joined into its try")
         outside = list(self._entry.get(start, []))  # below the handler's values, as in _try
         self._open_trys.add(handler)
         self._finally_bodies.append(handler)
@@ -162,6 +166,8 @@ class Handlers(StructurerParts):
         leaves = loop is not None and bool(self._forward(handler) - self._handler_code(handler))
         finalbody = self.region(handler, read.end, loop if leaves else None, base, first=[*outside, *entry])
         statement = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=finalbody or [ast.Pass()])
+        if read.copies and after is not None:  # (the body goes on past a finally that never ends: not read)
+            raise Unsupported(self.graph.blocks[handler].instructions[0], "code after a finally that never ends")
         return [statement], (after if after is not None else EXIT)
 
     def _check_inside_finallys(self, node: int) -> None:
@@ -321,6 +327,9 @@ class Handlers(StructurerParts):
             # a with that ends where its loop goes on: its end is where the body falls out
             ends = [e for e in leaving if self._exit_then(e, suppressed)]
             exits = set(ends[:1]) if len(ends) == 1 else exits
+        read = self._finallys.get(handler)
+        if read is not None and read.copies:
+            exits -= read.copies  # (a finally that never ends: the body stops at its copies)
         if len(exits) > 1 and not self._is_with_handler(handler) and len({cfg.through_jumps(self.graph, e, nops=True) for e in exits}) == 1:
             # ways out that only jump (or do nothing) on to one place (3.13: the end of an inner
             # except clause, which the outer handler no longer protects, then a jump past the

@@ -349,6 +349,8 @@ class Structurer(Handlers, Matches, Loops):
             if loop is not None and node == loop.after:
                 statements.append(ast.Break())
                 break
+            if any(node in self._finallys[h].copies for h in self._finally_bodies if h in self._finallys):
+                break  # the copy of a finally that never ends: written once, as the finally
             self._check_inside_finallys(node)
             starting = self._protectors(node) - self._open_trys
             if starting:
