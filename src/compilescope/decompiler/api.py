@@ -12,6 +12,7 @@ import ast
 import dis
 import functools
 import inspect
+import re
 import reprlib
 import time
 from dataclasses import dataclass
@@ -24,6 +25,9 @@ from compilescope.decompiler.unparse import unparse
 from compilescope.decompiler.values import Unsupported, arguments
 from compilescope.decompiler.verify import difference
 from compilescope.decompiler.versions import PYTHON, TYPE_PARAMS
+
+# the globals Dynamo puts in the code it makes: its graphs, resume functions, imports, builtins
+_DYNAMO_NAMES = re.compile(r"\b__(?:compiled_fn_|resume_at_|import_|builtins_dict___)")
 
 
 @dataclass
@@ -53,10 +57,18 @@ def _checked(code: CodeType, source: str, started: float) -> Decompiled:
     said = difference(code, source)
     if said is None:
         return Decompiled(source, True, None, time.perf_counter() - started, verified=True)
-    warning = (
-        f"# compilescope: this decompilation differs from the bytecode in: {said}.\n"
-        "# It is NOT the function: a reading aid only; the bytecode (dis.dis) is what runs.\n"
-    )
+    if _DYNAMO_NAMES.search(" ".join(code.co_names)) or code.co_name.startswith("torch_dynamo_resume_in_"):
+        # (Dynamo's bytecode keeps values on its stack across statements, which no source writes:
+        # its code never compiles back to the same instructions)
+        warning = (
+            f"# compilescope: Dynamo's code, not verified against its bytecode (here: {said}): Dynamo keeps\n"
+            "# values on its stack in ways no Python source writes. A reading aid; dis.dis shows what runs.\n"
+        )
+    else:
+        warning = (
+            f"# compilescope: this decompilation differs from the bytecode in: {said}.\n"
+            "# It is NOT the function: a reading aid only; the bytecode (dis.dis) is what runs.\n"
+        )
     return Decompiled(warning + source, True, None, time.perf_counter() - started, verified=False, difference=said)
 
 

@@ -34,6 +34,12 @@ _GRAPH = re.compile(r"^__compiled_fn_\d+")
 _RESUME = re.compile(r"^__resume_at_\d+_\d+$")
 # What the one status line says (the header keeps its number of lines whatever it says, so that
 # the line numbers the code was compiled with stay the file's).
+# the decompiler's warning atop Dynamo's code it could not verify (decompiler/api.py _checked)
+_UNVERIFIED = re.compile(r"\A# compilescope: Dynamo's code, not verified[^\n]*\n#[^\n]*\n")
+CHECKED = (
+    "# Not verified instruction for instruction against Dynamo's bytecode (it keeps values on its stack as\n"
+    "# no source can); compilescope checked its arguments, cells, globals, attributes and constants."
+)
 RUNS = "# RUNS FROM THIS FILE: Dynamo runs this code, compiled from this text: set breakpoints here."
 NOT_RUN = "# NOT RUN: Dynamo's own code runs for this one, not this text ({why}); breakpoints here never stop."
 
@@ -110,9 +116,14 @@ class DebugCode:
         result: CodeType | str
         if not decompiled.complete:
             result = f"the decompiler could not read all of it: {decompiled.note}"
-        elif getattr(decompiled, "verified", True) is False:  # (where the decompiler checks its output)
-            result = "the decompiler could not check its output against the bytecode"
         else:
+            # Dynamo's code never verifies instruction for instruction (it keeps values on its stack
+            # across statements): compile_like checks what running it needs: its arguments, cells,
+            # globals, attributes and constants, as Dynamo's. The text, with no "not the function"
+            # warning: here it is what runs.
+            if _UNVERIFIED.match(body):
+                body = _UNVERIFIED.sub("", body, count=1)
+                head = head.replace("{status}", "{status}\n" + CHECKED)
             result = compile_like(head.replace("{status}", RUNS) + body, item.path, transformed, original)
         if isinstance(result, str):
             item.note = result
