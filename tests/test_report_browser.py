@@ -23,6 +23,7 @@ from compilescope.session.model import Compile, Frame, Graph, GraphNode, Kernel,
 from conftest import ARTIFACTS, run_cli, run_lesson
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
 
 CHROMIUM = os.environ.get("COMPILESCOPE_CHROMIUM", "/usr/bin/chromium")
 # As the machine's notes advise: no background networking, so only the page's own requests show.
@@ -102,7 +103,7 @@ def test_recompile_report(browser, tmp_path: Path) -> None:
     row.locator("button").click()
     assert 'extern "C"' in view.page.inner_text("#compile-view .kernel-code")
     view.page.click("a[href='#time']")
-    assert view.page.locator("#time svg rect").count() >= 2  # the chart is drawn
+    view.page.locator("#time svg rect").nth(1).wait_for()  # the chart is drawn (after the hash changed)
     view.screenshot("recompile-first-version.png")
     view.assert_clean()
 
@@ -564,8 +565,8 @@ def test_the_compile_timeline_is_drawn_and_zooms(browser, tmp_path: Path) -> Non
     view.page.click("a.section-link[href='#timeline']")
     # THEN every stage the session kept is a bar, named, with its compile and function on hover
     bars = view.page.locator("#timeline .gantt-bar")
-    assert session.timeline is not None
-    assert bars.count() == len(session.timeline.spans) == 249
+    assert session.timeline is not None and len(session.timeline.spans) == 249
+    expect(bars).to_have_count(249)  # drawn once the hash change is handled
     assert bars.first.get_attribute("title").startswith("entire_frame_compile · 0/0 · forward (quickstart.py:15) · 6.0317 s")
     text = " ".join(view.page.inner_text("#timeline").split())
     assert (
@@ -597,7 +598,7 @@ def test_inductors_passes_side_by_side_with_the_changes_marked(browser, tmp_path
     table = box.locator("table.side-by-side")
     # THEN the graphs before and after are side by side, the rewritten lines marked on each side
     changed = table.locator("tr.diff-changed", has_text="addmm_default")
-    assert changed.count() == 2
+    expect(changed).to_have_count(2)  # the table is built on <details>' toggle event, after the click
     before, after = changed.first.locator("td").all_inner_texts()
     assert "torch.ops.aten.mm.default(arg2_1, arg1_1)" in before and "torch.ops.aten.addmm.default(mm, arg2_1, arg1_1)" in after
     marked = changed.first.locator("td").last.evaluate("e => getComputedStyle(e).backgroundColor")
