@@ -19,7 +19,7 @@ import pytest
 
 import compilescope
 from compilescope.render.html import render_html, write_html
-from compilescope.session.model import Compile, Frame, Graph, GraphNode, Kernel, Session
+from compilescope.session.model import Compile, DecompiledCode, Frame, Graph, GraphNode, Kernel, Session
 from conftest import ARTIFACTS, run_cli, run_lesson
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -132,6 +132,13 @@ def test_graph_break_report(browser, tmp_path: Path) -> None:
 
     runs = opened("What Dynamo runs when the guard holds")
     assert "graph_out_0 = __compiled_fn_" in runs.inner_text() and f"return {called}(" in runs.inner_text()
+    # Dynamo's code is said to be Dynamo's, checked or not, never "not the function"; forward is checked
+    transformed, original = compile_.transformed_code, compile_.original_code
+    assert transformed is not None and transformed.made_by_dynamo and original is not None and not original.made_by_dynamo
+    assert original.verified is True
+    dynamo_code = view.page.inner_text("#compile-view .dynamo-code")
+    assert "Not the function" not in dynamo_code and "not verified: differs" not in dynamo_code
+    assert (transformed.verified is False) == ("Dynamo's code, not verified against its bytecode" in dynamo_code)
     assert runs.locator(".hljs-keyword").count() > 0  # highlighted
     guard = "__guard_" + compile_.compile_id.replace("/", "_") + "_for_forward"  # 0/0_1: torch restarted the compile once
     assert opened("The guard as a Python function").inner_text().startswith(f"def {guard}(L, G, **___kwargs_ignored):")
@@ -519,6 +526,46 @@ def test_control_characters_of_a_message_are_shown_visibly(browser, tmp_path: Pa
     text = view.page.inner_text("#compile-view")
     assert "Explanation: User-inserted graph break. Message: kept\ufffd\ufffd\u240d whole\u2400here" in text
     assert "\r" not in text and "\x00" not in text
+    view.assert_clean()
+
+
+def test_an_unverified_decompilation_is_marked_and_dynamos_own_code_is_named(browser, tmp_path: Path) -> None:
+    # GIVEN a session whose function came out of the decompiler unverified (its check found it
+    # stores a global as a local), and whose Dynamo code is unverified as Dynamo's code often is
+    wrong = DecompiledCode(
+        "# compilescope: this decompilation differs from the bytecode in: stores `counter` as a local where the original stores a global.\n"
+        "def bump(x):\n    counter += x\n    return counter\n",
+        complete=True,
+        verified=False,
+        difference="stores `counter` as a local where the original stores a global",
+    )
+    dynamo = DecompiledCode(
+        "def bump(x):\n    graph_out_0 = __compiled_fn_1(x)\n    return graph_out_0[0]\n",
+        complete=True,
+        verified=False,
+        difference="its instructions (LOAD_FAST x where the original has LOAD_GLOBAL __compiled_fn_1)",
+        made_by_dynamo=True,
+    )
+    compile_ = Compile(compile_id="0/0", status="ok", original_code=wrong, transformed_code=dynamo)
+    view = Opened(
+        browser, write_html(Session(frames=[Frame(name="bump", filename="/p/prog.py", lineno=3, compiles=[compile_])]), tmp_path / "v.html")
+    )
+    view.page.click("#nav-compile-0")
+    # THEN the user's function says it is not verified, in its summary and as an alert inside
+    box = view.page.locator("#compile-view .dynamo-code")
+    box.locator("summary", has_text="bump as Dynamo got it, decompiled (not verified: differs from the bytecode)").click()
+    alert = box.locator(".finding.problem.unverified[role=alert]")
+    assert alert.inner_text() == (
+        "Not the function: compiled again, this decompilation differs from the bytecode in: stores `counter` as a local where the "
+        "original stores a global. Read it as a sketch; the bytecode is what runs."
+    )
+    # AND Dynamo's code is named as Dynamo's, a warning, not an alert that it is wrong
+    box.locator("summary", has_text="What Dynamo runs when the guard holds: its bytecode, decompiled (Dynamo's code: not verified").click()
+    note = box.locator(".finding.warning.unverified")
+    assert note.inner_text().startswith(
+        "Dynamo's code, not verified against its bytecode: compiled again, it differs in its instructions (LOAD_FAST x where"
+    )
+    assert box.locator(".finding.problem.unverified").count() == 1  # (the function's, only)
     view.assert_clean()
 
 

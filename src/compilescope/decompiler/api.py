@@ -41,6 +41,15 @@ class Decompiled:
     # the comment at the top of `source`.
     verified: bool = False
     difference: str | None = None
+    # Code Dynamo made (its transformed code, a resume function), which keeps values on its stack
+    # across statements: unverified, it is still what Dynamo does, in another order of loads
+    made_by_dynamo: bool = False
+
+
+def made_by_dynamo(code: CodeType) -> bool:
+    """Whether torch's Dynamo made this code: it calls Dynamo's own globals (its graphs, resume
+    functions, imports, builtins) or is a resume function."""
+    return bool(_DYNAMO_NAMES.search(" ".join(code.co_names))) or code.co_name.startswith("torch_dynamo_resume_in_")
 
 
 class Source(str):
@@ -55,9 +64,10 @@ def _checked(code: CodeType, source: str, started: float) -> Decompiled:
     """The decompilation, checked: where it differs from the bytecode, a comment at its top says
     so, and that it is not the function."""
     said = difference(code, source)
+    dynamo = made_by_dynamo(code)
     if said is None:
-        return Decompiled(source, True, None, time.perf_counter() - started, verified=True)
-    if _DYNAMO_NAMES.search(" ".join(code.co_names)) or code.co_name.startswith("torch_dynamo_resume_in_"):
+        return Decompiled(source, True, None, time.perf_counter() - started, verified=True, made_by_dynamo=dynamo)
+    if dynamo:
         # (Dynamo's bytecode keeps values on its stack across statements, which no source writes:
         # its code never compiles back to the same instructions)
         warning = (
@@ -69,7 +79,7 @@ def _checked(code: CodeType, source: str, started: float) -> Decompiled:
             f"# compilescope: this decompilation differs from the bytecode in: {said}.\n"
             "# It is NOT the function: a reading aid only; the bytecode (dis.dis) is what runs.\n"
         )
-    return Decompiled(warning + source, True, None, time.perf_counter() - started, verified=False, difference=said)
+    return Decompiled(warning + source, True, None, time.perf_counter() - started, False, said, dynamo)
 
 
 def code_of(target: Any) -> CodeType:

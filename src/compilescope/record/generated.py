@@ -220,4 +220,5 @@ def _source(result: Any) -> dict[str, Any]:
         "note": result.note,
         "verified": result.verified,
         "difference": result.difference,
+        "made_by_dynamo": result.made_by_dynamo,
     }

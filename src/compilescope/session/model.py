@@ -1,9 +1,8 @@
 """The Session: everything compilescope learned about one run, as plain data.
 
 No torch here. A Session is built from trace records (session.build), saved and loaded as
-versioned JSON (session.jsonio), explained (explain) and rendered (render). What bench and
-run --profile measured is in session/benchmarks.py. Where torch did not
-say something, the field is None and renderers show "unknown": nothing is filled in by guess.
+versioned JSON (session.jsonio), explained and rendered; bench's and run --profile's figures are in
+session/benchmarks.py. Where torch did not say, the field is None, shown "unknown": never guessed.
 The JSON field names are documented in docs/schema.md; change them only with the schema version.
 """
 
@@ -247,6 +246,7 @@ class DecompiledCode:
     note: str | None = None  # what stopped it, where
     verified: bool | None = None  # compiled again, it does what the bytecode does (None: not checked, an older run)
     difference: str | None = None  # where not: in what it differs (decompiler/verify.py)
+    made_by_dynamo: bool = False  # Dynamo's own code (transformed, resume): unverified, it is a reading aid, not wrong
 
 
 @dataclass

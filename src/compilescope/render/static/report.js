@@ -714,10 +714,19 @@ function shortPath(path) {
         return el("tr", null, el("td", null, n.op), el("td", { "class": "mono" }, n.name), el("td", { "class": "mono" }, n.target || ""), el("td", { "class": "mono" }, n.shape || ""));
       });
     }
+    // What a decompiled code's summary adds: how far it can be trusted (decompiler/verify.py).
+    function checkedSaid(code) {
+      if (!code.complete) return " (partly bytecode)";
+      if (code.verified !== false) return "";
+      return code.made_by_dynamo ? " (Dynamo's code: not verified against its bytecode)" : " (not verified: differs from the bytecode)";
+    }
     function decompiledBlock(code) {
       var parts = [];
       if (!code.complete) parts.push(el("div", { "class": "finding problem" }, el("div", { "class": "detail" },
         "The decompiler does not read all of it yet: " + (code.note || "") + ". Its bytecode is shown in the comments, never guessed.")));
+      else if (code.verified === false && code.made_by_dynamo) parts.push(el("div", { "class": "finding warning unverified" }, el("div", { "class": "detail" },
+        "Dynamo's code, not verified against its bytecode: compiled again, it differs in " + (code.difference || "unknown") +
+        ". Dynamo keeps values on its stack between statements, which no Python source writes, so this shows them loaded where they are used. A reading aid; dis.dis shows the exact instructions.")));
       else if (code.verified === false) parts.push(el("div", { "class": "finding problem unverified", "role": "alert" }, el("div", { "class": "detail" },
         "Not the function: compiled again, this decompilation differs from the bytecode in: " + (code.difference || "unknown") + ". Read it as a sketch; the bytecode is what runs.")));
       parts.push(codeBlock(code.source, "python"));
@@ -738,8 +747,8 @@ function shortPath(path) {
         return el("span", null, i ? ", " : "", el("code", null, name), " (", target ? compileLink(target) : el("span", { "class": "muted" }, "never compiled: it ran as plain Python"), ")");
       }), "."));
       if (c.called_as && c.called_as.length) add(box, el("p", null, "The code before the break calls this resume function as ", el("code", null, c.called_as.join(", ")), "."));
-      if (c.transformed_code) add(box, lazy("What Dynamo runs when the guard holds: its bytecode, decompiled" + (c.transformed_code.complete ? (c.transformed_code.verified === false ? " (not verified: differs from the bytecode)" : "") : " (partly bytecode)"), function () { return decompiledBlock(c.transformed_code); }));
-      if (c.original_code) add(box, lazy(frame.name + " as Dynamo got it, decompiled" + (c.original_code.complete ? (c.original_code.verified === false ? " (not verified: differs from the bytecode)" : "") : " (partly bytecode)"), function () { return decompiledBlock(c.original_code); }));
+      if (c.transformed_code) add(box, lazy("What Dynamo runs when the guard holds: its bytecode, decompiled" + checkedSaid(c.transformed_code), function () { return decompiledBlock(c.transformed_code); }));
+      if (c.original_code) add(box, lazy(frame.name + " as Dynamo got it, decompiled" + checkedSaid(c.original_code), function () { return decompiledBlock(c.original_code); }));
       if (guard) add(box, lazy("The guard as a Python function", function () { return codeBlock(guard, "python"); }));
       var key = frame.name + " " + c.compile_id;
       (data.python_files || []).forEach(function (file) {

@@ -291,6 +291,7 @@ def _decompiled(data: Any) -> DecompiledCode | None:
         note=text_of(data.get("note")),
         verified=verified,
         difference=text_of(data.get("difference")),
+        made_by_dynamo=data.get("made_by_dynamo") is True,
     )
 
 
