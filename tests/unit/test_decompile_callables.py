@@ -83,3 +83,15 @@ def test_what_has_no_bytecode_is_refused_naming_its_type(target: object, said: s
     with pytest.raises(TypeError, match="takes a function, method, module or code object") as error:
         decompile(target)
     assert said in str(error.value)
+
+
+def test_a_callable_object_of_a_class_named_with_a_vowel_takes_an() -> None:
+    class Adder:
+        def __call__(self, y):
+            return y + 1
+
+        def add(self, y):
+            return y + 2
+
+    assert decompile(Adder()).startswith("# Adder.__call__: what calling an Adder object runs\n")
+    assert "a method bound to an Adder object (self)" in decompile(Adder().add)

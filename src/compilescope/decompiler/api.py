@@ -106,7 +106,7 @@ def _function_of(target: Any) -> tuple[CodeType, Any, list[str]]:
             continue
         if inspect.ismethod(target):
             bound = target.__self__
-            to = f"the class {bound.__name__}" if isinstance(bound, type) else f"a {type(bound).__name__} object (self)"
+            to = f"the class {bound.__name__}" if isinstance(bound, type) else f"{_article(type(bound).__name__)} object (self)"
             said.append(f"# {_qualname(target.__func__)}, a method bound to {to}")
             target = target.__func__
             continue
@@ -132,7 +132,7 @@ def _function_of(target: Any) -> tuple[CodeType, Any, list[str]]:
             continue
         call = getattr(type(target), "__call__", None)  # noqa: B004  (its code is wanted, not whether it is callable)
         if call is not None and hasattr(call, "__code__") and not isinstance(target, type):
-            said.append(f"# {type(target).__name__}.__call__: what calling a {type(target).__name__} object runs")
+            said.append(f"# {type(target).__name__}.__call__: what calling {_article(type(target).__name__)} object runs")
             target = call
             continue
         break
@@ -146,6 +146,11 @@ def _what(target: Any) -> str:
     if inspect.isbuiltin(target) or type(target).__name__ in ("method_descriptor", "wrapper_descriptor", "method-wrapper"):
         return f"{type(target).__name__} {getattr(target, '__qualname__', getattr(target, '__name__', '?'))}: it is written in C and has no Python bytecode"
     return type(target).__name__
+
+
+def _article(name: str) -> str:
+    """'a Net', 'an Adder' (by the first letter: a rule of thumb, as for most class names)."""
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def _qualname(function: Any) -> str:
