@@ -22,6 +22,7 @@ from compilescope.decompiler.values import NestedBodies, Temporaries, Unsupporte
 from compilescope.decompiler.versions import TYPE_PARAMS
 
 _CO_GENERATOR = 0x20  # code.co_flags: a generator function
+_CO_ASYNC = 0x80 | 0x200  # code.co_flags: a coroutine or an async generator (`async def`)
 
 
 def function_source(code: CodeType, defaults: tuple[Any, ...] | None = None, kwdefaults: dict[str, Any] | None = None) -> str:
@@ -51,13 +52,14 @@ def function_def(code: CodeType) -> tuple[ast.FunctionDef, Temporaries]:
     # The `return None` Python adds at the end of a function is not the user's (nor its copies
     # at the end of each way into the end).
     _drop_final_returns(body)
-    # A generator whose yields are all unreachable is still a generator: say so, as Python does.
-    if code.co_flags & _CO_GENERATOR and not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in body for n in ast.walk(s)):
+    # A generator (async too) whose yields are all unreachable is still one: say so, as Python does.
+    if code.co_flags & (_CO_GENERATOR | 0x200) and not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in body for n in ast.walk(s)):
         body = [*body, ast.If(test=ast.Constant(value=False), body=[ast.Expr(value=ast.Yield(value=None))], orelse=[])]
     # `global`/`nonlocal`: what its stores, deletes and loads say it declared (scopes.py)
     body = [*declarations(code), *body]
     # (no type_params here, which typeshed requires: 3.10 and 3.11 have none; set below on 3.12+)
-    function = ast.FunctionDef(
+    kind = ast.AsyncFunctionDef if code.co_flags & _CO_ASYNC else ast.FunctionDef
+    function = kind(
         name=function_name(code), args=arguments(code), body=body, decorator_list=[], returns=None, type_comment=None, lineno=1
     )  # type: ignore[call-overload]
     if TYPE_PARAMS:

@@ -33,7 +33,7 @@ def inlined_comprehension(made: ast.stmt | None, loop: list[ast.stmt]) -> list[a
         and isinstance(made.targets[0], ast.Name)
         and type(made.value) in kinds
         and len(loop) == 1
-        and isinstance(loop[0], ast.For)
+        and isinstance(loop[0], (ast.For, ast.AsyncFor))
     ):
         raise Unsupported(None, "an inlined comprehension of a shape not decompiled yet")
     empty = made.value
@@ -49,8 +49,9 @@ def comprehension_of(kind: str, statement: ast.stmt | None, result: str | None, 
     replaces the first `for`'s when given (a comprehension's own function iterates `.0`)."""
     generators: list[ast.comprehension] = []
     while True:
-        if isinstance(statement, ast.For) and not statement.orelse and len(statement.body) >= 1:
-            generators.append(ast.comprehension(target=statement.target, iter=statement.iter, ifs=[], is_async=0))
+        if isinstance(statement, (ast.For, ast.AsyncFor)) and not statement.orelse and len(statement.body) >= 1:
+            is_async = int(isinstance(statement, ast.AsyncFor))
+            generators.append(ast.comprehension(target=statement.target, iter=statement.iter, ifs=[], is_async=is_async))
             body = list(statement.body)
         elif isinstance(statement, ast.If) and generators and not statement.orelse:
             generators[-1].ifs.append(statement.test)

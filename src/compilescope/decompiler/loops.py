@@ -12,6 +12,7 @@ import dis
 from typing import Any, cast
 
 import compilescope.decompiler.cfg as cfg
+from compilescope.decompiler.async_for import is_async_for
 from compilescope.decompiler.expressions import name_cleanup
 from compilescope.decompiler.normalize import (
     EXIT,
@@ -126,13 +127,16 @@ class Loops(StructurerParts):
             statements.pop()
         # What FOR_ITER leaves for the code after the loop: 3.12+ keeps the iterator (and a
         # value) for END_FOR to pop; 3.10/3.11 pop it themselves.
-        leftover = [LoopIterator(iterable), LOOP_DONE] if ITERATOR_KEPT_AFTER_LOOP else []
+        # (an async for's END_ASYNC_FOR pops the iterator on every version)
+        is_async = is_async_for(block)
+        leftover = [LoopIterator(iterable), LOOP_DONE] if ITERATOR_KEPT_AFTER_LOOP and not is_async else []
         orelse: list[ast.stmt] = []
         following, extra = exhausted, leftover
         if after is not None:  # a `break` goes past the code that runs when the loop ends: `else:`
             orelse = self.region(exhausted, after, outer, base, leftover)
             following, extra = after, []
-        statement = ast.For(target=item_target, iter=iterable, body=statements or [ast.Pass()], orelse=orelse, type_comment=None, lineno=0)
+        kind = ast.AsyncFor if is_async else ast.For
+        statement = kind(target=item_target, iter=iterable, body=statements or [ast.Pass()], orelse=orelse, type_comment=None, lineno=0)
         return [statement], following, extra
 
     def _pops_below(self, index: int, header: cfg.Block) -> bool:

@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 import compilescope.decompiler.cfg as cfg
 import compilescope.decompiler.finally_copies as finally_copies
+from compilescope.decompiler.async_for import async_for_loops
 from compilescope.decompiler.cfg import CONDITIONAL, code_shape
 from compilescope.decompiler.chains import chained_comparisons
 from compilescope.decompiler.expressions import name_cleanup
@@ -103,7 +104,7 @@ def _without_empty_loop_starts(graph: cfg.Graph) -> cfg.Graph:
 
 
 def _without_send_loops(graph: cfg.Graph) -> cfg.Graph:
-    """3.11+ writes `yield from x` as a loop: SEND, YIELD_VALUE, back to SEND, until the
+    """3.11+ writes `yield from x` (and `await x`) as a loop: SEND, YIELD_VALUE, back to SEND, until the
     delegated iterator is done (3.12+ with a CLEANUP_THROW handler). It is one expression: the
     block before the loop gets one YIELD_FROM (3.10's own instruction for it) and goes on
     where the loop ends."""
@@ -118,8 +119,8 @@ def _without_send_loops(graph: cfg.Graph) -> cfg.Graph:
             continue
         entry = graph.blocks[before[0]]
         names = [i.opname for i in entry.instructions if i.opname not in cfg.NO_EFFECT]
-        if names[-2:] != ["GET_YIELD_FROM_ITER", "LOAD_CONST"]:
-            continue  # `await` (GET_AWAITABLE) is not decompiled yet
+        if names[-1:] != ["LOAD_CONST"] or names[-2:-1] not in (["GET_YIELD_FROM_ITER"], ["GET_AWAITABLE"], ["GET_ANEXT"]):
+            continue  # (yield from, await, and an async for's await of its next item)
         entry.instructions = [
             *entry.instructions,
             real[0]._replace(opname="YIELD_FROM", opcode=dis.opmap["NOP"], arg=None, argval=None, argrepr=""),
@@ -660,6 +661,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("empty loop starts dropped", _plain(_without_empty_loop_starts)),
     Pass("chained comparisons joined", _plain(chained_comparisons)),
     Pass("send loops dropped", _plain(_without_send_loops)),
+    Pass("async for loops read as for loops", _plain(async_for_loops)),
     Pass("finally copies taken out", _finally_copies_taken_out),
     Pass("with exit calls joined", _plain(_joined_exit_calls)),
     Pass("copies after exits joined", _plain(_copies_after_exits_joined)),

@@ -35,6 +35,7 @@ from compilescope.decompiler.expressions import (
     load_name,
     plain_value,
 )
+from compilescope.decompiler.opcodes_async import async_gen_wrap
 from compilescope.decompiler.opcodes_calls import Code
 from compilescope.decompiler.values import (
     CAUGHT,
@@ -358,6 +359,8 @@ def _call_intrinsic_1(reader: BlockReader, ins: dis.Instruction) -> None:
         reader.stack.append(ast.UnaryOp(op=ast.UAdd(), operand=reader.pop_value(ins)))
     elif ins.argrepr == "INTRINSIC_LIST_TO_TUPLE":
         _list_to_tuple(reader, ins)
+    elif ins.argrepr == "INTRINSIC_ASYNC_GEN_WRAP":
+        async_gen_wrap(reader, ins)
     else:
         raise Unsupported(ins, NOT_YET)
 

@@ -22,6 +22,7 @@ from compilescope.decompiler.expressions import (
     handles,
     load_name,
 )
+from compilescope.decompiler.opcodes_async import AWAITED_CALL, Awaited
 from compilescope.decompiler.values import (
     CAUGHT,
     GENERATOR,
@@ -93,7 +94,10 @@ def _call(reader: BlockReader, ins: dis.Instruction) -> None:
         iterator = reader.stack.pop()
         made = reader.stack.pop()
         iterable = iterator.iterable if isinstance(iterator, LoopIterator) else reader._value(iterator, ins)
-        reader.stack.append(reader.nested.comprehension(made.code, iterable))
+        made_comprehension = reader.nested.comprehension(made.code, iterable)
+        if made.code.co_flags & 0x80:  # (an async one: its function is a coroutine the code awaits)
+            setattr(made_comprehension, AWAITED_CALL, True)
+        reader.stack.append(made_comprehension)
         return
     args = reader.pop_values(ins, ins.argval)
     if op in ("CALL", "CALL_KW") and NULL_ABOVE:
@@ -183,8 +187,8 @@ def _set_function_attribute(reader: BlockReader, ins: dis.Instruction) -> None:
 
 
 def _function(reader: BlockReader, code: CodeType, ins: dis.Instruction) -> Any:
-    if code.co_flags & 0x80 or code.co_flags & 0x200 or code.co_flags & 0x100:
-        raise Unsupported(ins, "async functions are not decompiled yet")
+    if code.co_flags & 0x100:  # (types.coroutine sets it at run time: no source makes it)
+        raise Unsupported(ins, "iterable coroutines are not decompiled")
     if code.co_name in _COMPREHENSIONS:
         return _Comprehension(code)
     if code.co_name == "<lambda>":  # an expression: it can go anywhere a value goes
@@ -349,7 +353,7 @@ def _yield_from(reader: BlockReader, ins: dis.Instruction) -> None:
         raise Unsupported(ins, "yield from of a shape not decompiled yet")
     if RECEIVER_KEPT:
         reader.stack.append(delegated)
-    reader.stack.append(ast.YieldFrom(value=delegated.value))
+    reader.stack.append(delegated.result() if isinstance(delegated, Awaited) else ast.YieldFrom(value=delegated.value))
 
 
 @handles("END_SEND")

@@ -21,7 +21,7 @@ Found from the graph, never from instruction patterns:
 Code past a finally is never written inside its try. The parts, each a mixin of Structurer:
 handlers.py (try/with/finally), matches.py (match), loops.py (for, while); what they share
 (the state, declared with what each field holds, and the graph queries): structuring.py.
-What it does not read (async, some shapes of nested handlers and loops) raises Unsupported,
+What it does not read (some shapes of nested handlers and loops) raises Unsupported,
 naming the instruction: it never guesses.
 """
 
@@ -67,8 +67,8 @@ class Structurer(Handlers, Matches, Loops):
     def __init__(self, code: CodeType, nested: NestedBodies) -> None:
         self.code = code
         self.nested = nested  # how nested functions, classes, comprehensions and lambdas are built
-        if code.co_flags & (_CO_COROUTINE | _CO_ITERABLE_COROUTINE | _CO_ASYNC_GENERATOR):
-            raise Unsupported(None, "async functions are not decompiled yet")
+        if code.co_flags & _CO_ITERABLE_COROUTINE:  # (types.coroutine sets it at run time: no source makes it)
+            raise Unsupported(None, "iterable coroutines are not decompiled")
         normalized = normalize(code)  # the graph made regular: normalize.PASSES, in order
         self.graph, self._finallys, self._suppressed = normalized.graph, normalized.finallys, normalized.suppressed
         for block in self.graph.blocks:
@@ -525,7 +525,7 @@ def _kept_below(stack: list[Any], base: list[Any]) -> int | None:
     return kept
 
 
-_CO_COROUTINE, _CO_ITERABLE_COROUTINE, _CO_ASYNC_GENERATOR = 0x80, 0x100, 0x200
+_CO_ITERABLE_COROUTINE = 0x100
 
 
 def _joined(first: Condition, second: Condition, side: str, same: Callable[[int, int], int | None] | None = None) -> Condition | None:

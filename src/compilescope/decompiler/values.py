@@ -37,9 +37,10 @@ NULL = _Null()
 
 @dataclass
 class LoopIterator:
-    """The iterator a for loop keeps on the stack (GET_ITER of `iterable`)."""
+    """The iterator a for loop keeps on the stack (GET_ITER of `iterable`; GET_AITER: async)."""
 
     iterable: ast.expr
+    is_async: bool = False
 
 
 class LoopMarker:
@@ -103,9 +104,11 @@ class CaughtAs(ast.stmt):
 
 @dataclass
 class WithExit:
-    """BEFORE_WITH's `__exit__` of the context manager `manager`, kept below the with's body."""
+    """BEFORE_WITH's `__exit__` of the context manager `manager`, kept below the with's body
+    (BEFORE_ASYNC_WITH's `__aexit__`: async)."""
 
     manager: ast.expr
+    is_async: bool = False
 
 
 @dataclass
@@ -113,6 +116,7 @@ class WithEnter:
     """BEFORE_WITH's `__enter__()` result: stored (`as x`) or dropped where the body starts."""
 
     manager: ast.expr
+    is_async: bool = False
 
 
 class WithTarget(ast.stmt):
