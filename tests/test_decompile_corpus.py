@@ -23,15 +23,9 @@ VERSIONS = ["3.10", "3.11", "3.12", "3.13"]
 
 # What fails on this branch, and why: each is another branch's work (issue 44). An entry that
 # passes fails the test, so that the merge that fixes it removes it here. (None: every Python.)
-_ASYNC = "async functions are not decompiled yet (the decompiler refuses them: shown as bytecode)"
 KNOWN_FAILING: dict[str, tuple[str, set[str] | None]] = {
     "return_in_finally": ("return inside finally: branch h44-finally", None),
     "break_in_finally": ("break inside finally comes out as return (right, but unverified): branch h44-finally", {"3.10"}),
-    "awaits": (_ASYNC, None),
-    "async_loop": (_ASYNC, None),
-    "async_gen": (_ASYNC, None),
-    "async_with_and_for": (_ASYNC, None),
-    "async_comprehension": (_ASYNC, None),
 }
 
 _RUNS: dict[str, tuple[subprocess.Popen[str], Path]] = {}

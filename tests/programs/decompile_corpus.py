@@ -322,6 +322,95 @@ async def async_comprehension(n):
     return [x async for x in async_gen(n) if x]
 
 
+async def async_with_in_try(n):
+    log = []
+    try:
+        async with _AsyncContext() as value:
+            if n > 2:
+                raise ValueError(value)
+            log.append(value * n)
+    except ValueError as error:
+        log.append(str(error))
+    log.append(n)
+    return log
+
+
+async def async_for_break_else(n):
+    found = -1
+    async for item in async_gen(n):
+        if item > 4:
+            found = item
+            break
+    else:
+        found = 100
+    return found
+
+
+async def await_in_condition(x):
+    if await _double(x) > 4:
+        return "big"
+    elif await _double(x) == 4:
+        return "two"
+    return "small"
+
+
+async def async_gen_send(n):
+    total = 0
+    for i in range(n):
+        got = yield i
+        if got is not None:
+            total += got
+    yield total
+
+
+async def await_in_call_args(x):
+    label = f"value {await _double(x)}!"
+    return max(await _double(x), await _double(x + 1), key=lambda v: -v), label
+
+
+async def nested_async_closure(n):
+    scale = 3
+
+    async def inner(v):
+        return await _double(v) * scale
+
+    return [await inner(i) for i in range(n)]
+
+
+async def async_comprehension_if(n):
+    evens = {x: await _double(x) async for x in async_gen(n) if x % 4 == 0}
+    return evens, [y for y in range(n) if y > 1]
+
+
+async def await_nested_calls(x):
+    return await _double(await _double(x) + 1) + 1
+
+
+async def async_while(n):
+    out = []
+    while len(out) < n:
+        out.append(await _double(len(out)))
+    return out
+
+
+async def async_gen_with_return(n):
+    async with _AsyncContext() as value:
+        for i in range(n):
+            yield value, i
+    async for item in async_gen(2):
+        yield item
+
+
+async def async_for_in_for(n):
+    total = 0
+    for i in range(n):
+        async for item in async_gen(i):
+            total += item
+            if total > 20:
+                return total
+    return total
+
+
 def gen_simple(n):
     for i in range(n):
         yield i * i
@@ -611,6 +700,17 @@ CASES: dict[str, list[Any]] = {
     "async_gen": [(4,)],
     "async_with_and_for": [(3,)],
     "async_comprehension": [(4,)],
+    "async_with_in_try": [(1,), (3,)],
+    "async_for_break_else": [(2,), (5,)],
+    "await_in_condition": [(1,), (2,), (3,)],
+    "async_gen_send": [(3,)],
+    "await_in_call_args": [(2,)],
+    "nested_async_closure": [(3,)],
+    "async_comprehension_if": [(6,)],
+    "await_nested_calls": [(1,)],
+    "async_while": [(3,)],
+    "async_gen_with_return": [(2,)],
+    "async_for_in_for": [(3,), (8,)],
     "gen_simple": [(4,)],
     "gen_yield_from": [(3,)],
     "gen_send": [(3,)],

@@ -241,7 +241,8 @@ class Handlers(StructurerParts):
             self._entry[after] = [*outside, manager, *(known or [])]
         elif suppressed is not None:
             self._entry.setdefault(suppressed, list(outside))
-        statement = ast.With(
+        kind = ast.AsyncWith if manager.is_async else ast.With
+        statement = kind(
             items=[ast.withitem(context_expr=manager.manager, optional_vars=target)], body=body or [ast.Pass()], type_comment=None
         )
         return [statement], (after if after is not None else suppressed if suppressed is not None else EXIT)

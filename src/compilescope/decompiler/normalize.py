@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import compilescope.decompiler.cfg as cfg
 import compilescope.decompiler.finally_copies as finally_copies
 from compilescope.decompiler.async_for import async_for_loops
+from compilescope.decompiler.async_with import async_with_awaits_dropped
 from compilescope.decompiler.cfg import CONDITIONAL, code_shape
 from compilescope.decompiler.chains import chained_comparisons
 from compilescope.decompiler.expressions import name_cleanup
@@ -319,7 +320,7 @@ def _entered_with(graph: cfg.Graph, index: int) -> int | None:
     """The nearest block above block `index` (a dominator) that enters a with."""
     while index in graph.dominators and graph.dominators[index] != index:
         index = graph.dominators[index]
-        if graph.blocks[index].last.opname in ("SETUP_WITH", "BEFORE_WITH"):
+        if graph.blocks[index].last.opname in ("SETUP_WITH", "BEFORE_WITH", "SETUP_ASYNC_WITH", "BEFORE_ASYNC_WITH"):
             return index
     return None
 
@@ -662,6 +663,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("chained comparisons joined", _plain(chained_comparisons)),
     Pass("send loops dropped", _plain(_without_send_loops)),
     Pass("async for loops read as for loops", _plain(async_for_loops)),
+    Pass("async with awaits dropped", _plain(async_with_awaits_dropped)),
     Pass("finally copies taken out", _finally_copies_taken_out),
     Pass("with exit calls joined", _plain(_joined_exit_calls)),
     Pass("copies after exits joined", _plain(_copies_after_exits_joined)),
