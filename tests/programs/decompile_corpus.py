@@ -401,6 +401,15 @@ async def async_gen_with_return(n):
         yield item
 
 
+async def async_for_continue(n):
+    kept = []
+    async for item in async_gen(n):
+        if item % 4:
+            continue
+        kept.append(item)
+    return kept
+
+
 async def async_for_in_for(n):
     total = 0
     for i in range(n):
@@ -711,6 +720,7 @@ CASES: dict[str, list[Any]] = {
     "async_while": [(3,)],
     "async_gen_with_return": [(2,)],
     "async_for_in_for": [(3,), (8,)],
+    "async_for_continue": [(5,)],
     "gen_simple": [(4,)],
     "gen_yield_from": [(3,)],
     "gen_send": [(3,)],

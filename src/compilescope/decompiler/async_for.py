@@ -60,7 +60,11 @@ def async_for_loops(graph: cfg.Graph) -> cfg.Graph:
         for p in block.predecessors:
             before = graph.blocks[p]
             setup = [i for i in before.instructions if i.opname not in cfg.NO_EFFECT]
-            if [i.opname for i in setup] == ["SETUP_FINALLY"] and setup[0].argval == handler.start and before.successors[:1] == [(block.index, "fall")]:
+            if (
+                [i.opname for i in setup] == ["SETUP_FINALLY"]
+                and setup[0].argval == handler.start
+                and before.successors[:1] == [(block.index, "fall")]
+            ):
                 replace[p] = block.index
         changed = True
     return cfg.redirected(graph, replace) if changed else graph

@@ -16,12 +16,19 @@ from typing import cast
 import compilescope.decompiler.cfg as cfg
 
 _AWAIT = ["GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM"]
+_ENTERS = frozenset(dis.opmap[name] for name in ("BEFORE_ASYNC_WITH",) if name in dis.opmap)
 # what a with's own awaits follow: its enter, its exit call (3.10: one None copied twice), its handler's
-_ENTER = ("BEFORE_ASYNC_WITH",)
-_EXIT_ARGUMENTS = ([("LOAD_CONST", None)] * 3, [("LOAD_CONST", None), ("DUP_TOP", None), ("DUP_TOP", None)])
+# the arguments of the exit call __aexit__(None, None, None): 3.10 one None copied twice, called
+# with three (CALL_FUNCTION 3); 3.11+ three, called as a method with two more (CALL 2)
+_EXIT_ARGUMENTS = (
+    [("LOAD_CONST", None), ("DUP_TOP", None), ("DUP_TOP", None), ("CALL_FUNCTION", 3)],
+    [("LOAD_CONST", None), ("LOAD_CONST", None), ("LOAD_CONST", None), ("CALL", 2)],
+)
 
 
 def async_with_awaits_dropped(graph: cfg.Graph) -> cfg.Graph:
+    if not _ENTERS.intersection(graph.code.co_code[::2]):
+        return graph  # (no async with: every await is the user's)
     replace: dict[int, int] = {}
     changed = False
     for block in graph.blocks:
@@ -55,20 +62,24 @@ def async_with_awaits_dropped(graph: cfg.Graph) -> cfg.Graph:
 
 
 def _with_own(before: list[dis.Instruction]) -> bool:
-    """Whether the await after these instructions is an async with's own."""
+    """Whether the await after these instructions is an async with's own: after its enter,
+    after its exit call (the one __aexit__(None, None, None) of each way out of its body; a
+    user's call of that shape is not a with's, and the verifier would say so), or in its handler."""
     if before[-1:] and before[-1].opname in ("BEFORE_ASYNC_WITH", "WITH_EXCEPT_START"):
         return True
-    if before[-1:] and before[-1].opname in ("CALL", "CALL_FUNCTION") and (before[-1].arg or 0) in (2, 3):
-        return [(i.opname, i.argval) for i in before[-4:-1]] in _EXIT_ARGUMENTS
-    return False
+    return [(i.opname, i.arg if i.opname.startswith("CALL") else i.argval) for i in before[-4:]] in _EXIT_ARGUMENTS
 
 
 def _needs_join(graph: cfg.Graph, block: cfg.Block) -> bool:
     """3.11+: the await ended the block (its SEND loop); the code after it is in the next one."""
     falls = [s for s, k in block.successors if k == "fall"]
     real = [i for i in block.instructions if i.opname not in cfg.NO_EFFECT]
-    return len(falls) == 1 and bool(real) and not cfg.is_jump(block.last) and block.last.opname not in cfg.TERMINATORS and (
-        real[-1].opname in ("BEFORE_ASYNC_WITH", "WITH_EXCEPT_START", "CALL")
+    return (
+        len(falls) == 1
+        and bool(real)
+        and not cfg.is_jump(block.last)
+        and block.last.opname not in cfg.TERMINATORS
+        and (real[-1].opname in ("BEFORE_ASYNC_WITH", "WITH_EXCEPT_START", "CALL"))
     )
 
 

@@ -59,9 +59,7 @@ def function_def(code: CodeType) -> tuple[ast.FunctionDef, Temporaries]:
     body = [*declarations(code), *body]
     # (no type_params here, which typeshed requires: 3.10 and 3.11 have none; set below on 3.12+)
     kind = ast.AsyncFunctionDef if code.co_flags & _CO_ASYNC else ast.FunctionDef
-    function = kind(
-        name=function_name(code), args=arguments(code), body=body, decorator_list=[], returns=None, type_comment=None, lineno=1
-    )  # type: ignore[call-overload]
+    function = kind(name=function_name(code), args=arguments(code), body=body, decorator_list=[], returns=None, type_comment=None, lineno=1)  # type: ignore[call-overload]
     if TYPE_PARAMS:
         function.type_params = []
     return function, structurer.temps

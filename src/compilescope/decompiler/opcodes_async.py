@@ -2,9 +2,8 @@
 which imports this module).
 
 `await e` is GET_AWAITABLE of e, then a YIELD_FROM of it (3.10's own instruction; 3.11+'s SEND
-loop, which normalize.py turns into one). The same await follows a with's `__aenter__()` and
-`__aexit__(None, None, None)` (BEFORE_ASYNC_WITH, the exit call): there it is the `async with`'s
-own, not the user's. The awaited call of a 3.10/3.11 async comprehension's function is the
+loop, which normalize.py turns into one). The awaits of an async with's `__aenter__()` and
+`__aexit__()` are the statement's own: async_with.py takes them out of the graph first. The awaited call of a 3.10/3.11 async comprehension's function is the
 comprehension's own too. `async for` is read as a for loop (normalize.py's async loops pass);
 GET_AITER marks its iterator async.
 """
@@ -14,10 +13,9 @@ from __future__ import annotations
 import ast
 import dis
 from dataclasses import dataclass
-from typing import Any
 
 from compilescope.decompiler.expressions import BlockReader, Delegated, handles
-from compilescope.decompiler.values import WITH_DONE, LoopIterator, Unsupported, WithEnter, WithExit
+from compilescope.decompiler.values import LoopIterator, Unsupported, WithEnter, WithExit
 
 # a comprehension's node whose call the code awaits (3.10, 3.11: an async comprehension's
 # function is a coroutine): the await is the comprehension's own
@@ -26,14 +24,10 @@ AWAITED_CALL = "compilescope_awaited_call"
 
 @dataclass
 class Awaited(Delegated):
-    """GET_AWAITABLE of `value` (or of a with's enter/exit marker, `marker`): what YIELD_FROM
-    waits for, the value of `await value`."""
+    """GET_AWAITABLE of `value`: what YIELD_FROM waits for, the value of `await value`. (An
+    async with's own awaits are gone from the graph by then: see async_with.py.)"""
 
-    marker: Any = None
-
-    def result(self) -> Any:
-        if self.marker is not None:
-            return self.marker  # an async with's own await: the marker goes on
+    def result(self) -> ast.expr:
         if getattr(self.value, AWAITED_CALL, False):
             setattr(self.value, AWAITED_CALL, False)
             return self.value
@@ -42,11 +36,7 @@ class Awaited(Delegated):
 
 @handles("GET_AWAITABLE")
 def _get_awaitable(reader: BlockReader, ins: dis.Instruction) -> None:
-    value = reader.pop(ins)
-    if isinstance(value, WithEnter) or value is WITH_DONE:
-        reader.stack.append(Awaited(ast.Constant(value=None), value))
-        return
-    reader.stack.append(Awaited(reader._value(value, ins)))
+    reader.stack.append(Awaited(reader.pop_value(ins)))
 
 
 @handles("BEFORE_ASYNC_WITH")  # [manager] -> [__aexit__, __aenter__()] (3.10: SETUP_ASYNC_WITH later)
@@ -64,11 +54,6 @@ def _setup_async_with(reader: BlockReader, ins: dis.Instruction) -> None:
 @handles("GET_AITER")
 def _get_aiter(reader: BlockReader, ins: dis.Instruction) -> None:
     reader.stack.append(LoopIterator(reader.pop_value(ins), is_async=True))
-
-
-@handles("END_ASYNC_FOR")  # normalize.py takes the async loop's exit out of the graph
-def _end_async_for(reader: BlockReader, ins: dis.Instruction) -> None:
-    raise Unsupported(ins, "END_ASYNC_FOR outside an async for loop's end")
 
 
 @handles("ASYNC_GEN_WRAP")  # 3.11: the value an async generator yields, wrapped for its caller
