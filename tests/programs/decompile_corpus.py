@@ -410,6 +410,28 @@ async def async_for_continue(n):
     return kept
 
 
+async def try_around_async_for(n):
+    seen = []
+    try:
+        async for item in async_gen(n):
+            seen.append(10 // (2 - item))
+    except ZeroDivisionError:
+        return "stopped", seen
+    return "done", seen
+
+
+async def async_gen_early_return(n):
+    if n == 0:
+        return
+    async for item in async_gen(n):
+        if item > 1:
+            return
+        yield item
+    else:
+        async with _AsyncContext() as value:
+            yield value
+
+
 async def async_for_in_for(n):
     total = 0
     for i in range(n):
@@ -721,6 +743,8 @@ CASES: dict[str, list[Any]] = {
     "async_gen_with_return": [(2,)],
     "async_for_in_for": [(3,), (8,)],
     "async_for_continue": [(5,)],
+    "try_around_async_for": [(2,), (4,)],
+    "async_gen_early_return": [(0,), (1,), (4,)],
     "gen_simple": [(4,)],
     "gen_yield_from": [(3,)],
     "gen_send": [(3,)],

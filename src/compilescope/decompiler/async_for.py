@@ -53,9 +53,9 @@ def async_for_loops(graph: cfg.Graph) -> cfg.Graph:
                 continue
         header = real[0]._replace(opname="FOR_ITER", opcode=dis.opmap["FOR_ITER"], argrepr=ASYNC_FOR, argval=graph.blocks[after].start)
         block.instructions = [header]
-        block.successors = [(following[0], "fall"), (after, "jump")] + [
-            (s, k) for s, k in block.successors if k == "exception" and s != handler.index
-        ]
+        # (the header is held by the handlers around the loop: where END_ASYNC_FOR's own
+        # exceptions go, as its range named only the innermost)
+        block.successors = [(following[0], "fall"), (after, "jump")] + [(s, k) for s, k in handler.successors if k == "exception"]
         # 3.10: the loop starts at the SETUP_FINALLY of this handler, alone in a block
         for p in block.predecessors:
             before = graph.blocks[p]

@@ -52,6 +52,8 @@ def function_def(code: CodeType) -> tuple[ast.FunctionDef, Temporaries]:
     # The `return None` Python adds at the end of a function is not the user's (nor its copies
     # at the end of each way into the end).
     _drop_final_returns(body)
+    if code.co_flags & 0x200:  # an async generator may only `return` bare (the same code as `return None`)
+        _bare_returns(body)
     # A generator (async too) whose yields are all unreachable is still one: say so, as Python does.
     if code.co_flags & (_CO_GENERATOR | 0x200) and not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in body for n in ast.walk(s)):
         body = [*body, ast.If(test=ast.Constant(value=False), body=[ast.Expr(value=ast.Yield(value=None))], orelse=[])]
@@ -122,7 +124,7 @@ def _own_nodes(statement: ast.stmt) -> Iterator[ast.AST]:
     while todo:
         node = todo.pop()
         yield node
-        if not isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Lambda)):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             todo += list(ast.iter_child_nodes(node))
 
 
@@ -248,6 +250,14 @@ def _literal(value: Any) -> bool:
     if isinstance(value, tuple):
         return all(_literal(v) for v in value)
     return False
+
+
+def _bare_returns(body: list[ast.stmt]) -> None:
+    """Each `return None` of the function's own (not of the functions it defines) as `return`."""
+    for statement in body:
+        for node in _own_nodes(statement):
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Constant) and node.value.value is None:
+                node.value = None
 
 
 def _drop_final_returns(body: list[ast.stmt]) -> None:

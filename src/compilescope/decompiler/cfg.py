@@ -173,8 +173,8 @@ def _block_stack_handlers(blocks: list[Block], by_start: dict[int, int]) -> dict
                     at_start[target] = (*stack, _EXCEPT)
                     todo.append(target)
                 stack.append(target if target is not None else _EXCEPT)
-            elif instruction.opname in ("POP_BLOCK", "POP_EXCEPT") and stack:
-                stack.pop()
+            elif instruction.opname in ("POP_BLOCK", "POP_EXCEPT", "END_ASYNC_FOR") and stack:
+                stack.pop()  # (END_ASYNC_FOR ends its handler as POP_EXCEPT does: the async for is over)
         for successor, kind in block.successors:
             if kind != "exception" and successor not in at_start:
                 at_start[successor] = tuple(stack)
