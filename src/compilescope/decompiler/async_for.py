@@ -37,7 +37,7 @@ def async_for_loops(graph: cfg.Graph) -> cfg.Graph:
         if block.index not in graph.reachable or len(ending) != 1 or len(following) != 1:
             continue  # (never a shape this pass does not know: the reader refuses END_ASYNC_FOR)
         handler = graph.blocks[ending[0]]
-        after = cfg.split(graph, handler, 1) if len(handler.instructions) > 1 else _falls_to(handler)
+        after = cfg.split(graph, handler, 1) if len(handler.instructions) > 1 else fall_successor(handler)
         if after is None:
             continue
         body = graph.blocks[following[0]]
@@ -46,8 +46,8 @@ def async_for_loops(graph: cfg.Graph) -> cfg.Graph:
             if len(body.instructions) > 1:
                 body.instructions = body.instructions[1:]
                 body.start = body.instructions[0].offset
-            elif _falls_to(body) is not None:
-                replace[body.index] = cast(int, _falls_to(body))
+            elif fall_successor(body) is not None:
+                replace[body.index] = cast(int, fall_successor(body))
                 following = [replace[body.index]]
             else:
                 continue
@@ -75,5 +75,6 @@ def _ends_async_for(block: cfg.Block) -> bool:
     return bool(real) and real[0].opname == "END_ASYNC_FOR"
 
 
-def _falls_to(block: cfg.Block) -> int | None:
+def fall_successor(block: cfg.Block) -> int | None:
+    """The block this one falls into, if any."""
     return next((s for s, k in block.successors if k == "fall"), None)

@@ -14,10 +14,10 @@ import dis
 from typing import cast
 
 import compilescope.decompiler.cfg as cfg
+from compilescope.decompiler.async_for import fall_successor
 
 _AWAIT = ["GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM"]
 _ENTERS = frozenset(dis.opmap[name] for name in ("BEFORE_ASYNC_WITH",) if name in dis.opmap)
-# what a with's own awaits follow: its enter, its exit call (3.10: one None copied twice), its handler's
 # the arguments of the exit call __aexit__(None, None, None): 3.10 one None copied twice, called
 # with three (CALL_FUNCTION 3); 3.11+ three, called as a method with two more (CALL 2)
 _EXIT_ARGUMENTS = (
@@ -54,8 +54,8 @@ def async_with_awaits_dropped(graph: cfg.Graph) -> cfg.Graph:
             if following.instructions[0].opname == "END_SEND":  # (3.12+: the await's receiver)
                 nop = following.instructions[0]._replace(opname="NOP", opcode=dis.opmap["NOP"], arg=None, argval=None, argrepr="")
                 following.instructions = following.instructions[1:] or [nop]  # (a block is never empty)
-            if all(i.opname in cfg.NO_EFFECT for i in following.instructions) and _falls_to(following) is not None:
-                replace[following.index] = cast(int, _falls_to(following))
+            if all(i.opname in cfg.NO_EFFECT for i in following.instructions) and fall_successor(following) is not None:
+                replace[following.index] = cast(int, fall_successor(following))
             elif _joinable(graph, block, following):
                 cfg.join_blocks(graph, block, following)
     return cfg.redirected(graph, replace) if changed else graph
@@ -88,7 +88,3 @@ def _joinable(graph: cfg.Graph, block: cfg.Block, following: cfg.Block) -> bool:
     others = [p for p in following.predecessors if p != block.index and p in graph.reachable]
     handlers = {e for e in block.successors if e[1] == "exception"} == {e for e in following.successors if e[1] == "exception"}
     return not others and handlers and following.index not in graph.loops
-
-
-def _falls_to(block: cfg.Block) -> int | None:
-    return next((s for s, k in block.successors if k == "fall"), None)

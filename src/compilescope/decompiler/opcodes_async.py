@@ -3,9 +3,9 @@ which imports this module).
 
 `await e` is GET_AWAITABLE of e, then a YIELD_FROM of it (3.10's own instruction; 3.11+'s SEND
 loop, which normalize.py turns into one). The awaits of an async with's `__aenter__()` and
-`__aexit__()` are the statement's own: async_with.py takes them out of the graph first. The awaited call of a 3.10/3.11 async comprehension's function is the
-comprehension's own too. `async for` is read as a for loop (normalize.py's async loops pass);
-GET_AITER marks its iterator async.
+`__aexit__()` are the statement's own: async_with.py takes them out of the graph first. The
+awaited call of a 3.10/3.11 async comprehension's function is the comprehension's own too.
+`async for` is read as a for loop (async_for.py); GET_AITER marks its iterator async.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def _get_awaitable(reader: BlockReader, ins: dis.Instruction) -> None:
 @handles("BEFORE_ASYNC_WITH")  # [manager] -> [__aexit__, __aenter__()] (3.10: SETUP_ASYNC_WITH later)
 def _before_async_with(reader: BlockReader, ins: dis.Instruction) -> None:
     manager = reader.pop_value(ins)
-    reader.stack += [WithExit(manager, is_async=True), WithEnter(manager, is_async=True)]
+    reader.stack += [WithExit(manager, is_async=True), WithEnter(manager)]
 
 
 @handles("SETUP_ASYNC_WITH")  # 3.10: only its handler, which the graph has

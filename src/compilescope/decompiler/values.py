@@ -116,7 +116,6 @@ class WithEnter:
     """BEFORE_WITH's `__enter__()` result: stored (`as x`) or dropped where the body starts."""
 
     manager: ast.expr
-    is_async: bool = False
 
 
 class WithTarget(ast.stmt):
