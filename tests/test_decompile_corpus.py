@@ -26,7 +26,6 @@ VERSIONS = ["3.10", "3.11", "3.12", "3.13"]
 _ASYNC = "async functions are not decompiled yet (the decompiler refuses them: shown as bytecode)"
 KNOWN_FAILING: dict[str, tuple[str, set[str] | None]] = {
     "return_in_finally": ("return inside finally: branch h44-finally", None),
-    "break_in_finally": ("break inside finally comes out as return (right, but unverified): branch h44-finally", {"3.10"}),
     "awaits": (_ASYNC, None),
     "async_loop": (_ASYNC, None),
     "async_gen": (_ASYNC, None),

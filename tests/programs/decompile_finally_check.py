@@ -1,10 +1,10 @@
 """`return`, `break` and `continue` inside `finally` (legal up to 3.13): decompile each function,
 compile the source again, and call both on inputs that raise inside the `try` and inputs that do
-not: same results, same arguments after?
+not: same results, same arguments after? And does verify.py find the source's code the same?
 
 Run by tests/unit/test_decompile_finally.py with each Python 3.10-3.13 (stdlib only,
-PYTHONPATH=src). Prints JSON: per function, "pass", "differs: ..." or "unsupported: ...", and
-the source."""
+PYTHONPATH=src). Prints JSON: per function, "pass", "differs: ..." or "unsupported: ...", the
+source, and what verify.py finds different in its code (None: nothing)."""
 
 import contextlib
 import json
@@ -13,6 +13,7 @@ import sys
 
 from compilescope.decompiler.building import function_source
 from compilescope.decompiler.values import Unsupported
+from compilescope.decompiler.verify import difference
 
 
 def return_in_finally(x, log):
@@ -283,13 +284,13 @@ def main() -> None:
         try:
             source = function_source(function.__code__, function.__defaults__, function.__kwdefaults__)
         except Unsupported as error:
-            results[name] = {"result": f"unsupported: {error}", "source": None}
+            results[name] = {"result": f"unsupported: {error}", "source": None, "difference": None}
             continue
         namespace = {"contextlib": contextlib}
         try:
             exec(compile(source, f"<decompiled {name}>", "exec", dont_inherit=True), namespace)
         except SyntaxError as error:
-            results[name] = {"result": f"differs: not valid Python: {error}", "source": source}
+            results[name] = {"result": f"differs: not valid Python: {error}", "source": source, "difference": None}
             continue
         result = "pass"
         for arguments in inputs:
@@ -297,7 +298,7 @@ def main() -> None:
             if expected != got:
                 result = f"differs for {arguments!r}: {expected} vs {got}"
                 break
-        results[name] = {"result": result, "source": source}
+        results[name] = {"result": result, "source": source, "difference": difference(function.__code__, source)}
     json.dump({"python": "%d.%d" % sys.version_info[:2], "functions": results}, sys.stdout)
 
 

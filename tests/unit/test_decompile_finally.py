@@ -7,7 +7,8 @@ the decompiler refused every such function (a raising stub), and wrote `while Tr
 finally: ...` with the loop inside the try (its finally run once, not each time round). Each
 function of tests/programs/decompile_finally_check.py is decompiled by that Python (in a
 subprocess, PYTHONPATH at this checkout's src), compiled again and called with inputs that raise
-inside the try and inputs that do not: the results and what the function logged must be the same.
+inside the try and inputs that do not: the results and what the function logged must be the same,
+and verify.py must find the recompiled code the same as the original's.
 What is still refused is listed exactly, per Python: refusing is allowed, a different meaning
 never is.
 """
@@ -64,3 +65,6 @@ def test_return_break_continue_in_finally_round_trip(version: str) -> None:
     refused = {name for name, result in results.items() if result.startswith("unsupported:")}
     assert refused == REFUSED[version], {name: results[name] for name in refused ^ REFUSED[version] if name in results}
     assert sum(result == "pass" for result in results.values()) >= 12
+    # AND each is verified: recompiled, its code is the original's (verify.py), so the page says so
+    unverified = {name: entry["difference"] for name, entry in found["functions"].items() if entry["difference"] is not None}
+    assert unverified == {}, unverified
