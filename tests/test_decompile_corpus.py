@@ -25,7 +25,6 @@ VERSIONS = ["3.10", "3.11", "3.12", "3.13"]
 # passes fails the test, so that the merge that fixes it removes it here. (None: every Python.)
 _ASYNC = "async functions are not decompiled yet (the decompiler refuses them: shown as bytecode)"
 KNOWN_FAILING: dict[str, tuple[str, set[str] | None]] = {
-    "return_in_finally": ("return inside finally: branch h44-finally", None),
     "awaits": (_ASYNC, None),
     "async_loop": (_ASYNC, None),
     "async_gen": (_ASYNC, None),

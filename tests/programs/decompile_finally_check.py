@@ -54,6 +54,42 @@ def return_in_finally_of_try_except_returns(x, log):
             return r + 1000
 
 
+def return_in_try_except_and_finally(x, log):
+    try:
+        if x > 2:
+            return 10 // (x - 3)
+        log.append(x)
+    except ZeroDivisionError:
+        log.append("zero")
+        return "zero"
+    finally:
+        log.append("finally")
+        if x == 1:
+            return "one"
+    return "end"
+
+
+def returns_in_try_finally_returns(x, log):
+    try:
+        if x > 2:
+            return x * 2
+        if x < 0:
+            return log
+        log.append(10 // x)
+    finally:
+        return len(log)
+
+
+def except_returns_finally_returns(x, log):
+    try:
+        log.append(10 // x)
+    except ZeroDivisionError:
+        return "zero"
+    finally:
+        log.append("finally")
+        return x
+
+
 def conditional_return_in_finally(x, log):
     try:
         log.append(10 // x)
@@ -80,6 +116,18 @@ def break_in_finally_for(xs, log):
             if v > 5:
                 break
     return log
+
+
+def break_in_finally_over_return(xs, log):
+    for v in xs:
+        try:
+            if v > 3:
+                return v * 10
+            log.append(10 // v)
+        finally:
+            if v < 0:
+                break
+    return "end"
 
 
 def continue_in_finally_for(xs, log):

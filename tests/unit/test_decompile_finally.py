@@ -30,8 +30,6 @@ CHECK = ROOT / "tests" / "programs" / "decompile_finally_check.py"
 # Refused today, per Python (a raising stub, never a wrong function)
 _EVERYWHERE = {
     "finally_each_time_round",
-    "return_in_try_and_finally",
-    "return_in_finally_of_try_except_returns",
     "continue_in_finally_while",
 }
 REFUSED = {
