@@ -246,6 +246,20 @@ def break_in_finally_over_return(xs):
     return total
 
 
+def continue_in_finally_while(n):
+    i = 0
+    total = 0
+    while i < n:
+        i += 1
+        try:
+            total += 10 // (i - 2)
+        finally:
+            if i % 2:
+                continue  # noqa: B012
+            total -= i
+    return i, total
+
+
 def try_in_loop(xs):
     results = []
     for x in xs:
@@ -627,6 +641,7 @@ CASES: dict[str, list[Any]] = {
     "break_in_finally": [([1, 2, 3, 4],), ([1],)],
     "continue_in_finally": [([1, -2, 3],)],
     "some_paths_return_in_finally": [(0,), (1,), (2,), (3,), (5,)],
+    "continue_in_finally_while": [(0,), (1,), (3,), (6,)],
     "break_in_finally_over_return": [([1, 2, 5],), ([2, -1, 9],), ([0, 1],), ([1, 0, -2],), ([],)],
     "try_in_loop": [([1, 0, 2],)],
     "match_literals": [(0,), (2,), ("s",), (3.5,)],

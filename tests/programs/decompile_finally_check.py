@@ -166,6 +166,20 @@ def continue_in_finally_while(n, log):
     return i
 
 
+def continue_in_finally_while_code_after(n, log):
+    i = 0
+    while i < n:
+        i += 1
+        try:
+            log.append(10 // (i - 2))
+        finally:
+            if i == 3:
+                continue
+            log.append(i)
+        log.append("after")
+    return i
+
+
 def while_true_break_in_finally(x, log):
     n = 0
     while True:

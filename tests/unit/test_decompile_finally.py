@@ -30,7 +30,6 @@ CHECK = ROOT / "tests" / "programs" / "decompile_finally_check.py"
 # Refused today, per Python (a raising stub, never a wrong function)
 _EVERYWHERE = {
     "finally_each_time_round",
-    "continue_in_finally_while",
 }
 REFUSED = {
     "3.10": _EVERYWHERE,

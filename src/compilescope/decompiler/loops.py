@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import compilescope.decompiler.cfg as cfg
 from compilescope.decompiler.expressions import name_cleanup
+from compilescope.decompiler.finally_copies import NO_END
 from compilescope.decompiler.normalize import (
     EXIT,
 )
@@ -284,6 +285,14 @@ class Loops(StructurerParts):
                 shared = {b for e in others for o in others - {e} for b in self._forward(e) & self._forward(o)}
                 ending |= {e for e in others if self._only_ends(e, after_loop | shared, set())}
             rest = exits - ending
+            # a finally's code that goes on to its end re-raises there (its copies are out of the
+            # graph): it leaves the loop only by raising, as a `continue` inside it may not
+            rest -= {
+                e
+                for e in rest
+                if any(f.end != NO_END and self.graph.dominates(h, e) for h, f in self._finallys.items())
+                and self._only_ends(e, body, set())
+            }
             # a way out past an enclosing finally (not protected by it) cannot be inside the
             # loop, in its try: it is the code after the loop, where the others return or raise
             past_finally = {e for e in exits if any(h not in self._protectors(e) for h in self._finally_bodies)}
