@@ -260,6 +260,19 @@ def continue_in_finally_while(n):
     return i, total
 
 
+def finally_each_time_round(n):
+    log = []
+    i = 0
+    while True:
+        try:
+            i += 1
+            if i > n:
+                return i, log
+            log.append(10 // (i - 2))
+        finally:
+            log.append("f")
+
+
 def try_in_loop(xs):
     results = []
     for x in xs:
@@ -642,6 +655,7 @@ CASES: dict[str, list[Any]] = {
     "continue_in_finally": [([1, -2, 3],)],
     "some_paths_return_in_finally": [(0,), (1,), (2,), (3,), (5,)],
     "continue_in_finally_while": [(0,), (1,), (3,), (6,)],
+    "finally_each_time_round": [(0,), (1,), (4,)],
     "break_in_finally_over_return": [([1, 2, 5],), ([2, -1, 9],), ([0, 1],), ([1, 0, -2],), ([],)],
     "try_in_loop": [([1, 0, 2],)],
     "match_literals": [(0,), (2,), ("s",), (3.5,)],

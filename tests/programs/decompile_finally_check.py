@@ -204,6 +204,44 @@ def finally_each_time_round(x, log):
             log.append("finally")
 
 
+def while_true_finally_break_in_body(x, log):
+    n = 0
+    while True:
+        try:
+            n += 1
+            if n > 3:
+                break
+            log.append(10 // (x - n))
+        finally:
+            log.append(n)
+    return n
+
+
+def while_true_return_in_try_except_finally(x, log):
+    n = 0
+    while True:
+        try:
+            n += 1
+            if n >= 3:
+                return n * 10
+            log.append(10 // (x - n))
+        except ZeroDivisionError:
+            log.append("zero")
+        finally:
+            log.append("f")
+
+
+def while_true_return_from_finally(x, log):
+    n = 0
+    while True:
+        try:
+            n += 1
+            log.append(10 // (x - n))
+        finally:
+            if n > 2:
+                return n
+
+
 def return_in_finally_in_loop(xs, log):
     total = 0
     for v in xs:

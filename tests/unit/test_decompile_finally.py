@@ -27,16 +27,8 @@ from conftest import python_version
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = ROOT / "tests" / "programs" / "decompile_finally_check.py"
 
-# Refused today, per Python (a raising stub, never a wrong function)
-_EVERYWHERE = {
-    "finally_each_time_round",
-}
-REFUSED = {
-    "3.10": _EVERYWHERE,
-    "3.11": _EVERYWHERE | {"while_true_break_in_finally"},
-    "3.12": _EVERYWHERE | {"while_true_break_in_finally"},
-    "3.13": _EVERYWHERE | {"while_true_break_in_finally"},
-}
+# Refused today, per Python (a raising stub, never a wrong function): none
+REFUSED: dict[str, set[str]] = {"3.10": set(), "3.11": set(), "3.12": set(), "3.13": set()}
 
 
 @pytest.mark.parametrize("version", sorted(REFUSED))

@@ -182,6 +182,13 @@ def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
     new_target = {
         target: cfg.through_jumps(graph, _block_starting(graph, instruction)) for (target, _), instruction in continuations.items()
     }
+    for target, on in new_target.items():
+        if on in protected:
+            # (3.11+: `while True:` starts with a NOP outside the try, which the jump back
+            # goes to: the way out goes there, round the loop, not into the try)
+            header = [p for p in graph.blocks[on].predecessors if p not in protected and not _real(graph.blocks[p])]
+            if len(header) == 1 and cfg.through_jumps(graph, header[0], nops=True) == on and header[0] in graph.loops:
+                new_target[target] = header[0]
     if any(target in protected for target in new_target.values()):
         # a way out that goes on back into the try: the try is a loop's body, its start the
         # loop's (`while True: try: ... finally: ...`); taken out, the copy would leave a loop

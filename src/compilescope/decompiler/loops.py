@@ -332,6 +332,14 @@ class Loops(StructurerParts):
                 ):
                     raise Unsupported(block.instructions[0], "a loop left for several places that never meet")
                 after = target
+        inner_finallys = {h for b in body for h in self._protectors(b) if h in self._finallys} - around
+        if after is not None and self._protectors(after) & inner_finallys:
+            # a way out of the loop from inside a try/finally in it (a `return v`, whose value is
+            # read there, the finally's copy out of the graph): it is no break to after the loop.
+            # Where it only returns (or raises), the loop has no way on: it is written in the try
+            if not (len(exits) == 1 and self._only_ends(after, body, set())):
+                raise Unsupported(block.instructions[0], "a return out of a try/finally inside a loop, read before its finally")
+            after = None
         loop = Loop(header, body, after, kind="while")
         self._open_loops.append(header)
         self._held_below.append((after, held))
