@@ -242,6 +242,23 @@ def while_true_return_from_finally(x, log):
                 return n
 
 
+def while_true_break_in_outer_finally(x, log):
+    n = 0
+    while True:
+        try:
+            n += 1
+            try:
+                if n > 2:
+                    return n
+            finally:
+                log.append("inner")
+        finally:
+            log.append("outer")
+            if n == x:
+                break
+    return -n
+
+
 def return_in_finally_in_loop(xs, log):
     total = 0
     for v in xs:

@@ -337,7 +337,16 @@ class Loops(StructurerParts):
             # a way out of the loop from inside a try/finally in it (a `return v`, whose value is
             # read there, the finally's copy out of the graph): it is no break to after the loop.
             # Where it only returns (or raises), the loop has no way on: it is written in the try
-            if not (len(exits) == 1 and self._only_ends(after, body, set())):
+            # (not where such a finally has a way out of its own, POP_EXCEPT then a `break`, say:
+            # its handler is not in the loop's body, so the loop's ways out here are not all)
+            leaves_finally = any(
+                i.opname == "POP_EXCEPT"
+                for h in inner_finallys
+                for b in self.graph.reachable
+                if self.graph.dominates(h, b) and not cfg.is_cleanup(self.graph.blocks[b])
+                for i in self.graph.blocks[b].instructions
+            )
+            if not (len(exits) == 1 and not leaves_finally and self._only_ends(after, body, set())):
                 raise Unsupported(block.instructions[0], "a return out of a try/finally inside a loop, read before its finally")
             after = None
         loop = Loop(header, body, after, kind="while")
