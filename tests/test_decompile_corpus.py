@@ -21,12 +21,9 @@ from conftest import ROOT, python_version
 CORPUS = ROOT / "tests" / "programs" / "decompile_corpus.py"
 VERSIONS = ["3.10", "3.11", "3.12", "3.13"]
 
-# What fails on this branch, and why: each is another branch's work (issue 44). An entry that
-# passes fails the test, so that the merge that fixes it removes it here. (None: every Python.)
-KNOWN_FAILING: dict[str, tuple[str, set[str] | None]] = {
-    "return_in_finally": ("return inside finally: branch h44-finally", None),
-    "break_in_finally": ("break inside finally comes out as return (right, but unverified): branch h44-finally", {"3.10"}),
-}
+# What fails, and why, on which Pythons (None: every one). An entry that passes fails the test,
+# so that the change that fixes it removes it here. None fails today.
+KNOWN_FAILING: dict[str, tuple[str, set[str] | None]] = {}
 
 _RUNS: dict[str, tuple[subprocess.Popen[str], Path]] = {}
 

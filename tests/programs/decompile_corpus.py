@@ -221,6 +221,58 @@ def continue_in_finally(xs):
     return total
 
 
+def some_paths_return_in_finally(x):
+    try:
+        if x > 2:
+            return 10 // (x - 3)
+    except ZeroDivisionError:
+        return "zero"
+    finally:
+        if x == 1:
+            return "one"  # noqa: B012
+    return "end"
+
+
+def break_in_finally_over_return(xs):
+    total = 0
+    for x in xs:
+        try:
+            if x > 3:
+                return x * 10
+            total += 10 // x
+        finally:
+            if x < 0:
+                break  # noqa: B012
+    return total
+
+
+def continue_in_finally_while(n):
+    i = 0
+    total = 0
+    while i < n:
+        i += 1
+        try:
+            total += 10 // (i - 2)
+        finally:
+            if i % 2:
+                continue  # noqa: B012
+            total -= i
+    return i, total
+
+
+def finally_each_time_round(n):
+    log = []
+    i = 0
+    while True:
+        try:
+            i += 1
+            if i > n:
+                return i, log
+            log.append(10 // (i - 2))
+        finally:
+            log.append("f")
+
+
 def try_in_loop(xs):
     results = []
     for x in xs:
@@ -721,6 +773,10 @@ CASES: dict[str, list[Any]] = {
     "return_in_finally": [(1,), (5,)],
     "break_in_finally": [([1, 2, 3, 4],), ([1],)],
     "continue_in_finally": [([1, -2, 3],)],
+    "some_paths_return_in_finally": [(0,), (1,), (2,), (3,), (5,)],
+    "continue_in_finally_while": [(0,), (1,), (3,), (6,)],
+    "finally_each_time_round": [(0,), (1,), (4,)],
+    "break_in_finally_over_return": [([1, 2, 5],), ([2, -1, 9],), ([0, 1],), ([1, 0, -2],), ([],)],
     "try_in_loop": [([1, 0, 2],)],
     "match_literals": [(0,), (2,), ("s",), (3.5,)],
     "match_sequence": [([],), ([1],), ([1, 2, 3, 4],), ("ab",), (5,)],

@@ -1,10 +1,10 @@
 """`return`, `break` and `continue` inside `finally` (legal up to 3.13): decompile each function,
 compile the source again, and call both on inputs that raise inside the `try` and inputs that do
-not: same results, same arguments after?
+not: same results, same arguments after? And does verify.py find the source's code the same?
 
 Run by tests/unit/test_decompile_finally.py with each Python 3.10-3.13 (stdlib only,
-PYTHONPATH=src). Prints JSON: per function, "pass", "differs: ..." or "unsupported: ...", and
-the source."""
+PYTHONPATH=src). Prints JSON: per function, "pass", "differs: ..." or "unsupported: ...", the
+source, and what verify.py finds different in its code (None: nothing)."""
 
 import contextlib
 import json
@@ -13,6 +13,7 @@ import sys
 
 from compilescope.decompiler.building import function_source
 from compilescope.decompiler.values import Unsupported
+from compilescope.decompiler.verify import difference
 
 
 def return_in_finally(x, log):
@@ -53,6 +54,42 @@ def return_in_finally_of_try_except_returns(x, log):
             return r + 1000
 
 
+def return_in_try_except_and_finally(x, log):
+    try:
+        if x > 2:
+            return 10 // (x - 3)
+        log.append(x)
+    except ZeroDivisionError:
+        log.append("zero")
+        return "zero"
+    finally:
+        log.append("finally")
+        if x == 1:
+            return "one"
+    return "end"
+
+
+def returns_in_try_finally_returns(x, log):
+    try:
+        if x > 2:
+            return x * 2
+        if x < 0:
+            return log
+        log.append(10 // x)
+    finally:
+        return len(log)
+
+
+def except_returns_finally_returns(x, log):
+    try:
+        log.append(10 // x)
+    except ZeroDivisionError:
+        return "zero"
+    finally:
+        log.append("finally")
+        return x
+
+
 def conditional_return_in_finally(x, log):
     try:
         log.append(10 // x)
@@ -79,6 +116,18 @@ def break_in_finally_for(xs, log):
             if v > 5:
                 break
     return log
+
+
+def break_in_finally_over_return(xs, log):
+    for v in xs:
+        try:
+            if v > 3:
+                return v * 10
+            log.append(10 // v)
+        finally:
+            if v < 0:
+                break
+    return "end"
 
 
 def continue_in_finally_for(xs, log):
@@ -117,6 +166,20 @@ def continue_in_finally_while(n, log):
     return i
 
 
+def continue_in_finally_while_code_after(n, log):
+    i = 0
+    while i < n:
+        i += 1
+        try:
+            log.append(10 // (i - 2))
+        finally:
+            if i == 3:
+                continue
+            log.append(i)
+        log.append("after")
+    return i
+
+
 def while_true_break_in_finally(x, log):
     n = 0
     while True:
@@ -139,6 +202,61 @@ def finally_each_time_round(x, log):
             log.append(10 // (x - n))
         finally:
             log.append("finally")
+
+
+def while_true_finally_break_in_body(x, log):
+    n = 0
+    while True:
+        try:
+            n += 1
+            if n > 3:
+                break
+            log.append(10 // (x - n))
+        finally:
+            log.append(n)
+    return n
+
+
+def while_true_return_in_try_except_finally(x, log):
+    n = 0
+    while True:
+        try:
+            n += 1
+            if n >= 3:
+                return n * 10
+            log.append(10 // (x - n))
+        except ZeroDivisionError:
+            log.append("zero")
+        finally:
+            log.append("f")
+
+
+def while_true_return_from_finally(x, log):
+    n = 0
+    while True:
+        try:
+            n += 1
+            log.append(10 // (x - n))
+        finally:
+            if n > 2:
+                return n
+
+
+def while_true_break_in_outer_finally(x, log):
+    n = 0
+    while True:
+        try:
+            n += 1
+            try:
+                if n > 2:
+                    return n
+            finally:
+                log.append("inner")
+        finally:
+            log.append("outer")
+            if n == x:
+                break
+    return -n
 
 
 def return_in_finally_in_loop(xs, log):
@@ -283,13 +401,13 @@ def main() -> None:
         try:
             source = function_source(function.__code__, function.__defaults__, function.__kwdefaults__)
         except Unsupported as error:
-            results[name] = {"result": f"unsupported: {error}", "source": None}
+            results[name] = {"result": f"unsupported: {error}", "source": None, "difference": None}
             continue
         namespace = {"contextlib": contextlib}
         try:
             exec(compile(source, f"<decompiled {name}>", "exec", dont_inherit=True), namespace)
         except SyntaxError as error:
-            results[name] = {"result": f"differs: not valid Python: {error}", "source": source}
+            results[name] = {"result": f"differs: not valid Python: {error}", "source": source, "difference": None}
             continue
         result = "pass"
         for arguments in inputs:
@@ -297,7 +415,7 @@ def main() -> None:
             if expected != got:
                 result = f"differs for {arguments!r}: {expected} vs {got}"
                 break
-        results[name] = {"result": result, "source": source}
+        results[name] = {"result": result, "source": source, "difference": difference(function.__code__, source)}
     json.dump({"python": "%d.%d" % sys.version_info[:2], "functions": results}, sys.stdout)
 
 

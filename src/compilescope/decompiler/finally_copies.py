@@ -13,7 +13,9 @@ are not all matched is left untouched, and the structurer refuses it.
 from __future__ import annotations
 
 import dis
+import functools
 from dataclasses import dataclass
+from types import CodeType
 from typing import Any, cast
 
 import compilescope.decompiler.cfg as cfg
@@ -35,6 +37,9 @@ class Finally:
     # where the finally never ends (each way through it returns, breaks or continues): the
     # copies, which the try body's ways out still go into; writing the body stops there
     copies: frozenset[int] = frozenset()
+    # of those, the copies the body enters with the value of its `return v` on the stack, which
+    # the finally's own return drops: the body's way out there is `return v`
+    returning: frozenset[int] = frozenset()
 
 
 NO_END = -2  # (structuring.NOWHERE: the region of a finally that never ends stops nowhere)
@@ -145,6 +150,7 @@ def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
     cleanup = {s for s, k in block.successors if k == "exception"}
     inner_handlers = {s for b in handler_code for s, k in graph.blocks[b].successors if k == "exception" and s in handler_code} - cleanup
     copies: set[int] = set()
+    returning: set[int] = set()
     for source, _, target in exits:
         if (target, 0) in continuations or target in copies:
             continue
@@ -152,27 +158,37 @@ def _take_out_copies(graph: cfg.Graph, handler: int) -> Finally | None:
         # they are not the copy's own
         around = {s for s, k in graph.blocks[source].successors if k == "exception"} | {handler} | cleanup
         around |= {s for c in cleanup for s, k in graph.blocks[c].successors if k == "exception"}
-        matched, after = _match(graph, start, (target, 0), ends, _Nested(cleanup, handler_code, around, inner_handlers))
+        pending = _finds_return_value(graph, handler, handler_code, target)
+        matched, after = _match(graph, start, (target, 0), ends, _Nested(cleanup, handler_code, around, inner_handlers, pending))
         if not matched:
             return None
         if after is None:
             copies.add(target)  # the copy never ends: the way out is the whole finally
+            if pending:
+                returning.add(target)
         else:
             continuations[(target, 0)] = after
     if copies:
         # a finally that never ends (a `return`, `break` or `continue` on each way through
         # it): each copy is left whole, the body written up to it. Only where every copy is
-        # one and the body leaves nothing on the stack for it (a `return x` in the body whose
-        # value the finally's return drops is not read)
-        if continuations or ends or not _nothing_pending(graph, handler, copies):
+        # one and the body leaves nothing on the stack for it, but for the value of a `return`
+        # in the body, which the copy's returns drop (then the body's way out is that return)
+        if continuations or ends or not _nothing_pending(graph, handler, copies - returning):
             return None
-        return Finally(handler=handler, skip=(first if skip else 0), end=NO_END, copies=frozenset(copies))
+        return Finally(handler=handler, skip=(first if skip else 0), end=NO_END, copies=frozenset(copies), returning=frozenset(returning))
     # the finally's ends (its RERAISEs) become one block, so the finally is the region up to it
     end = _one_end(graph, ends)
     # cut each copy's continuation into a block of its own, and send the way out there
     new_target = {
         target: cfg.through_jumps(graph, _block_starting(graph, instruction)) for (target, _), instruction in continuations.items()
     }
+    for target, on in new_target.items():
+        if on in protected:
+            # (3.11+: `while True:` starts with a NOP outside the try, which the jump back
+            # goes to: the way out goes there, round the loop, not into the try)
+            header = [p for p in graph.blocks[on].predecessors if p not in protected and not _real(graph.blocks[p])]
+            if len(header) == 1 and cfg.through_jumps(graph, header[0], nops=True) == on and header[0] in graph.loops:
+                new_target[target] = header[0]
     if any(target in protected for target in new_target.values()):
         # a way out that goes on back into the try: the try is a loop's body, its start the
         # loop's (`while True: try: ... finally: ...`); taken out, the copy would leave a loop
@@ -215,6 +231,7 @@ class _Nested:
     handler_code: set[int]  # the blocks of the finally's handler
     around: set[int]  # what protects the way out the copy is on
     inner_handlers: set[int]  # the handlers of trys inside the finally (in the handler's code)
+    pending: bool = False  # the copy finds the body's `return v` value on the stack (_PENDING)
 
 
 def _match(
@@ -280,8 +297,17 @@ def _match(
             dropped = _drops_exception(graph, h_next) or _drops_exception(graph, h_next, under_value=True)
         if dropped is not None:
             # a `return`, `break` or `continue` inside the finally: its handler first drops the
-            # exception it was running for (and the exception state); the copies have none
-            todo.append((dropped, c_next))
+            # exception it was running for (and the exception state); the copies have none.
+            # A copy run for the body's `return v` drops v instead, from under the finally's
+            # return value (_PENDING), where it found one more value than the try did; before
+            # a `return <constant>`, `break` or `continue` inside the finally, at once
+            pending = None
+            if nested.pending:
+                under_value = _drops_exception(graph, h_next) is None
+                pending = _drops(graph, c_next, _PENDING[EXCEPTION_TABLE] if under_value else ["POP_TOP"])
+                if pending is None:
+                    return False, None
+            todo.append((dropped, pending or c_next))
             continue
         if c_ins is not None and _OPPOSITE.get(h_ins.opname) == c_ins.opname:
             # the same test, its ways swapped (3.12+ lays the copy out the other way round)
@@ -329,21 +355,50 @@ _DROPS = {
 }
 
 
+# How a copy run for the body's `return v` drops v from under the finally's own return value
+_PENDING = {False: ["ROT_TWO", "POP_TOP"], True: ["SWAP", "POP_TOP"]}
+
+
 def _nothing_pending(graph: cfg.Graph, handler: int, copies: set[int]) -> bool:
     """Whether each copy starts with the stack as the try found it (the handler's exception
     state aside): nothing the body computed waits there for a way out the finally drops."""
-    depths = cfg.stack_depths(graph.code)
+    return all(_above_try(graph, handler, c) == 0 for c in copies)
+
+
+def _finds_return_value(graph: cfg.Graph, handler: int, handler_code: set[int], copy: int) -> bool:
+    """Whether the copy starts with one value more than the try found: the value of the body's
+    `return v`, which Python computes before the finally runs."""
+    if not any(i.opname == "POP_EXCEPT" for b in handler_code for i in graph.blocks[b].instructions):
+        return False  # (no way out of the finally, which drops its exception first: nothing drops it either)
+    return _above_try(graph, handler, copy) == 1
+
+
+def _above_try(graph: cfg.Graph, handler: int, copy: int) -> int | None:
+    """How many values more than the try found are on the stack where the copy starts."""
+    depths = _stack_depths(graph.code)
     at_handler = depths.get(graph.blocks[handler].instructions[0].offset)
-    if at_handler is None:
-        return False
+    at_copy = depths.get(graph.blocks[copy].instructions[0].offset)
+    if at_handler is None or at_copy is None:
+        return None
     at_try = at_handler - (1 if EXCEPTION_TABLE else 6)  # (the exception; 3.10: it and the one before, 3 values each)
-    return all(depths.get(graph.blocks[c].instructions[0].offset) == at_try for c in copies)
+    return at_copy - at_try
+
+
+@functools.lru_cache(maxsize=4)
+def _stack_depths(code: CodeType) -> dict[int, int]:
+    return cfg.stack_depths(code)  # (asked for each way out of each finally of the code)
 
 
 def _drops_exception(graph: cfg.Graph, place: tuple[int, int], under_value: bool = False) -> tuple[int, int] | None:
     """Where the handler's code at `place` drops the exception and then its state (see _DROPS),
     the place just past that; None where it does not."""
-    for name in _DROPS[(EXCEPTION_TABLE, under_value)]:
+    return _drops(graph, place, _DROPS[(EXCEPTION_TABLE, under_value)])
+
+
+def _drops(graph: cfg.Graph, place: tuple[int, int], names: list[str]) -> tuple[int, int] | None:
+    """The place just past the instructions `names` (each SWAP a `SWAP 2`) from `place`; None
+    where the code there is not those."""
+    for name in names:
         instruction, at = _next_real(graph, *place)
         if instruction is None or instruction.opname != name or name == "SWAP" and instruction.arg != 2:
             return None

@@ -165,6 +165,9 @@ class Handlers(StructurerParts):
         # finally's own, not the loop's body: the handler's blocks never go round)
         leaves = loop is not None and bool(self._forward(handler) - self._handler_code(handler))
         finalbody = self.region(handler, read.end, loop if leaves else None, base, first=[*outside, *entry])
+        # (a return, break or continue inside the finally first drops the exception it ran for,
+        # POP_EXCEPT: the source's way out does that itself; `T = v` then `return T` is tidied)
+        _drop_handler_ends(finalbody)
         statement = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=finalbody or [ast.Pass()])
         if read.copies and after is not None:  # (the body goes on past a finally that never ends: not read)
             raise Unsupported(self.graph.blocks[handler].instructions[0], "code after a finally that never ends")

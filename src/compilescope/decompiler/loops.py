@@ -14,6 +14,7 @@ from typing import Any, cast
 import compilescope.decompiler.cfg as cfg
 from compilescope.decompiler.async_for import is_async_for
 from compilescope.decompiler.expressions import name_cleanup
+from compilescope.decompiler.finally_copies import NO_END
 from compilescope.decompiler.normalize import (
     EXIT,
 )
@@ -288,6 +289,14 @@ class Loops(StructurerParts):
                 shared = {b for e in others for o in others - {e} for b in self._forward(e) & self._forward(o)}
                 ending |= {e for e in others if self._only_ends(e, after_loop | shared, set())}
             rest = exits - ending
+            # a finally's code that goes on to its end re-raises there (its copies are out of the
+            # graph): it leaves the loop only by raising, as a `continue` inside it may not
+            rest -= {
+                e
+                for e in rest
+                if any(f.end != NO_END and self.graph.dominates(h, e) for h, f in self._finallys.items())
+                and self._only_ends(e, body, set())
+            }
             # a way out past an enclosing finally (not protected by it) cannot be inside the
             # loop, in its try: it is the code after the loop, where the others return or raise
             past_finally = {e for e in exits if any(h not in self._protectors(e) for h in self._finally_bodies)}
@@ -327,6 +336,23 @@ class Loops(StructurerParts):
                 ):
                     raise Unsupported(block.instructions[0], "a loop left for several places that never meet")
                 after = target
+        inner_finallys = {h for b in body for h in self._protectors(b) if h in self._finallys} - around
+        if after is not None and self._protectors(after) & inner_finallys:
+            # a way out of the loop from inside a try/finally in it (a `return v`, whose value is
+            # read there, the finally's copy out of the graph): it is no break to after the loop.
+            # Where it only returns (or raises), the loop has no way on: it is written in the try
+            # (not where such a finally has a way out of its own, POP_EXCEPT then a `break`, say:
+            # its handler is not in the loop's body, so the loop's ways out here are not all)
+            leaves_finally = any(
+                i.opname == "POP_EXCEPT"
+                for h in inner_finallys
+                for b in self.graph.reachable
+                if self.graph.dominates(h, b) and not cfg.is_cleanup(self.graph.blocks[b])
+                for i in self.graph.blocks[b].instructions
+            )
+            if not (len(exits) == 1 and not leaves_finally and self._only_ends(after, body, set())):
+                raise Unsupported(block.instructions[0], "a return out of a try/finally inside a loop, read before its finally")
+            after = None
         loop = Loop(header, body, after, kind="while")
         self._open_loops.append(header)
         self._held_below.append((after, held))

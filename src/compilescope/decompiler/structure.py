@@ -350,7 +350,9 @@ class Structurer(Handlers, Matches, Loops):
                 statements.append(ast.Break())
                 break
             if any(node in self._finallys[h].copies for h in self._finally_bodies if h in self._finallys):
-                break  # the copy of a finally that never ends: written once, as the finally
+                # the copy of a finally that never ends: written once, as the finally
+                self._return_before_copy(node, statements)
+                break
             self._check_inside_finallys(node)
             starting = self._protectors(node) - self._open_trys
             if starting:
@@ -506,6 +508,17 @@ class Structurer(Handlers, Matches, Loops):
             # one return between returns): each side ends where the region does
             merge = stop
         return merge
+
+    def _return_before_copy(self, copy: int, statements: list[ast.stmt]) -> None:
+        """The body's `return v` where it goes into the copy of a finally that never ends with v
+        on the stack (the copy's own return drops it): finally_copies found which copies do."""
+        held = self._entry.get(copy, [])
+        if any(copy in self._finallys[h].returning for h in self._finally_bodies if h in self._finallys):
+            if len(held) != 1 or not isinstance(held[0], ast.expr):
+                raise Unsupported(self.graph.blocks[copy].instructions[0], "a return's value into a finally that never ends, not read")
+            statements.append(ast.Return(value=held[0]))
+        elif held:
+            raise Unsupported(self.graph.blocks[copy].instructions[0], "values left on the stack for a finally that never ends")
 
     def _note_target(self, reader: BlockReader, loop: Loop | None) -> None:
         if reader.loop_target is not None and loop is not None:

@@ -363,6 +363,13 @@ class _Graph:
                 stack = stack[: -1 if EXCEPTION_TABLE else -3]
             elif name in ("ROT_TWO", "SWAP") and (instruction.arg in (None, 2)):
                 stack = [*stack[:-2], *stack[-2:][::-1]] if len(stack) >= 2 else [*stack, None] if stack else []
+            elif name in ("ROT_THREE", "ROT_FOUR"):
+                # (3.10: `return x` inside a finally's handler moves x under the exception it
+                # drops, as `break` then the copied `return x` drops it first: the values below
+                # what was loaded are unknown, None)
+                depth = 3 if name == "ROT_THREE" else 4
+                padded = [None] * (depth - len(stack)) + stack
+                stack = [*padded[:-depth], padded[-1], *padded[-depth:-1]] if stack else []
             elif name == "RETURN_VALUE":
                 return stack[-1] if stack and stack[-1] is not None else None
             else:
