@@ -509,7 +509,7 @@ SWEEP_REFUSED: dict[str, set[str]] = {
 # or worse, shows here. Seen among them: 3.10's `return` inside a try or a loop, a `return` the
 # compiler copied into both sides of a conditional with values still waiting on the stack (kept
 # in `__stack` temporaries), a loop's body copied after a `continue`, a value returned from
-# inside a for loop (3.12+). The torch.nn sweeps are not listed here.
+# inside a for loop (3.12+). torch.nn on 3.12 is not listed (not measured: no 3.12 torch here).
 SWEEP_UNVERIFIED: dict[str, set[str]] = {
     "stdlib 3.10": {
         "argparse:ArgumentParser._get_value:2487",
@@ -580,6 +580,7 @@ SWEEP_UNVERIFIED: dict[str, set[str]] = {
         "urllib.parse:_splitpasswd:1139",
         "urllib.parse:_splitvalue:1243",
     },
+    "torch.nn 3.11": set(),
 }
 
 
