@@ -75,3 +75,17 @@ def test_the_api_says_so_at_the_top_of_the_source() -> None:
         assert source.difference == result.difference
     right = compilescope.decompile(lambda q: q + 1)
     assert right.verified is True and right.difference is None and not right.startswith("#")
+
+
+def test_an_and_inside_an_or_is_alike_on_one_line_or_several() -> None:
+    # GIVEN `a or b and c or d` written over several lines, as the stdlib writes it: 3.10 and
+    # 3.11 thread its jumps only where the parts share a line, and a decompilation is one line
+    original = _code("def f(a, b, c, d):\n    return (a or\n            b and\n            c or\n            d)\n", "f")
+    # THEN the same on one line is alike, and so is an `is` test in it
+    assert difference(original, "def f(a, b, c, d):\n    return a or (b and c) or d\n") is None
+    tested = _code("def f(a, b, c):\n    return (a is None or\n            b and\n            c)\n", "f")
+    assert difference(tested, "def f(a, b, c):\n    return a is None or (b and c)\n") is None
+    # AND another operator in its place still differs
+    assert difference(original, "def f(a, b, c, d):\n    return a or b or c or d\n") is not None
+    assert difference(original, "def f(a, b, c, d):\n    return a or (b and c) and d\n") is not None
+    assert difference(tested, "def f(a, b, c):\n    return a is not None or (b and c)\n") is not None

@@ -17,6 +17,7 @@ bytecode there instead: never a guess.
 from __future__ import annotations
 
 import ast
+import copy
 import dis
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -221,6 +222,17 @@ def _made_class(value: Any) -> bool:
     return isinstance(value, ast.Call) and isinstance(value.func, BuildClass)
 
 
+def _copy_of(value: Any) -> Any:
+    """The top's copy (COPY 1): a new node that says which it copies, so that where the two are
+    stored one after the other, tidy writes `a = b = v` (a chained assignment stores one value
+    copied; `a = v; b = v` loads it twice)."""
+    if not isinstance(value, ast.expr):
+        return value
+    copied = copy.copy(value)
+    copied.compilescope_copy_of = value  # type: ignore[attr-defined]
+    return copied
+
+
 def _written(statement: ast.stmt) -> frozenset[str]:
     """The plain names a statement binds or deletes."""
     names = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
@@ -285,7 +297,9 @@ class BlockReader:
         target = ast.Name(id=name, ctx=ast.Store())
         if not self._parallel and self._stored_in_turn(instruction, [name], value):
             return
-        waiting = [v for v in self.stack if isinstance(v, ast.expr)]
+        # (the values above the markers: a loop's iterator, a with's exit wait below them)
+        below = next((at + 1 for at in range(len(self.stack) - 1, -1, -1) if not isinstance(self.stack[at], ast.expr)), 0)
+        waiting = self.stack[below:]
         if not self._parallel and (not waiting or not self._parallel_follows(value, waiting)):
             self.assign(instruction, target, value)
             return
@@ -333,7 +347,7 @@ class BlockReader:
         return True
 
     def _parallel_follows(self, value: Any, waiting: list[ast.expr]) -> bool:
-        if not isinstance(value, ast.expr) or not all(plain_value(v) for v in [*waiting, value]) or len(waiting) != len(self.stack):
+        if not isinstance(value, ast.expr) or not all(plain_value(v) for v in [*waiting, value]):
             return False
         following = [i for i in self._upcoming[: len(waiting) * 2] if i.opname not in IGNORED][: len(waiting)]
         return len(following) == len(waiting) and all(i.opname in NAME_STORES for i in following)
@@ -464,7 +478,7 @@ class BlockReader:
             raise Unsupported(instruction, "the value stack is shorter than the copy")
         if not self._settled(self.stack[-depth]):
             self.spill(len(self.stack) - depth + 1, instruction=instruction)
-        self.stack.append(self.stack[-depth])
+        self.stack.append(_copy_of(self.stack[-depth]) if depth == 1 else self.stack[-depth])
 
     def leave(
         self, height: int, instruction: dis.Instruction | None = None, names: list[str] | None = None, tested: bool = False
@@ -546,7 +560,13 @@ class BlockReader:
             self.emit(ast.Import(names=[ast.alias(name=source.module, asname=stored)]), instruction)
             return True
         alias = ast.alias(name=value.name, asname=None if stored == value.name else stored)
-        self.emit(ast.ImportFrom(module=source.module or None, names=[alias], level=source.level), instruction)
+        last = self.statements[-1] if self.statements else None
+        if isinstance(last, ast.ImportFrom) and getattr(last, "compilescope_source", None) is source:
+            last.names.append(alias)  # `from m import a, b`: one IMPORT_NAME, a name taken from it after another
+            return True
+        statement = ast.ImportFrom(module=source.module or None, names=[alias], level=source.level)
+        statement.compilescope_source = source  # type: ignore[attr-defined]
+        self.emit(statement, instruction)
         return True
 
     def assign(self, instruction: dis.Instruction, target: ast.expr, value: Any) -> None:
@@ -586,7 +606,8 @@ class BlockReader:
             self._fill(value, target, instruction)
             return
         if isinstance(value, InPlace):
-            if ast.dump(value.target) == ast.dump(_as_read(target)):
+            # (compared as written: a constant -1 read back from `x[-1]` is the negation of 1)
+            if ast.dump(_as_read(value.target)) == ast.dump(_as_read(target)):
                 # (a target of a store: a name, attribute or subscript)
                 self.emit(
                     ast.AugAssign(target=cast("ast.Name | ast.Attribute | ast.Subscript", target), op=value.op, value=value.value),
@@ -594,6 +615,7 @@ class BlockReader:
                 )
                 return
             value = ast.BinOp(left=value.target, op=value.op, right=value.value)
+            value.compilescope_inplace = True  # (tidy: `x += v` once x is put back)
         if not isinstance(value, ast.expr):
             raise Unsupported(instruction, "stored something that is not a value")
         self.emit(ast.Assign(targets=[target], value=value, lineno=0), instruction)

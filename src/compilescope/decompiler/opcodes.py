@@ -539,7 +539,9 @@ def _build_string(reader: BlockReader, ins: dis.Instruction) -> None:
         elif isinstance(part, ast.FormattedValue) or (isinstance(part, ast.Constant) and isinstance(part.value, str)):
             values.append(part)
         else:  # a str kept in a temporary: f"{s}" is s
-            values.append(ast.FormattedValue(value=part, conversion=-1, format_spec=None))
+            kept = ast.FormattedValue(value=part, conversion=-1, format_spec=None)
+            kept.compilescope_joined = True  # type: ignore[attr-defined]  # (joined, never formatted: tidy)
+            values.append(kept)
     reader.stack.append(ast.JoinedStr(values=values))
 
 

@@ -26,6 +26,14 @@ from types import CodeType
 from typing import cast
 
 from compilescope.decompiler.known_lists import written_out
+from compilescope.decompiler.source_forms import (
+    assigned_temp,
+    copies_stored,
+    inplace_assignments,
+    joined_parts,
+    parallel_assignments,
+    set_display,
+)
 from compilescope.decompiler.values import Temporaries
 
 _DYNAMO_GLOBAL = re.compile(r"^__(compiled_fn|resume_at|import)_")
@@ -82,7 +90,10 @@ def tidy(statements: list[ast.stmt], code: CodeType, temps: Temporaries) -> list
     _walk_bodies(statements, lambda body: _return_in_try(body, temps))
     _walk_bodies(statements, lambda body: _returned_temps(body, temps))
     _values_put_back(statements, names, temps)
+    _walk_bodies(statements, lambda body: parallel_assignments(body, temps, code))
     _walk_bodies(statements, _named_assignments)
+    _walk_bodies(statements, copies_stored)
+    _walk_bodies(statements, inplace_assignments)
     _walk_bodies(statements, _copies_of_what_follows)
     conditional = False
     for node in _all_nodes(statements):  # (one walk: this is on the decompiler's hot path)
@@ -92,6 +103,12 @@ def tidy(statements: list[ast.stmt], code: CodeType, temps: Temporaries) -> list
             node.args = _spliced(node.args)
         elif isinstance(node, (ast.IfExp, ast.BoolOp)):
             conditional = True
+        elif isinstance(node, ast.JoinedStr):
+            node.values = joined_parts(node.values)
+        if isinstance(node, ast.Compare) and isinstance(node.ops[-1], (ast.In, ast.NotIn)):
+            node.comparators[-1] = set_display(node.comparators[-1])
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            node.iter = set_display(node.iter)
     if conditional:
         _ShortCircuits().visit(ast.Module(body=statements, type_ignores=[]))
     return statements
@@ -252,7 +269,7 @@ def _values_across_blocks(body: list[ast.stmt], temps: Temporaries) -> bool:
         if split:  # `T1, T2 = a, b` into temporaries none of the values reads: one at a time
             body[index : index + 1] = split
             statement = body[index]
-        target = _assigned_temp(statement, temps)
+        target = assigned_temp(statement, temps)
         if target and index + 1 < len(body):
             following = body[index + 1]
             joined = _short_circuit(statement.value, target, following, temps)  # type: ignore[attr-defined]
@@ -300,7 +317,7 @@ def _common_copies(statement: ast.stmt, temps: Temporaries) -> list[ast.stmt]:
     count = len(statement.body) - 1
     copies = statement.body[:count]
     for yes, no in zip(copies, statement.orelse[:count]):
-        target = _assigned_temp(yes, temps)
+        target = assigned_temp(yes, temps)
         if target is None or ast.dump(yes) != ast.dump(no) or not (isinstance(yes.value, ast.Name) and temps.owns(yes.value.id)):  # type: ignore[attr-defined]
             return []
     written = {c.targets[0].id for c in copies}  # type: ignore[attr-defined]
@@ -327,23 +344,12 @@ def _split_parallel(statement: ast.stmt, temps: Temporaries) -> list[ast.stmt] |
     return [ast.Assign(targets=[t], value=v, lineno=0) for t, v in zip(targets, values)]
 
 
-def _assigned_temp(statement: ast.stmt, temps: Temporaries) -> str | None:
-    if (
-        isinstance(statement, ast.Assign)
-        and len(statement.targets) == 1
-        and isinstance(statement.targets[0], ast.Name)
-        and temps.owns(statement.targets[0].id)
-    ):
-        return statement.targets[0].id
-    return None
-
-
 def _short_circuit(first: ast.expr, target: str, following: ast.stmt, temps: Temporaries) -> ast.expr | None:
     if not (
         isinstance(following, ast.If)
         and not following.orelse
         and len(following.body) == 1
-        and _assigned_temp(following.body[0], temps) == target
+        and assigned_temp(following.body[0], temps) == target
     ):
         return None
     second = following.body[0].value  # type: ignore[attr-defined]
@@ -365,17 +371,28 @@ def _asserts(body: list[ast.stmt]) -> None:
     """`if not c: raise AssertionError(m)` with the AssertionError LOAD_ASSERTION_ERROR loads
     (the builtin, whatever the name means here) is `assert c, m`."""
     for index, statement in enumerate(body):
-        if not (
-            isinstance(statement, ast.If) and not statement.orelse and len(statement.body) == 1 and isinstance(statement.body[0], ast.Raise)
+        if isinstance(statement, ast.Raise) and statement.cause is None and (said := _assertion_message(statement.exc)):
+            # `assert False, m`: Python drops the test that is always false, not the assert
+            # (under -O nothing is raised)
+            body[index] = ast.Assert(test=ast.Constant(value=False), msg=said[0])
+        elif (
+            isinstance(statement, ast.If)
+            and not statement.orelse
+            and len(statement.body) == 1
+            and isinstance(inner := statement.body[0], ast.Assert)
+            and isinstance(inner.test, ast.Constant)
+            and inner.test.value is False
         ):
-            continue
-        raised = statement.body[0].exc
-        message = None
-        if isinstance(raised, ast.Call) and len(raised.args) == 1 and not raised.keywords:
-            call = raised  # (mypy checks a tuple assignment item by item: `raised.args` would be read as rebound)
-            raised, message = call.func, call.args[0]
-        if getattr(raised, "compilescope_assert", False) and statement.body[0].cause is None:
-            body[index] = ast.Assert(test=negate(statement.test), msg=message)
+            # (the raise in the if's body was made `assert False` first: bodies are tidied inside out)
+            body[index] = ast.Assert(test=negate(statement.test), msg=inner.msg)
+
+
+def _assertion_message(raised: ast.expr | None) -> tuple[ast.expr | None] | None:
+    """(the message,) where `raised` is LOAD_ASSERTION_ERROR's error, called with one message
+    or not called; else None."""
+    if isinstance(raised, ast.Call) and len(raised.args) == 1 and not raised.keywords:
+        return (raised.args[0],) if getattr(raised.func, "compilescope_assert", False) else None
+    return (None,) if getattr(raised, "compilescope_assert", False) else None
 
 
 # ---- try: return x -----------------------------------------------------------------------------
@@ -388,7 +405,7 @@ def _return_in_try(body: list[ast.stmt], temps: Temporaries) -> None:
         if not (isinstance(statement, ast.Try) and not statement.orelse and statement.body):
             continue
         last = statement.body[-1]
-        target = _assigned_temp(last, temps)
+        target = assigned_temp(last, temps)
         if target is None or not (
             isinstance(following, ast.Return) and isinstance(following.value, ast.Name) and following.value.id == target
         ):
@@ -405,7 +422,7 @@ def _returned_temps(body: list[ast.stmt], temps: Temporaries) -> None:
     store on each way, so the temporary is stored more than once and not inlined below)."""
     index = 0
     while index < len(body) - 1:
-        target = _assigned_temp(body[index], temps)
+        target = assigned_temp(body[index], temps)
         following = body[index + 1]
         if (
             target is not None
@@ -492,7 +509,7 @@ def _inline(body: list[ast.stmt], names: _Names, loads: Counter, stores: Counter
     index = 0
     while index < len(body):
         statement = body[index]
-        target = _assigned_temp(statement, names.temps)
+        target = assigned_temp(statement, names.temps)
         if target is None or stores[target] != 1:
             index += 1
             continue
@@ -521,7 +538,7 @@ def _chained_assignment(body: list[ast.stmt], names: _Names, loads: Counter, sto
     stores its value target by target, left to right, as these do."""
     changed = False
     for index in range(len(body)):
-        target = _assigned_temp(body[index], names.temps)
+        target = assigned_temp(body[index], names.temps)
         if target is None or stores[target] != 1 or loads[target] < 2:
             continue
         copies = body[index + 1 : index + 1 + loads[target]]
@@ -612,6 +629,10 @@ def _node_effect_free(node: ast.AST, names: _Names) -> bool:
         return names.fresh(node.value.id)  # (a new list's or set's own method)
     if isinstance(node, ast.Starred):
         return isinstance(node.value, (ast.List, ast.Tuple))
+    if isinstance(node, ast.FormattedValue):  # a str kept in a temporary is joined, not formatted
+        return getattr(node, "compilescope_joined", False)
+    if isinstance(node, ast.JoinedStr):  # (joining strs runs no code; its parts are judged on their own)
+        return True
     return isinstance(node, (ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Load, ast.Store, ast.Del, ast.expr_context))
 
 

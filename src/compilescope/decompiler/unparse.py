@@ -33,6 +33,17 @@ if _Unparser is not None and hasattr(_Unparser, "boolop_precedence") and hasattr
                 self.set_precedence(precedence.next().next(), *[v for v in node.values if isinstance(v, ast.BoolOp)])
                 self.interleave(lambda: self.write(f" {operator} "), self.traverse, node.values)
 
+        def _write_constant(self, value: Any) -> None:
+            # inside a tuple constant the stdlib writes each item's repr: `(Ellipsis,)` reads
+            # the global `Ellipsis`, where `(...,)` is the constant
+            if value is Ellipsis:
+                self.write("...")
+            elif type(value) is tuple:
+                with self.delimit("(", ")"):
+                    self.items_view(self._write_constant, value)
+            else:
+                super()._write_constant(value)
+
         def visit_keyword(self, node: ast.keyword) -> None:
             # `f(**(k or {}))`: valid without the parentheses, plainer with them
             if node.arg is None and isinstance(node.value, (ast.BoolOp, ast.IfExp)):

@@ -310,6 +310,13 @@ _OPPOSITE = {
     "POP_JUMP_IF_NONE": ("POP_JUMP_IF_NONE", True),
 }
 
+# A jump that keeps its value where it jumps, and the tests at its target that send that value
+# straight on (the one it failed is tested again, with the same outcome)
+_THREADED = {
+    "JUMP_IF_FALSE_OR_POP": ("POP_JUMP_IF_TRUE", "JUMP_IF_TRUE_OR_POP"),
+    "JUMP_IF_TRUE_OR_POP": ("POP_JUMP_IF_FALSE", "JUMP_IF_FALSE_OR_POP"),
+}
+
 
 class _Graph:
     """A code object's kept instructions, each with its key (what it does), the instructions
@@ -386,15 +393,26 @@ class _Graph:
         name = _name(instruction)
         if instruction.opcode in dis.hasjrel or instruction.opcode in dis.hasjabs:
             target = self.position(instruction.argval)
+            if name in _THREADED and target < len(self.kept) and _name(self.kept[self.follow(target)]) in _THREADED[name]:
+                # `a or b and c` (3.10, 3.11): a JUMP_IF_FALSE_OR_POP to a test that jumps if true
+                # goes on past that test, as a POP_JUMP_IF_FALSE to after it would; the compiler
+                # threads it so only where both are on one line (a decompilation is on one line)
+                past = self.follow(target) + 1
+                return ("POP_JUMP_IF_TRUE",), [index + 1, past] if name == "JUMP_IF_FALSE_OR_POP" else [past, index + 1]
             if name in _OPPOSITE:
                 test, jumps_if_true = _OPPOSITE[name]
                 return (test,), [target, index + 1] if jumps_if_true else [index + 1, target]
             return (name,), [index + 1, target]
         following = self.kept[index + 1] if index + 1 < len(self.kept) else None
-        if name in ("IS_OP", "CONTAINS_OP") and following is not None and _name(following) in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE"):
+        if (
+            name in ("IS_OP", "CONTAINS_OP")
+            and following is not None
+            and _name(following) in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", *_THREADED)
+        ):
             # `if a is not b: X else: Y` and `if a is b: Y else: X`: one test, its ways swapped
             jump, ways = self.step(index + 1)
-            return (name, 0, *jump), ways[::-1] if instruction.arg else ways
+            if jump == ("POP_JUMP_IF_TRUE",):  # (a jump that keeps its value is not one test)
+                return (name, 0, *jump), ways[::-1] if instruction.arg else ways
         key = (name, _argument(self.code, instruction))
         return key, [] if name in _ENDS else [index + 1]
 
