@@ -5,7 +5,9 @@ in one, with the frame's real locals; the program's output is the same as withou
 One small program, compiled with backend="eager", with a graph break (a print) in the middle:
 its transformed code and the resume function after the break are each written and run from
 their file. The program runs plain, under debug() (with a trace function on its second call),
-under pdb, and under `compilescope run --debug-dir`.
+under pdb, and under `compilescope run --debug-dir`; on each Python that has torch (the main
+venv's 3.11 here; 3.10, 3.12 and 3.13 where COMPILESCOPE_PY310/312/313 name one, else they skip:
+conftest.python_with_torch).
 """
 
 from __future__ import annotations
@@ -13,12 +15,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, TORCH_PYTHONS, python_with_torch, run_cli
 
 PROGRAM = """\
 import json
@@ -69,20 +70,21 @@ FIRST_CALL = PROGRAM.splitlines().index('    print("first", compiled(torch.ones(
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
 
 
-def _python(folder: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, *args], cwd=folder, env=ENV, input=stdin, capture_output=True, text=True, timeout=300)
+def _python(python: Path, folder: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([str(python), *args], cwd=folder, env=ENV, input=stdin, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    """The program run plain, and under debug() with its second call traced."""
-    folder = tmp_path_factory.mktemp("debug")
+@pytest.fixture(scope="module", params=TORCH_PYTHONS, ids=lambda version: f"py{version}")
+def runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """The program run plain, and under debug() with its second call traced, on one Python."""
+    python = python_with_torch(request.param)
+    folder = tmp_path_factory.mktemp(f"debug{request.param}")
     (folder / "prog.py").write_text(PROGRAM)
-    plain = _python(folder, "prog.py", "plain")
-    debugged = _python(folder, "prog.py", "debug", "--trace-lines")
-    return {"folder": folder, "plain": plain.stdout, "debug": debugged.stdout}
+    plain = _python(python, folder, "prog.py", "plain")
+    debugged = _python(python, folder, "prog.py", "debug", "--trace-lines")
+    return {"folder": folder, "plain": plain.stdout, "debug": debugged.stdout, "python": python}
 
 
 def _files(folder: Path) -> tuple[Path, Path]:
@@ -155,7 +157,7 @@ def test_pdb_stops_in_the_written_files_with_the_real_locals(runs: dict) -> None
         "continue",
         "quit",
     ]
-    out = _python(folder, "-m", "pdb", "prog.py", "debug", stdin="\n".join(commands) + "\n").stdout
+    out = _python(runs["python"], folder, "-m", "pdb", "prog.py", "debug", stdin="\n".join(commands) + "\n").stdout
     stops = [
         f"> {transformed}({at})f()",
         "(Pdb) tensor([1., 1., 1.])",  # x
@@ -180,7 +182,7 @@ def test_pdb_stops_in_the_written_files_with_the_real_locals(runs: dict) -> None
 
 def test_run_debug_dir_writes_the_files_and_keeps_the_output(runs: dict) -> None:
     folder = runs["folder"]
-    result = run_cli("run", "--no-save", "--debug-dir", "cli_code", "prog.py", "plain", cwd=folder)
+    result = run_cli("run", "--no-save", "--debug-dir", "cli_code", "prog.py", "plain", cwd=folder, env=ENV, python=runs["python"])
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout == runs["plain"]
     written = sorted(p.name for p in (folder / "cli_code").glob("*.py"))
