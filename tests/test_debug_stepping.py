@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -154,7 +155,7 @@ def test_a_closure_cell_passed_over_a_graph_break_runs_from_its_file(runs: dict)
     code = runs["folder"] / "closure_code"
     (transformed,) = code.glob("__transformed_code_*_for_closes_over.py")
     (resume,) = code.glob("__transformed_code_*_for_torch_dynamo_resume_in_closes_over_at_*.py")
-    assert "(lambda: k).__closure__[0]" in transformed.read_text()
+    assert re.search(r"\(lambda ?: k\)\.__closure__\[0\]", transformed.read_text())  # (3.10 writes `lambda :`)
     for path in (transformed, resume):
         assert "# RUNS FROM THIS FILE" in path.read_text(), path.read_text()[:1500]
 
@@ -235,7 +236,7 @@ def test_run_debug_dir_writes_the_files_and_keeps_the_output(runs: dict) -> None
     folder = runs["folder"]
     result = run_cli("run", "--no-save", "--debug-dir", "cli_code", "prog.py", "plain", cwd=folder, env=ENV, python=runs["python"])
     assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout == runs["plain"]
+    assert result.stdout == runs["plain"][: runs["plain"].index("between, k is a cell")]  # (no --closures here)
     written = sorted(p.name for p in (folder / "cli_code").glob("*.py"))
     assert written[0] == "__transformed_code_0_0_for_f.py" and len(written) == 2
     assert "Wrote 2 files of Dynamo's code to cli_code/" in result.stderr
