@@ -152,6 +152,38 @@ def python312() -> Path:
     return path
 
 
+TORCH_PYTHONS = ("3.10", "3.11", "3.12", "3.13")  # the Pythons torch 2.13 supports, tested where here
+
+
+def python_with_torch(version: str) -> Path:
+    """A Python of this version (e.g. "3.13") with torch and compilescope: this one where it is
+    that version, else the one COMPILESCOPE_PY313 (for 3.13; COMPILESCOPE_PY310 for 3.10, ...)
+    names, else .venv-py313/bin/python in the repository. The main venv (CI's) is 3.11: elsewhere
+    the test skips, saying how to name one (fails where COMPILESCOPE_REQUIRE_TORCH_PYTHONS is set:
+    CI has torch for 3.11 only, so it does not)."""
+    import pytest
+
+    if f"{sys.version_info.major}.{sys.version_info.minor}" == version:
+        return Path(sys.executable)
+    digits = version.replace(".", "")
+    variable = f"COMPILESCOPE_PY{digits}"
+    path = Path(os.environ.get(variable, ROOT / f".venv-py{digits}" / "bin" / "python"))
+    problem = None
+    if not path.exists():
+        problem = "not there"
+    else:
+        check = "import sys, importlib.util; print('%d.%d' % sys.version_info[:2], importlib.util.find_spec('torch') is not None)"
+        done = subprocess.run([str(path), "-c", check], capture_output=True, text=True, timeout=60)
+        if done.stdout.split() != [version, "True"]:
+            problem = f"it is not Python {version} with torch ({(done.stdout or done.stderr).strip()[-200:]})"
+    if problem is None:
+        return path
+    message = f"no Python {version} with torch at {path} ({problem}): set {variable} to one (with compilescope installed or on PYTHONPATH)"
+    if os.environ.get("COMPILESCOPE_REQUIRE_TORCH_PYTHONS"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 def python_version(version: str) -> str:
     """A Python interpreter of this version (e.g. "3.10"): this one, python3.X on PATH, or one pyenv
     has; checked by running it. For stdlib-only parts (the decompiler) that must hold on every

@@ -18,7 +18,7 @@ from compilescope.decompiler.scopes import ENCLOSING, declarations, is_declarati
 from compilescope.decompiler.structure import Structurer
 from compilescope.decompiler.tidy import tidy
 from compilescope.decompiler.unparse import unparse
-from compilescope.decompiler.values import NestedBodies, Temporaries, Unsupported, arguments
+from compilescope.decompiler.values import NestedBodies, Temporaries, Unsupported, arguments, cell_name
 from compilescope.decompiler.versions import TYPE_PARAMS
 
 _CO_GENERATOR = 0x20  # code.co_flags: a generator function
@@ -75,6 +75,10 @@ def nested_function(code: CodeType) -> ast.FunctionDef:
     return function
 
 
+def _name_or_cell(value: object) -> str | None:
+    return value.id if isinstance(value, ast.Name) else cell_name(value)
+
+
 def class_body(code: CodeType) -> list[ast.stmt]:
     """The statements of a class body (its own code object, run once to fill the namespace),
     without what Python adds: `__module__ = __name__`, `__qualname__ = ...`, 3.13's
@@ -86,9 +90,9 @@ def class_body(code: CodeType) -> list[ast.stmt]:
     declared = [st for st in function.body if is_declaration(st)]  # (first; they go after the docstring)
     body = [st for st in function.body[len(declared) :] if not (isinstance(st, ast.Pass) and len(function.body) == 1 + len(declared))]
     added = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__", "__classcell__"}
-    if body and isinstance(body[-1], ast.Return) and isinstance(body[-1].value, ast.Name):
-        returned = body[-1].value.id  # the __class__ cell, perhaps through a temporary
-        copied = [st for st in body if _assigned_name(st) == returned and isinstance(st.value, ast.Name) and st.value.id == "__class__"]  # type: ignore[attr-defined]
+    if body and isinstance(body[-1], ast.Return) and (returned := _name_or_cell(body[-1].value)) is not None:
+        # the __class__ cell, perhaps through a temporary
+        copied = [st for st in body if _assigned_name(st) == returned and _name_or_cell(st.value) == "__class__"]  # type: ignore[attr-defined]
         if returned == "__class__" or (returned.startswith("__") and len(copied) == 1):
             body = [st for st in body[:-1] if not any(st is c for c in copied)]
     body = [st for st in body if _assigned_name(st) not in added]

@@ -51,8 +51,9 @@ from compilescope.decompiler.values import (
     Unsupported,
     WithEnter,
     WithTarget,
+    cell_of,
 )
-from compilescope.decompiler.versions import ATTR_LOADS_METHOD, GLOBAL_PUSHES_NULL, NULL_ABOVE
+from compilescope.decompiler.versions import ATTR_LOADS_METHOD, CELL_LOADED_BY_LOAD_FAST, GLOBAL_PUSHES_NULL, NULL_ABOVE
 
 _BINARY = {
     "+": ast.Add,
@@ -132,6 +133,8 @@ def _load_const(reader: BlockReader, ins: dis.Instruction) -> None:
 def _load_name(reader: BlockReader, ins: dis.Instruction) -> None:
     if ins.opname == "LOAD_GLOBAL" and GLOBAL_PUSHES_NULL and ins.arg is not None and ins.arg & 1:
         _push_with_null(reader, load_name(ins.argval))
+    elif ins.opname == "LOAD_FAST" and CELL_LOADED_BY_LOAD_FAST and ins.argval in (*reader.code.co_cellvars, *reader.code.co_freevars):
+        reader.stack.append(cell_of(ins.argval))  # (3.13 compiles LOAD_CLOSURE to this)
     else:
         reader.stack.append(load_name(ins.argval))
 
@@ -143,7 +146,7 @@ def _load_fast_load_fast(reader: BlockReader, ins: dis.Instruction) -> None:
 
 @handles("LOAD_CLOSURE")  # the cell of a variable a nested function reads
 def _load_closure(reader: BlockReader, ins: dis.Instruction) -> None:
-    reader.stack.append(load_name(ins.argval))
+    reader.stack.append(cell_of(ins.argval))
 
 
 @handles("LOAD_FAST_AND_CLEAR")

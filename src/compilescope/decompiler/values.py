@@ -223,3 +223,33 @@ class NestedBodies:
     class_body: Callable[[CodeType], list[ast.stmt]]
     comprehension: Callable[[CodeType, ast.expr], ast.expr]
     lambda_of: Callable[[CodeType], ast.expr]
+
+
+def cell_of(name: str) -> ast.expr:
+    """The cell of `name` itself, not its value: `(lambda: name).__closure__[0]`. A closure's cells
+    are read by MAKE_FUNCTION, which writes the nested function and drops them; anywhere else (Dynamo
+    passes a cell to the code that makes a resume function) the cell is a value, and this is the
+    source that makes it, with the variable still unbound if it is."""
+    function = ast.Lambda(args=_no_arguments(), body=ast.Name(id=name, ctx=ast.Load()))
+    closure = ast.Attribute(value=function, attr="__closure__", ctx=ast.Load())
+    return ast.Subscript(value=closure, slice=ast.Constant(value=0), ctx=ast.Load())
+
+
+def _no_arguments() -> ast.arguments:
+    return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+
+
+def cell_name(node: object) -> str | None:
+    """The name whose cell `node` is (as cell_of writes it), or None."""
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Constant)
+        and node.slice.value == 0
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "__closure__"
+        and isinstance(node.value.value, ast.Lambda)
+        and isinstance(node.value.value.body, ast.Name)
+        and not node.value.value.args.args
+    ):
+        return node.value.value.body.id
+    return None

@@ -45,6 +45,8 @@ PREVIOUS_EXCEPTION_ENTRIES = 1 if EXCEPTION_TABLE else 3
 SWAP_AND_COPY = sys.version_info >= (3, 11)
 # LOAD_GLOBAL's low bit (3.11+) also pushes the NULL of the call that follows.
 GLOBAL_PUSHES_NULL = sys.version_info >= (3, 11)
+# 3.13 has no LOAD_CLOSURE: LOAD_FAST of a cell's slot pushes the cell (values are LOAD_DEREF).
+CELL_LOADED_BY_LOAD_FAST = sys.version_info >= (3, 13)
 # LOAD_ATTR's low bit (3.12+) loads a method, with its NULL (3.10 and 3.11: LOAD_METHOD).
 ATTR_LOADS_METHOD = sys.version_info >= (3, 12)
 # Where a call's NULL sits (pushed by PUSH_NULL, or by LOAD_GLOBAL, LOAD_ATTR and LOAD_SUPER_ATTR

@@ -99,7 +99,9 @@ def differences(code: CodeType, replaced: CodeType, reference: CodeType) -> str 
     ours, theirs = used_names(code), used_names(replaced)
     # (the decompiler writes LIST_EXTEND on a list it built as `.extend(...)`: the same call)
     written_as_methods = {_AS_METHOD[op] for op in _opnames(replaced) if op in _AS_METHOD}
-    if not theirs <= ours or not ours - theirs <= written_as_methods:
+    # (and a cell Dynamo passes as a value, LOAD_CLOSURE k, as `(lambda: k).__closure__[0]`)
+    cells_as_values = _loads_cells(replaced)
+    if not theirs <= ours or not ours - theirs <= written_as_methods | ({"__closure__"} if cells_as_values else set()):
         extra, missing = sorted(ours - theirs), sorted(theirs - ours)
         return "the names it uses differ from Dynamo's code" + _listed(" (only in ours: ", extra) + _listed(" (only in Dynamo's: ", missing)
     if scope_uses(code) != scope_uses(replaced):
@@ -112,6 +114,8 @@ def differences(code: CodeType, replaced: CodeType, reference: CodeType) -> str 
     # (Dynamo's may use more: indexes and slices of the lists it builds only to pass the stack
     # to a resume function, which the decompiler writes as the lists they make)
     extra = sorted(used_constants(code) - used_constants(replaced))
+    if cells_as_values:  # (its index, and on 3.10 the lambda's qualified name)
+        extra = [c for c in extra if c != "int 0" and not (c.startswith("str '") and c.endswith(".<lambda>'"))]
     if extra:
         return "it uses constants Dynamo's code does not" + _listed(" (", extra)
     return None
@@ -140,6 +144,16 @@ def scope_uses(code: CodeType) -> set[str]:
         elif instruction.opname in _STORES:
             found.add(f"{instruction.opname} {name}")
     return found
+
+
+def _loads_cells(code: CodeType) -> bool:
+    """Whether the code loads a cell itself (LOAD_CLOSURE; on 3.13, LOAD_FAST of a cell's slot)."""
+    cells = {*code.co_cellvars, *code.co_freevars}
+    return any(
+        i.opname == "LOAD_CLOSURE" or (i.opname == "LOAD_FAST" and i.argval in cells)
+        for item in _codes(code)
+        for i in dis.get_instructions(item)
+    )
 
 
 def _opnames(code: CodeType) -> set[str]:
