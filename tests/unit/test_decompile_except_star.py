@@ -1,6 +1,6 @@
 """`try: ... except* E as eg:` (exception groups, 3.11+) decompiled: one and several clauses,
 with and without a name, a tuple of types, an `else`, a `finally` around it, a clause body that
-raises, re-raises or branches, inside a loop.
+raises, re-raises or branches, a body or else that returns, inside a loop.
 
 Why this test exists: the decompiler refused every except* (a stub raising NotImplementedError).
 Each function below is decompiled on this Python, checked against the bytecode (verified), and
@@ -120,6 +120,39 @@ def clause_branches(g, log):
         else:
             r = 2
     return r
+
+def body_returns(g, log):
+    try:
+        return g()
+    except* ValueError:
+        log.append("v")
+    return 0
+
+def else_returns(g, log):
+    try:
+        g()
+    except* ValueError:
+        log.append("v")
+    else:
+        return "else"
+    return "after"
+
+def raises_from(g, log):
+    try:
+        g()
+    except* ValueError as eg:
+        raise RuntimeError("wrapped") from eg
+
+def try_in_clause(g, log):
+    try:
+        g()
+    except* (ValueError, KeyError) as eg:
+        try:
+            log.append(eg.exceptions[1])
+        except IndexError:
+            log.append("one")
+        log.append("v")
+    return log
 """
 
 
@@ -194,6 +227,10 @@ NAMES = [
     "tuple_else_finally",
     "in_loop",
     "clause_branches",
+    "body_returns",
+    "else_returns",
+    "raises_from",
+    "try_in_clause",
 ]
 
 

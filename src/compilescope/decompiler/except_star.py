@@ -146,6 +146,11 @@ def _unbound(real: list[dis.Instruction]) -> list[dis.Instruction]:
     return real
 
 
+def clause_cleanups(graph: cfg.Graph, reached: set[int]) -> set[int]:
+    """The handlers of Python's own around an except* clause's body, whose blocks are `reached`."""
+    return {s for b in reached for s, k in graph.blocks[b].successors if k == "exception" and is_clause_cleanup(graph, s)}
+
+
 def is_clause_cleanup(graph: cfg.Graph, index: int) -> bool:
     """Whether the handler at block `index` is Python's own around an except* clause's body:
     (unbind the name,) keep what the body raised (LIST_APPEND 3), and on to the next test."""
@@ -160,16 +165,17 @@ def is_clause_cleanup(graph: cfg.Graph, index: int) -> bool:
     )
 
 
-def handled_way_on(graph: cfg.Graph, star: StarChain, after: int | None, copied: bool) -> int:
+def handled_way_on(graph: cfg.Graph, star: StarChain, after: int | None, copied: bool) -> int | None:
     """Where the handled way goes on past its POP_EXCEPT: on past a jump, or (3.12+ copies a
-    short ending there) `after`, where the body goes on, when `copied` says its code is that."""
+    short ending there) `after`, where the body goes on, when `copied` says its code is that;
+    None where it ends in code of its own (a return or raise, no jump)."""
     rest = star.handled_rest
     if not rest or len(rest) == 1 and rest[0].opname in cfg.UNCONDITIONAL:
         ways = [s for s, k in graph.blocks[star.handled].successors if k != "exception"]
         if len(ways) == 1:
             return cfg.through_jumps(graph, ways[0])
-    elif after is not None and copied and rest[-1].opname in cfg.TERMINATORS and not any(cfg.is_jump(i) for i in rest):
-        return after
+    elif rest[-1].opname in cfg.TERMINATORS and not any(cfg.is_jump(i) for i in rest):
+        return after if after is not None and copied else None
     raise Unsupported(rest[0] if rest else None, "an except* whose handled way goes on in code not decompiled yet")
 
 

@@ -504,12 +504,28 @@ class Handlers(StructurerParts):
             [i for i in self.graph.blocks[after].instructions if i.opname not in cfg.NO_EFFECT]
         )
         on = except_star.handled_way_on(self.graph, star, after, copied)
-        if after is None or on == after:
+        tail: list[ast.stmt] = []
+        if on is None:
+            # the handled way ends in code of its own (3.12+ copies a short ending there): the
+            # code after the try, where the body never goes on or goes on through an `else:`
+            # that ends alone (read only outside loops and other statements' stack values)
+            if outside or loop is not None:
+                raise Unsupported(where, "an except* whose handled way goes on in code not decompiled yet")
+            reader = BlockReader(self.code, self.nested, list(base), self.temps)
+            reader.run(rest)
+            tail = reader.statements
+            orelse = self.region(after, NOWHERE, loop, base) if after is not None else []
+            if after is not None and not (orelse and leaves(orelse)):
+                raise Unsupported(where, "an except* whose else goes on elsewhere than its clauses")
+            following = EXIT
+        elif after is None or on == after:
             orelse, following = [], on if after is None else after
         elif on in self._forward(after):
             orelse, following = self.region(after, on, loop, base), on
-        else:
-            raise Unsupported(where, "an except* whose else goes on elsewhere than its clauses")
+        else:  # (an `else:` that never reaches where the clauses go on: it must end alone)
+            orelse, following = self.region(after, NOWHERE, loop, base), on
+            if not (orelse and leaves(orelse)):
+                raise Unsupported(where, "an except* whose else goes on elsewhere than its clauses")
         handlers: list[ast.ExceptHandler] = []
         for clause in star.clauses:
             reader = BlockReader(self.code, self.nested, list(base), self.temps)
@@ -520,12 +536,7 @@ class Handlers(StructurerParts):
             reached = self._forward(clause.first, avoid=clause.stop)
             except_star.drop_own_ends(self.graph, clause, reached)
             # Python's own handler around the body keeps what it raises: no try of the user's
-            cleanups = {
-                s
-                for b in reached
-                for s, k in self.graph.blocks[b].successors
-                if k == "exception" and s not in self._open_trys and except_star.is_clause_cleanup(self.graph, s)
-            }
+            cleanups = except_star.clause_cleanups(self.graph, reached) - self._open_trys
             self._open_trys |= cleanups
             try:
                 statements = self.region(clause.first, clause.stop, None, base, first=[*outside, PREVIOUS, CAUGHT, CAUGHT, CAUGHT, CAUGHT])
@@ -540,7 +551,7 @@ class Handlers(StructurerParts):
                 raise Unsupported(where, "an except* clause of a shape not decompiled yet")
             handlers.append(ast.ExceptHandler(type=kind, name=name, body=statements or [ast.Pass()]))
         statement = ast.TryStar(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[])
-        return [statement], following
+        return [statement, *tail], following
 
     def _pops_iterator(self, index: int, header: cfg.Block | None = None) -> bool:
         """Whether block `index` ends in a POP_TOP of a value from before it (a break's pop of
