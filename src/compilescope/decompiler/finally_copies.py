@@ -88,7 +88,12 @@ def is_finally(graph: cfg.Graph, index: int) -> bool:
         instruction, _ = _next_real(graph, index, len(graph.blocks[index].instructions))
         real += [instruction.opname] if instruction is not None else []
     if EXCEPTION_TABLE:
-        if real[:1] != ["PUSH_EXC_INFO"] or len(real) < 2 or real[1] in ("POP_TOP", "WITH_EXCEPT_START") or "CHECK_EXC_MATCH" in real:
+        if (
+            real[:1] != ["PUSH_EXC_INFO"]
+            or len(real) < 2
+            or real[1] in ("POP_TOP", "WITH_EXCEPT_START")
+            or {"CHECK_EXC_MATCH", "CHECK_EG_MATCH"} & set(real)
+        ):
             return False
     elif not real or real[0] in ("DUP_TOP", "WITH_EXCEPT_START") or real[:2] == ["POP_TOP", "POP_TOP"] or _ends_clause(real):
         return False

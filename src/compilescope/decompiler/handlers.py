@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 import compilescope.decompiler.cfg as cfg
+import compilescope.decompiler.except_star as except_star
 import compilescope.decompiler.finally_copies as finally_copies
 from compilescope.decompiler.cfg import CONDITIONAL, code_shape
 from compilescope.decompiler.expressions import BlockReader
@@ -310,10 +311,14 @@ class Handlers(StructurerParts):
         finally_handler = handler in self._finallys or finally_copies.is_finally(self.graph, handler)
         # (nor past the copy of an enclosing finally: the code there is after that finally too)
         finallys = {h for h in self._protectors(start) if h in self._finallys}
+        # (not for an except*: its handled way goes on to the same code, which is written once
+        # after it, where a local not bound raises outside the try, as it does there)
+        star = except_star.chain(self.graph, handler)
         exits = {
             e
             for e in exits
-            if not _safe_return(self.graph, e, loads=0 if finally_handler else 1, inside=lambda b: finallys <= self._protectors(b))
+            if star is not None
+            or not _safe_return(self.graph, e, loads=0 if finally_handler else 1, inside=lambda b: finallys <= self._protectors(b))
         }
         # a `continue`/`break`/`return` out of a with runs __exit__ in a block of its own
         # (a local read after __exit__ is read after this finally, or an enclosing one it is
@@ -346,13 +351,11 @@ class Handlers(StructurerParts):
             after = cfg.through_jumps(self.graph, after)  # past a jump out of the try's range
         if self._is_with_handler(handler):
             return self._with(start, handler, loop, base, after)
+        if star is not None:
+            return self._except_star(start, handler, star, loop, base, after)
         if finally_handler:
             return self._finally(start, handler, loop, base, after)
-        self._open_trys.add(handler)
-        try:
-            body = self.region(start, after if after is not None else NOWHERE, loop, base)
-        finally:
-            self._open_trys.discard(handler)
+        body = self._try_body(start, handler, loop, base, after)
         # what the stack holds where the try starts (inside an except clause: its exception
         # state) stays below the handler's own values
         outside = list(self._entry.get(start, []))
@@ -478,6 +481,77 @@ class Handlers(StructurerParts):
                         raise Unsupported(self.graph.blocks[handler].instructions[0], "except clauses that go on into different code")
         statement = ast.Try(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[])
         return [statement, *after_try], (following if following != NOWHERE else EXIT)
+
+    def _try_body(self, start: int, handler: int, loop: Loop | None, base: list[Any], after: int | None) -> list[ast.stmt]:
+        """The statements of a try's body, the try open while they are written."""
+        self._open_trys.add(handler)
+        try:
+            return self.region(start, after if after is not None else NOWHERE, loop, base)
+        finally:
+            self._open_trys.discard(handler)
+
+    def _except_star(
+        self, start: int, handler: int, star: except_star.StarChain, loop: Loop | None, base: list[Any], after: int | None
+    ) -> tuple[list[ast.stmt], int]:
+        """`try: ... except* E as eg: ...` (3.11+): the body as a try's; each clause's body
+        from its first block to where the next clause's test starts (no clause body can break,
+        continue or return); an `else:` from the body's end to where the handled way goes on."""
+        where = self.graph.blocks[handler].instructions[0]
+        body = self._try_body(start, handler, loop, base, after)
+        outside = list(self._entry.get(start, []))
+        rest = star.handled_rest
+        copied = after is not None and _code_at(rest) == _code_at(
+            [i for i in self.graph.blocks[after].instructions if i.opname not in cfg.NO_EFFECT]
+        )
+        on = except_star.handled_way_on(self.graph, star, after, copied)
+        tail: list[ast.stmt] = []
+        if on is None:
+            # the handled way ends in code of its own (3.12+ copies a short ending there): the
+            # code after the try, where the body never goes on or goes on through an `else:`
+            # that ends alone (read only outside loops and other statements' stack values)
+            if outside or loop is not None:
+                raise Unsupported(where, "an except* whose handled way goes on in code not decompiled yet")
+            reader = BlockReader(self.code, self.nested, list(base), self.temps)
+            reader.run(rest)
+            tail = reader.statements
+            orelse = self.region(after, NOWHERE, loop, base) if after is not None else []
+            if after is not None and not (orelse and leaves(orelse)):
+                raise Unsupported(where, "an except* whose else goes on elsewhere than its clauses")
+            following = EXIT
+        elif after is None or on == after:
+            orelse, following = [], on if after is None else after
+        elif on in self._forward(after):
+            orelse, following = self.region(after, on, loop, base), on
+        else:  # (an `else:` that never reaches where the clauses go on: it must end alone)
+            orelse, following = self.region(after, NOWHERE, loop, base), on
+            if not (orelse and leaves(orelse)):
+                raise Unsupported(where, "an except* whose else goes on elsewhere than its clauses")
+        handlers: list[ast.ExceptHandler] = []
+        for clause in star.clauses:
+            reader = BlockReader(self.code, self.nested, list(base), self.temps)
+            reader.run(clause.kind)
+            kind = reader.stack[-1] if reader.stack else None
+            if reader.statements or not isinstance(kind, ast.expr) or len(reader.stack) != len(base) + 1:
+                raise Unsupported(where, "an except* clause of a shape not decompiled yet")
+            reached = self._forward(clause.first, avoid=clause.stop)
+            except_star.drop_own_ends(self.graph, clause, reached)
+            # Python's own handler around the body keeps what it raises: no try of the user's
+            cleanups = except_star.clause_cleanups(self.graph, reached) - self._open_trys
+            self._open_trys |= cleanups
+            try:
+                statements = self.region(clause.first, clause.stop, None, base, first=[*outside, PREVIOUS, CAUGHT, CAUGHT, CAUGHT, CAUGHT])
+            finally:
+                self._open_trys -= cleanups
+            name = None
+            if statements and isinstance(statements[0], CaughtAs):
+                name = statements.pop(0).name  # type: ignore[attr-defined]
+            if name is not None:
+                except_star.drop_unbinds(statements, name)
+            if any(isinstance(st, (HandlerEnd, CaughtAs)) for st in ast.walk(ast.Module(body=statements, type_ignores=[]))):
+                raise Unsupported(where, "an except* clause of a shape not decompiled yet")
+            handlers.append(ast.ExceptHandler(type=kind, name=name, body=statements or [ast.Pass()]))
+        statement = ast.TryStar(body=body or [ast.Pass()], handlers=handlers, orelse=orelse, finalbody=[])
+        return [statement, *tail], following
 
     def _pops_iterator(self, index: int, header: cfg.Block | None = None) -> bool:
         """Whether block `index` ends in a POP_TOP of a value from before it (a break's pop of
