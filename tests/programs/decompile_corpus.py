@@ -261,6 +261,24 @@ def value_after_try(text):
     return got
 
 
+def gen_return_from_for_in_with(xs):
+    with contextlib.nullcontext():
+        for x in xs:
+            yield x
+            if x > 2:
+                return
+    yield 0
+
+
+def gen_return_from_for_at_with_end(xs):
+    with contextlib.nullcontext(xs) as items:
+        for x in items:
+            if x < 0:
+                return
+            yield x
+        yield -1
+
+
 def return_in_finally(x):
     try:
         return x
@@ -850,6 +868,8 @@ CASES: dict[str, list[Any]] = {
     "values_after_with": [([5, 6],), ([],)],
     "value_after_try_with": [([5],), ([],), (None,)],
     "value_after_try": [("4",), ("x",)],
+    "gen_return_from_for_in_with": [([1, 5, 6],), ([1, 2],)],
+    "gen_return_from_for_at_with_end": [([1, -1, 2],), ([1, 2],)],
     "return_from_for_in_while": [([1, 2, 3],), ([-1, 0],)],
     "return_from_fors_in_while": [([[1, 2], [3]], 5), ([[0], []], 9)],
     "return_in_finally": [(1,), (5,)],

@@ -17,6 +17,7 @@ from compilescope.decompiler.expressions import name_cleanup
 from compilescope.decompiler.finally_copies import NO_END
 from compilescope.decompiler.normalize import (
     EXIT,
+    exit_call_block,
 )
 from compilescope.decompiler.structuring import NOWHERE, Loop, StructurerParts, stack_key
 from compilescope.decompiler.values import (
@@ -68,6 +69,9 @@ class Loops(StructurerParts):
             if last.opname in cfg.TERMINATORS or self._only_ends(index, body | after_loop, body) and not self._pops_below(index, block):
                 continue  # a return or raise inside the loop (`return a or b`: in a few blocks)
             falls = [s for s, k in self.graph.blocks[index].successors if k == "fall"]
+            if self._returns_through_exits(index, falls):
+                self._exits_returning.add(falls[0])
+                continue  # (a return from inside a with around the loop, its own: never a break)
             while (
                 len(falls) == 1
                 and falls[0] not in body
@@ -157,15 +161,22 @@ class Loops(StructurerParts):
                     found.add(index)
         return found
 
+    def _returns_through_exits(self, index: int, falls: list[int]) -> bool:
+        """Whether block `index`, on a way out of a for loop, only pops (its iterator; 3.10: a
+        with's block too) and falls into the __exit__ calls of withs around the loop, which
+        return: a `return` from inside them."""
+        names = {i.opname for i in self.graph.blocks[index].instructions if i.opname not in cfg.NO_EFFECT}
+        if len(falls) != 1 or not names or not names <= {"POP_TOP", "POP_BLOCK"}:
+            return False
+        following = self.graph.blocks[falls[0]]
+        return exit_call_block(following) and following.last.opname in ("RETURN_VALUE", "RETURN_CONST")
+
     def _ends_after_exit_calls(self, index: int, on: int) -> bool:
         """Whether block `index`, a with's __exit__ call on the way out of a loop, goes on into
-        a block `on` that only returns (`break` out of the with, then the `return` after the
-        loop, which Python shares with a `return` of the same value)."""
-        return (
-            on != index
-            and self.graph.blocks[on].last.opname in cfg.TERMINATORS
-            and not [s for s, k in self.graph.blocks[on].successors if k != "exception"]
-        )
+        a block `on` that only returns a constant (`break` out of the with, then the `return`
+        after the loop, which Python shares with a `return` of the same constant)."""
+        names = [i.opname for i in self.graph.blocks[on].instructions if i.opname not in cfg.NO_EFFECT]
+        return on != index and names in (["LOAD_CONST", "RETURN_VALUE"], ["RETURN_CONST"])
 
     def _pops_below(self, index: int, header: cfg.Block) -> bool:
         """Whether block `index` pops the for loop's iterator (at `header`) and goes on without
