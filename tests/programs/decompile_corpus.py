@@ -188,6 +188,97 @@ def nested_with(xs):
         return a[:b]
 
 
+def with_tuple_target(xs):
+    with contextlib.nullcontext(xs) as (a, *rest):
+        if a:
+            return rest
+    with contextlib.nullcontext((a, xs)) as (b, (c, *_)):
+        return b + c
+
+
+def return_from_for_in_while(xs):
+    while True:
+        for x in xs:
+            if x > 2:
+                return x
+        xs = [x + 1 for x in xs]
+
+
+def return_from_fors_in_while(rows, n):
+    while True:
+        n -= 1
+        for row in rows:
+            for x in row:
+                if x == n:
+                    return row, x
+
+
+def break_from_with_in_while(n, d):
+    while n > 0:
+        with contextlib.suppress(ZeroDivisionError):
+            n -= 1
+            if d // n > 5:
+                raise ValueError(n)
+            if n == 3:
+                break
+
+
+def break_from_with_in_while_true(items):
+    while True:
+        with contextlib.suppress(ValueError):
+            int(items.pop())
+            break
+    return 1
+
+
+def value_after_with(xs):
+    with contextlib.suppress(IndexError):
+        got = xs[0]
+    return got
+
+
+def values_after_with(xs):
+    with contextlib.suppress(IndexError):
+        first = xs[0]
+        last = xs[-1]
+    return first, last
+
+
+def value_after_try_with(xs):
+    try:
+        with contextlib.suppress(IndexError):
+            got = xs[0]
+    except TypeError:
+        got = -1
+    return got
+
+
+def value_after_try(text):
+    try:
+        got = int(text)
+    except ValueError:
+        got = 0
+    return got
+
+
+def gen_return_from_for_in_with(xs):
+    with contextlib.nullcontext():
+        for x in xs:
+            yield x
+            if x > 2:
+                return
+    yield 0
+
+
+def gen_return_from_for_at_with_end(xs):
+    with contextlib.nullcontext(xs) as items:
+        for x in items:
+            if x < 0:
+                return
+            yield x
+        yield -1
+
+
 def return_in_finally(x):
     try:
         return x
@@ -770,6 +861,17 @@ CASES: dict[str, list[Any]] = {
     "raise_from": [("a",), ("b",)],
     "with_statement": [(1,), (0,)],
     "nested_with": [([1, 2, 3],)],
+    "with_tuple_target": [([1, 2, 3],), ([0, 5],)],
+    "break_from_with_in_while": [(5, 9), (1, 7), (2, 9), (8, 30)],
+    "break_from_with_in_while_true": [(["x", "2"],), (["1", "x"],), ([],), (["x"],)],
+    "value_after_with": [([5],), ([],)],
+    "values_after_with": [([5, 6],), ([],)],
+    "value_after_try_with": [([5],), ([],), (None,)],
+    "value_after_try": [("4",), ("x",)],
+    "gen_return_from_for_in_with": [([1, 5, 6],), ([1, 2],)],
+    "gen_return_from_for_at_with_end": [([1, -1, 2],), ([1, 2],)],
+    "return_from_for_in_while": [([1, 2, 3],), ([-1, 0],)],
+    "return_from_fors_in_while": [([[1, 2], [3]], 5), ([[0], []], 9)],
     "return_in_finally": [(1,), (5,)],
     "break_in_finally": [([1, 2, 3, 4],), ([1],)],
     "continue_in_finally": [([1, -2, 3],)],

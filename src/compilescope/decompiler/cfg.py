@@ -549,7 +549,17 @@ CONDITIONAL = {
 }
 
 
-def code_shape(instructions: list[dis.Instruction]) -> tuple[tuple[str, str], ...]:
+def code_shape(instructions: list[dis.Instruction], checked: bool = True) -> tuple[tuple[str, str], ...]:
     """What instructions do, wherever they are: names and arguments, without those that do
-    nothing."""
-    return tuple((i.opname, repr(i.argval)) for i in instructions if i.opname not in NO_EFFECT)
+    nothing. Not `checked`: the same source compiled where a local may be unbound (3.12+:
+    LOAD_FAST_CHECK, one by one) and where it is not (LOAD_FAST, 3.13: two joined in
+    LOAD_FAST_LOAD_FAST) reads the same, as plain LOAD_FASTs."""
+    shape: list[tuple[str, str]] = []
+    for i in instructions:
+        if i.opname in NO_EFFECT:
+            continue
+        if not checked and i.opname == "LOAD_FAST_LOAD_FAST" and isinstance(i.argval, tuple):
+            shape += [("LOAD_FAST", repr(name)) for name in i.argval]
+        else:
+            shape.append(("LOAD_FAST" if not checked and i.opname == "LOAD_FAST_CHECK" else i.opname, repr(i.argval)))
+    return tuple(shape)

@@ -643,6 +643,8 @@ class BlockReader:
             self._fill(group.value, whole, instruction)
         elif group.value is NEXT_ITEM:
             self.loop_target = whole
+        elif isinstance(group.value, WithEnter):  # with m as (x, y)
+            self.statements.append(WithTarget(whole))
         else:
             self.emit(ast.Assign(targets=[whole], value=group.value, lineno=0), instruction)
 

@@ -174,6 +174,17 @@ class Handlers(StructurerParts):
             raise Unsupported(self.graph.blocks[handler].instructions[0], "code after a finally that never ends")
         return [statement], (after if after is not None else EXIT)
 
+    def _after_block_pop(self, index: int, start: int) -> bool:
+        """3.10: a `return x` reached only past the try's POP_BLOCK, with nothing more on the
+        stack than where the try starts, is after the try (one inside it reads x first, then
+        pops the block: `LOAD_FAST x; POP_BLOCK; RETURN_VALUE`)."""
+        if EXCEPTION_TABLE:
+            return False
+        block = self.graph.blocks[index]
+        into = [self.graph.blocks[p] for p in block.predecessors]
+        depth, height = self._depth_at(block.instructions[0].offset), self._depth_at(self.graph.blocks[start].instructions[0].offset)
+        return bool(into) and all(p.last.opname == "POP_BLOCK" for p in into) and depth is not None and depth == height
+
     def _check_inside_finallys(self, node: int) -> None:
         """Code written inside a try/finally's body is code its finally protects: code past it
         (after the finally ran) reached while writing the body would be read before the finally
@@ -276,7 +287,8 @@ class Handlers(StructurerParts):
             if following == cfg.through_jumps(self.graph, suppressed):
                 return True
             rest, holder = [i for i in self.graph.blocks[following].instructions if i.opname not in cfg.NO_EFFECT], following
-        if not rest or not same or code_shape(rest[:-1]) != code_shape(same[:-1]):
+        # (3.12+ checks a local read where __exit__ suppressed: it may be unbound there only)
+        if not rest or not same or code_shape(rest[:-1], checked=False) != code_shape(same[:-1], checked=False):
             return False
         # 3.12+ copies a short ending (`return x`) to both ways: the same code is the same place
         if rest[-1].opname in cfg.TERMINATORS:
@@ -319,6 +331,9 @@ class Handlers(StructurerParts):
             for e in exits
             if star is not None
             or not _safe_return(self.graph, e, loads=0 if finally_handler else 1, inside=lambda b: finallys <= self._protectors(b))
+            or not finallys
+            and not finally_handler
+            and self._after_block_pop(e, start)
         }
         # a `continue`/`break`/`return` out of a with runs __exit__ in a block of its own
         # (a local read after __exit__ is read after this finally, or an enclosing one it is

@@ -17,6 +17,7 @@ from compilescope.decompiler.expressions import name_cleanup
 from compilescope.decompiler.finally_copies import NO_END
 from compilescope.decompiler.normalize import (
     EXIT,
+    exit_call_block,
 )
 from compilescope.decompiler.structuring import NOWHERE, Loop, StructurerParts, stack_key
 from compilescope.decompiler.values import (
@@ -68,6 +69,9 @@ class Loops(StructurerParts):
             if last.opname in cfg.TERMINATORS or self._only_ends(index, body | after_loop, body) and not self._pops_below(index, block):
                 continue  # a return or raise inside the loop (`return a or b`: in a few blocks)
             falls = [s for s, k in self.graph.blocks[index].successors if k == "fall"]
+            if self._returns_through_exits(index, falls):
+                self._exits_returning.add(falls[0])
+                continue  # (a return from inside a with around the loop, its own: never a break)
             while (
                 len(falls) == 1
                 and falls[0] not in body
@@ -139,6 +143,40 @@ class Loops(StructurerParts):
         kind = ast.AsyncFor if is_async else ast.For
         statement = kind(target=item_target, iter=iterable, body=statements or [ast.Pass()], orelse=orelse, type_comment=None, lineno=0)
         return [statement], following, extra
+
+    def _returns_from_inside(self, exits: set[int], body: set[int]) -> set[int]:
+        """The blocks of `exits` that return or raise from inside a for loop in the loop `body`
+        (`while True: for x in xs: return x`): they pop its iterator on the way, so they end
+        the function there, and are never the code after the outer loop."""
+        inner = [self.graph.blocks[h] for h in body if h in self.graph.loops and self.graph.blocks[h].last.opname == "FOR_ITER"]
+        found = set()
+        for index in exits:
+            block = self.graph.blocks[index]
+            depth = self._depth_at(block.instructions[0].offset)
+            if block.last.opname not in cfg.TERMINATORS or depth is None:
+                continue
+            for loop in inner:
+                iterator = self._depth_at(loop.last.offset)  # (the iterator on top)
+                if iterator is not None and depth >= iterator and self.graph.dominates(loop.index, index):
+                    found.add(index)
+        return found
+
+    def _returns_through_exits(self, index: int, falls: list[int]) -> bool:
+        """Whether block `index`, on a way out of a for loop, only pops (its iterator; 3.10: a
+        with's block too) and falls into the __exit__ calls of withs around the loop, which
+        return: a `return` from inside them."""
+        names = {i.opname for i in self.graph.blocks[index].instructions if i.opname not in cfg.NO_EFFECT}
+        if len(falls) != 1 or not names or not names <= {"POP_TOP", "POP_BLOCK"}:
+            return False
+        following = self.graph.blocks[falls[0]]
+        return exit_call_block(following) and following.last.opname in ("RETURN_VALUE", "RETURN_CONST")
+
+    def _ends_after_exit_calls(self, index: int, on: int) -> bool:
+        """Whether block `index`, a with's __exit__ call on the way out of a loop, goes on into
+        a block `on` that only returns a constant (`break` out of the with, then the `return`
+        after the loop, which Python shares with a `return` of the same constant)."""
+        names = [i.opname for i in self.graph.blocks[on].instructions if i.opname not in cfg.NO_EFFECT]
+        return on != index and names in (["LOAD_CONST", "RETURN_VALUE"], ["RETURN_CONST"])
 
     def _pops_below(self, index: int, header: cfg.Block) -> bool:
         """Whether block `index` pops the for loop's iterator (at `header`) and goes on without
@@ -267,11 +305,12 @@ class Loops(StructurerParts):
         exits = {s for b in body for s, k in self.graph.blocks[b].successors if k != "exception" and s not in body} - self._chains
         # and the ways out of except clauses that never go round again (outside the natural loop)
         exits |= self._clause_exits(body, header)
+        exits -= self._returns_from_inside(exits, body)
         # (a break out of a with calls its __exit__ on the way, one out of a try's body runs the
         # rest of the body first: where they go is the way out, where another way out goes too)
         around = self._protectors(header)  # (trys and withs the whole loop is in)
         past = {e: self._past_exit_calls(e, body, around) for e in exits}
-        exits = {on if on in exits else e for e, on in past.items()}
+        exits = {on if on in exits or self._ends_after_exit_calls(e, on) else e for e, on in past.items()}
         trys = {h for b in body for h in self._protectors(b)} - around
         exits = {self._past_try_bodies(e, trys) for e in exits}
         after = None

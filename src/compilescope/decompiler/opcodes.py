@@ -491,7 +491,8 @@ def _add_to_container(reader: BlockReader, ins: dis.Instruction) -> None:
 @handles("UNPACK_SEQUENCE", "UNPACK_EX")
 def _unpack(reader: BlockReader, ins: dis.Instruction) -> None:
     value = reader.pop(ins)
-    if value is not NEXT_ITEM and not isinstance(value, (ast.expr, Slot)):
+    # (__enter__()'s result too: `with m as (x, y):`, its target made when the slots are filled)
+    if value is not NEXT_ITEM and not isinstance(value, (ast.expr, Slot, WithEnter)):
         raise Unsupported(ins, "unpacking something that is not a value")
     if ins.opname == "UNPACK_SEQUENCE":
         group = Unpack(value, ins.arg or 0)

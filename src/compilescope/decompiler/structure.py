@@ -88,6 +88,7 @@ class Structurer(Handlers, Matches, Loops):
         self._targets: dict[int, ast.expr] = {}  # loop header -> what its item is stored in
         self.temps = Temporaries(code)
         self._open_loops: list[int] = []  # headers of the loops being written, outermost first
+        self._exits_returning: set[int] = set()  # withs' __exit__ calls a bare return out of a for loop goes through
         # block -> the values it finds on the stack above the enclosing loops' iterators: the
         # temporaries its predecessors left them in (or the markers of a loop's item and end)
         self._entry: dict[int, list[Any]] = {}
@@ -448,6 +449,14 @@ class Structurer(Handlers, Matches, Loops):
                 self._entry.setdefault(node, [])
                 continue
             kept_count = _kept_below(reader.stack, base) if loop is not None and node not in loop.body and node != loop.after else None
+            if (
+                kept_count is None
+                and loop is not None
+                and loop.kind == "for"
+                and reader.stack == base[:-1]
+                and node in self._exits_returning
+            ):
+                kept_count = len(reader.stack)  # a bare return out of the loop, through withs' __exit__ (loops.py)
             if kept_count is not None:
                 # a return out of the loop (through a with's __exit__, or ending an except
                 # clause): what stayed below the loop (its iterator, the clause's exception

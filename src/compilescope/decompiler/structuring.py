@@ -65,6 +65,7 @@ class StructurerParts:
     _protected_cache: dict[int, set[int]]
     _targets: dict[int, ast.expr]  # loop header -> what its item is stored in
     _open_loops: list[int]  # headers of the loops being written, outermost first
+    _exits_returning: set[int]  # withs' __exit__ calls a bare return out of a for loop goes through
     # block -> the values it finds on the stack above the enclosing loops' iterators: the
     # temporaries its predecessors left them in (or the markers of a loop's item and end)
     _entry: dict[int, list[Any]]
