@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import dis
-from collections.abc import Callable
 from typing import Any, cast
 
 import compilescope.decompiler.cfg as cfg
@@ -18,8 +17,8 @@ import compilescope.decompiler.except_star as except_star
 import compilescope.decompiler.finally_copies as finally_copies
 from compilescope.decompiler.cfg import CONDITIONAL, code_shape
 from compilescope.decompiler.expressions import BlockReader
+from compilescope.decompiler.handler_exits import drop_handler_ends, leaves_plainly, safe_return
 from compilescope.decompiler.normalize import (
-    CANNOT_RAISE,
     EXIT,
     exit_call_block,
     without_name_cleanup,
@@ -168,7 +167,7 @@ class Handlers(StructurerParts):
         finalbody = self.region(handler, read.end, loop if leaves else None, base, first=[*outside, *entry])
         # (a return, break or continue inside the finally first drops the exception it ran for,
         # POP_EXCEPT: the source's way out does that itself; `T = v` then `return T` is tidied)
-        _drop_handler_ends(finalbody)
+        drop_handler_ends(finalbody)
         statement = ast.Try(body=body or [ast.Pass()], handlers=[], orelse=[], finalbody=finalbody or [ast.Pass()])
         if read.copies and after is not None:  # (the body goes on past a finally that never ends: not read)
             raise Unsupported(self.graph.blocks[handler].instructions[0], "code after a finally that never ends")
@@ -193,7 +192,7 @@ class Handlers(StructurerParts):
         is refused, never written in the wrong place."""
         outside = [h for h in self._finally_bodies if h not in self._protectors(node)]
         if outside and not (
-            _safe_return(self.graph, node, loads=0)
+            safe_return(self.graph, node, loads=0)
             or self._leaves_after_exit(node, set(), reads=False)
             or cfg.through_jumps(self.graph, node, nops=True) != node
         ):
@@ -220,8 +219,7 @@ class Handlers(StructurerParts):
             return True
         # (then perhaps ending an except clause around the with on the way to the return)
         return bool(successors) and all(
-            s in special or self._leaves_after_exit(s, special, depth + 1, reads) or _safe_return(self.graph, s, loads=0)
-            for s in successors
+            s in special or self._leaves_after_exit(s, special, depth + 1, reads) or safe_return(self.graph, s, loads=0) for s in successors
         )
 
     def _with(self, start: int, handler: int, loop: Loop | None, base: list[Any], after: int | None) -> tuple[list[ast.stmt], int]:
@@ -330,7 +328,7 @@ class Handlers(StructurerParts):
             e
             for e in exits
             if star is not None
-            or not _safe_return(self.graph, e, loads=0 if finally_handler else 1, inside=lambda b: finallys <= self._protectors(b))
+            or not safe_return(self.graph, e, loads=0 if finally_handler else 1, inside=lambda b: finallys <= self._protectors(b))
             or not finallys
             and not finally_handler
             and self._after_block_pop(e, start)
@@ -460,8 +458,8 @@ class Handlers(StructurerParts):
             tail: list[ast.stmt] = []
             if ends:
                 statements, tail = statements[: ends[0]], statements[ends[0] + 1 :]
-            _drop_handler_ends(statements)
-            if tail and not _leaves_plainly(tail):
+            drop_handler_ends(statements)
+            if tail and not leaves_plainly(tail):
                 tails.append(tail)
             elif not tail and not (statements and leaves(statements)):
                 open_ended.append(len(handlers))  # reaches `following` where it ends
@@ -742,71 +740,6 @@ def _code_at(instructions: list[dis.Instruction]) -> tuple[tuple[str, str, int |
 
 
 PREVIOUS_AND_CAUGHT = (PREVIOUS, CAUGHT)
-
-
-def _drop_handler_ends(statements: list[ast.stmt]) -> None:
-    """POP_EXCEPT before a break, continue or return inside a clause: leaving it does the same."""
-    statements[:] = [st for st in statements if not isinstance(st, HandlerEnd)]
-    for st in statements:
-        for field in ("body", "orelse"):
-            inner = getattr(st, field, None)
-            if isinstance(inner, list) and inner:
-                _drop_handler_ends(inner)
-                if not inner and field == "body":
-                    inner.append(ast.Pass())
-
-
-def _returns_local(statement: ast.stmt) -> bool:
-    """Leaving the clause this way after its end or just before it is the same: a jump, or a
-    return of a local or a constant (nothing that could see the exception being handled)."""
-    if isinstance(statement, (ast.Break, ast.Continue)):
-        return True
-    return isinstance(statement, ast.Return) and (
-        statement.value is None
-        or isinstance(statement.value, (ast.Name, ast.Constant))
-        or (isinstance(statement.value, ast.Tuple) and all(isinstance(e, (ast.Name, ast.Constant)) for e in statement.value.elts))
-    )
-
-
-def _leaves_plainly(tail: list[ast.stmt]) -> bool:
-    """Code after a clause's end that only returns (or breaks, continues) with a local or a
-    constant, perhaps passed through a temporary first: the same inside the clause."""
-    plain = (ast.Name, ast.Constant)
-    moves = all(
-        isinstance(st, HandlerEnd)
-        or isinstance(st, ast.Assign)
-        and len(st.targets) == 1
-        and isinstance(st.targets[0], ast.Name)
-        and isinstance(st.value, plain)
-        for st in tail[:-1]
-    )
-    return moves and _returns_local(tail[-1])
-
-
-def _safe_return(graph: cfg.Graph, index: int, loads: int, inside: Callable[[int], bool] = lambda index: True) -> bool:
-    """Code that only returns: a value already on the stack, a constant, or (at most `loads`) a
-    local known to be bound, read in blocks `inside` holds (not past an enclosing finally's
-    copy, which may change it), perhaps ending an except clause on the way. It cannot raise, so
-    it is the same inside the try as after it."""
-    allowed, loads = loads, 0
-    for _ in range(len(graph.blocks)):
-        block = graph.blocks[index]
-        names = [i.opname for i in without_name_cleanup([i for i in block.instructions if i.opname not in cfg.NO_EFFECT])]
-        read = sum(n in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST") for n in names)
-        if read and not inside(index):
-            return False
-        loads += read
-        if loads > allowed or any(
-            n not in CANNOT_RAISE and n not in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST") and n not in cfg.UNCONDITIONAL for n in names
-        ):
-            return False
-        if names and names[-1] in ("RETURN_VALUE", "RETURN_CONST"):
-            return True
-        following = [s for s, k in block.successors if k != "exception"]
-        if len(following) != 1:
-            return False
-        index = following[0]
-    return False
 
 
 def _reaches_first(chain: list[int], these: set[int | None], those: set[int]) -> bool:
