@@ -512,11 +512,7 @@ SWEEP_REFUSED: dict[str, set[str]] = {
 # inside a for loop (3.12+). torch.nn on 3.12 is not listed (not measured: no 3.12 torch here).
 SWEEP_UNVERIFIED: dict[str, set[str]] = {
     "stdlib 3.10": {
-        "argparse:ArgumentParser._get_value:2487",
         "difflib:HtmlDiff._line_wrapper:1810",
-        "functools:singledispatch:800",
-        "gettext:GNUTranslations.ngettext:505",
-        "gettext:GNUTranslations.npgettext:527",
         "glob:iglob:26",
         "inspect:BoundArguments.args:2787",
         "inspect:_too_many:1466",
@@ -524,20 +520,12 @@ SWEEP_UNVERIFIED: dict[str, set[str]] = {
         "pathlib:Path.resolve:1064",
         "pickle:_Pickler.save_bool:744",
         "posixpath:join:71",
-        "shutil:move:774",
         "subprocess:Popen._check_timeout:1192",
         "subprocess:Popen._try_wait:1914",
         "tarfile:TarInfo._posix_split_name:1088",
-        "tarfile:nti:176",
-        "tempfile:_candidate_tempdir_list:156",
-        "tempfile:mkdtemp:344",
-        "typing:_BaseGenericAlias.__call__:953",
         "typing:_BaseGenericAlias.__mro_entries__:964",
-        "typing:no_type_check:1967",
         "urllib.parse:_splitpasswd:1100",
         "urllib.parse:_splitvalue:1204",
-        "urllib.parse:_to_bytes:1009",
-        "zipfile:is_zipfile:200",
     },
     "stdlib 3.11": {
         "difflib:HtmlDiff._line_wrapper:1810",
