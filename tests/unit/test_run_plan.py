@@ -38,7 +38,19 @@ def test_replace_changes_only_what_it_is_given() -> None:
 def test_try_gives_both_runs_every_field_of_the_users_plan() -> None:
     # GIVEN a plan in which every field that --try does not set differs from its default
     plan = parsed(
-        "--try", "dynamic", "--no-calls", "--no-children", "--profile", "--show", "code", "--frame", "f", "--all", "--quiet", "x.py"
+        "--try",
+        "dynamic",
+        "--no-calls",
+        "--no-children",
+        "--profile",
+        "--show",
+        "code",
+        "--frame",
+        "f",
+        "--all",
+        "--quiet",
+        "--check-accuracy=2",
+        "x.py",
     )
     plan = plan.replace(
         target="train.py", args=["--lr", "1"], module=False, no_save=False, no_html=False, decompile="gen", timeline="t.json"

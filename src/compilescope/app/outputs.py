@@ -102,6 +102,14 @@ class OutputPlan:
         tag = process_tag()
         return stem[: -len(tag)] if tag and stem.endswith(tag) else stem
 
+    @property
+    def accuracy_folder(self) -> str | None:
+        """Where --check-accuracy writes the minifier's script of each graph that differs:
+        beside the trace, named as it is ("compilescope-train-accuracy"); None with --no-save."""
+        if self.trace is None:
+            return None
+        return os.path.join(os.path.dirname(self.trace), stem_and_suffix(self.trace)[0] + "-accuracy")
+
     def forget_temporary(self) -> None:
         if self._temporary is not None:
             import shutil

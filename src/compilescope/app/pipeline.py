@@ -166,6 +166,8 @@ def capture(plan: RunPlan, outputs: OutputPlan, fixes: list[Any], stream: TextIO
             record_calls=not plan.no_calls,
             fixes=fixes,
             progress=not plan.quiet,
+            check_accuracy=plan.check_accuracy,
+            accuracy_folder=outputs.accuracy_folder,
         )
     except OutputError as error:
         raise CommandError(str(error)) from None

@@ -28,6 +28,7 @@ class RunPlan:
         "quiet",
         "timeline",
         "debug_dir",
+        "check_accuracy",
     )  # fmt: skip
 
     def __init__(
@@ -54,6 +55,7 @@ class RunPlan:
         quiet: bool = False,  # --quiet: no live progress line while the program compiles
         timeline: str | None = None,  # --timeline: write the compile timeline (Chrome Trace JSON) here
         debug_dir: str | None = None,  # --debug-dir: write Dynamo's code here and run it from there
+        check_accuracy: int | None = None,  # --check-accuracy=N: compare each graph's first N calls with eager
     ) -> None:
         self.target = target
         self.args = list(args)
@@ -76,6 +78,7 @@ class RunPlan:
         self.quiet = quiet
         self.timeline = timeline
         self.debug_dir = debug_dir
+        self.check_accuracy = check_accuracy
 
     @classmethod
     def from_command_line(cls, parsed: argparse.Namespace) -> RunPlan:

@@ -133,6 +133,10 @@ def summary(doc: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(only=_asked_for(argv))
+    if argv and argv[0] == "run":
+        from compilescope.cli.run import with_option_values
+
+        argv = with_option_values(parser, argv)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)

@@ -12,6 +12,37 @@ from compilescope.app.pipeline import run_program
 from compilescope.app.plan import RunPlan
 from compilescope.cli.options import add_view_options
 
+DEFAULT_CALLS = 3  # (record/accuracy.py's; not imported from there: it imports torch)
+_BARE = "--check-accuracy"
+
+
+def _calls(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of calls, 1 or more (--check-accuracy=N)")
+    return int(text)
+
+
+def with_option_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """`run`'s arguments with a bare --check-accuracy given its default (--check-accuracy=3): a
+    flag whose number is optional would otherwise take the program's name as its number. Only
+    compilescope's own options are looked at (those before the program), never the program's."""
+    commands = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    run = commands[0].choices.get("run") if commands else None
+    valued = {s for a in (run._actions if run is not None else []) if a.nargs != 0 for s in a.option_strings}
+    argv = list(argv)
+    index = 1
+    while index < len(argv):
+        token = argv[index]
+        if token == _BARE:
+            if not (index + 1 < len(argv) and argv[index + 1].isdigit()):
+                argv[index] = f"{_BARE}={DEFAULT_CALLS}"
+            index += 2
+            continue
+        if token == "-m" or not token.startswith("-") or token == "--":
+            break  # the program: what follows is its own
+        index += 2 if token in valued else 1
+    return argv
+
 
 class RunCommand:
     """Run a Python program exactly as `python` would, then explain what torch.compile did.
@@ -64,6 +95,14 @@ class RunCommand:
             metavar="FOLDER",
             help="write each code object Dynamo makes (transformed functions, resume functions) as a .py file in FOLDER "
             "and run it from there, so that a debugger stops at breakpoints set in it (docs/debugging.md)",
+        )
+        parser.add_argument(
+            "--check-accuracy",
+            metavar="N",
+            type=_calls,
+            help=f"compare each compiled graph's first N calls (default {DEFAULT_CALLS}) with the same graph run eagerly on copies of its inputs "
+            "(its gradients too, in training), name the stage of torch.compile that makes a differing graph differ, and write "
+            "torch's minifier script for it; the program's own results are untouched (docs/accuracy.md)",
         )
         parser.add_argument(
             "--quiet",

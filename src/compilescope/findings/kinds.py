@@ -36,6 +36,7 @@ class FindingKind(str, Enum):
     DDP_SPLIT = "ddp split"
     PAID_OFF = "paid off"  # whether compiling paid off: compiled calls against uncompiled ones
     COMPILED_MODULE_NOT_CALLED = "compiled module not called"
+    ACCURACY = "accuracy"  # run --check-accuracy: a compiled graph's result against eager's
     OTHER = "other"
 
     # its words wherever it is printed or formatted, as a plain str (Python 3.10 to 3.13 differ

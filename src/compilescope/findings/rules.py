@@ -8,6 +8,7 @@ facts support it.
 from __future__ import annotations
 
 from compilescope.findings import INFO, PROBLEM, WARNING
+from compilescope.findings.accuracy import accuracy_findings
 from compilescope.findings.before_compile import (
     ended_before_compiling,
     nothing_compiled,
@@ -60,6 +61,7 @@ def findings(session: Session) -> list[Finding]:
         found.extend(_failures(frame))
         found.extend(_calls_without_compiled_code(frame))
     found.extend(_compile_time(session))
+    found.extend(accuracy_findings(session))
     if session.skipped:
         found.append(
             Finding(

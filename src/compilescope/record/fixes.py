@@ -105,3 +105,24 @@ def apply(fixes: list[Fix], config: Any) -> list[str]:
         except Exception as error:  # a setting that refuses the value: said, the program goes on
             problems.append(f"--try {fix.name}: {type(error).__name__}: {error}")
     return problems
+
+
+def apply_at_import(fixes: list[Fix], writer: Any) -> None:
+    """As the program imports Dynamo: set `run --try`'s fixes on Dynamo's config now (before
+    anything is compiled) and again as each compile starts; say what was set, and what could
+    not be, in the trace."""
+    import sys
+
+    import compilescope.record.torch_adapter as torch_adapter
+    from compilescope.trace.ours import FIXES_RECORD
+
+    config = torch_adapter.dynamo_config()
+    if config is None:
+        return
+    problems = apply(fixes, config)
+    not_hooked = torch_adapter.on_compile_start(lambda: apply(fixes, config))
+    if not_hooked and any(f.name == "ignore-logging" for f in fixes):
+        problems.append(f"--try ignore-logging: logging methods defined after Dynamo's import are not added ({not_hooked})")
+    for problem in problems:
+        print(f"compilescope: {problem}", file=sys.__stderr__)
+    writer.write_record(FIXES_RECORD, {"applied": [describe(f) for f in fixes], "problems": problems})

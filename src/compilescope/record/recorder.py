@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from compilescope.record.accuracy import AccuracyCheck
     from compilescope.record.calls import CallRecorder
     from compilescope.record.generated import GeneratedCodeRecorder
     from compilescope.record.handler import TraceHandler
@@ -185,6 +186,8 @@ class Capture:
         fixes: list[Any] | None = None,
         records_program_end: bool | None = None,
         progress: bool = False,
+        check_accuracy: int | None = None,
+        accuracy_folder: str | None = None,
     ) -> None:
         """`wait_for_compile`: make the trace file only once torch.compile compiles (a child
         process of the program: one that never compiles leaves no file). `records_program_end`:
@@ -193,7 +196,9 @@ class Capture:
         without that record as one whose program did not finish (killed). By default, where it
         waits for torch (only run's does): a capture() block, a child process or bench's worker
         write no such record, by design. `progress`: show the live status line while the program
-        compiles (record/progress.py), where stderr is a terminal."""
+        compiles (record/progress.py), where stderr is a terminal. `check_accuracy`: compare
+        each compiled graph's first that many calls with the graph run eagerly (record/
+        accuracy.py); the minifier's scripts of those that differ go under `accuracy_folder`."""
         self._on_attach = on_attach
         # the status line's terminal, opened before the program can replace stderr; drawn on
         # once the program imports torch
@@ -203,6 +208,10 @@ class Capture:
         self.calls: CallRecorder | None = None
         self.code: GeneratedCodeRecorder | None = None
         self.modules: CompiledModules | None = None
+        self.accuracy: AccuracyCheck | None = None
+        self._check_accuracy, self._accuracy_folder = check_accuracy, accuracy_folder
+        self._accuracy_ended = False
+        self._started_in = os.getcwd()  # (where the commands it prints are run from: the user's shell)
         self._record_calls, self._record_code = record_calls, record_code
         self._temporary = trace_path is None
         if trace_path is None:
@@ -255,12 +264,16 @@ class Capture:
             self.calls = CallRecorder()
         if self._record_code:
             self.code = GeneratedCodeRecorder()
+        if self._check_accuracy:
+            from compilescope.record.accuracy import AccuracyCheck
+
+            self.accuracy = AccuracyCheck(self._check_accuracy, self.writer, at_end=self._end_accuracy)
         logger = torch_adapter.trace_logger()
         # torch keeps this logger at DEBUG and emits only while it has a handler; keep it so.
         if logger.level != logging.DEBUG:
             self._old_level = logger.level
             logger.setLevel(logging.DEBUG)
-        earlier = self._repeat_file_names()
+        earlier = _repeat_file_names(self.writer)
         self.writer.write_record(ENVIRONMENT_RECORD, environment())
         self._handler = TraceHandler(self.writer)
         for interned in earlier:
@@ -294,7 +307,9 @@ class Capture:
         if self._detached:
             return
         if self._fixes:
-            self._apply_fixes()
+            import compilescope.record.fixes as fixes
+
+            fixes.apply_at_import(self._fixes, self.writer)
         # Dynamo brought Inductor's config: the C++ compiler is known now (written here too, so
         # that a run killed before its end still says it).
         with contextlib.suppress(Exception):
@@ -308,6 +323,11 @@ class Capture:
                 with contextlib.suppress(Exception):
                     self.calls.stop()
                 self.calls.unavailable = f"not recorded: {error_summary(error)}"
+        if self.accuracy is not None:
+            try:
+                self.accuracy.start()
+            except Exception as error:  # the check is asked for, but never fails the program
+                self.accuracy.unavailable = f"not checked: {error_summary(error)}"
         if self.code is not None:
             try:
                 self.code.start()
@@ -316,36 +336,13 @@ class Capture:
                     self.code.stop()
                 self.code.unavailable = f"not recorded: {error_summary(error)}"
 
-    def _apply_fixes(self) -> None:
-        """Set `run --try`'s fixes on Dynamo's config now (before anything is compiled) and
-        again as each compile starts; say what was set, and what could not be, in the trace."""
-        import compilescope.record.fixes as fixes
-        import compilescope.record.torch_adapter as torch_adapter
-        from compilescope.trace.ours import FIXES_RECORD
+    def _end_accuracy(self) -> None:
+        """--check-accuracy's end (at the program's exit, or at the latest as we detach), once."""
+        if self.accuracy is not None and not self._accuracy_ended:
+            self._accuracy_ended = True
+            from compilescope.record.accuracy_stages import finish_unrecorded
 
-        config = torch_adapter.dynamo_config()
-        if config is None:
-            return
-        problems = fixes.apply(self._fixes, config)
-        not_hooked = torch_adapter.on_compile_start(lambda: fixes.apply(self._fixes, config))
-        if not_hooked and any(f.name == "ignore-logging" for f in self._fixes):
-            problems.append(f"--try ignore-logging: logging methods defined after Dynamo's import are not added ({not_hooked})")
-        for problem in problems:
-            print(f"compilescope: {problem}", file=sys.__stderr__)
-        self.writer.write_record(FIXES_RECORD, {"applied": [fixes.describe(f) for f in self._fixes], "problems": problems})
-
-    def _repeat_file_names(self) -> list[list[Any]]:
-        """torch writes each file name once per process (`str` records, which later records
-        refer to by number): repeat those it wrote before this trace began; those repeated."""
-        import compilescope.record.torch_adapter as torch_adapter
-
-        strings = torch_adapter.interned_strings()
-        repeated: list[list[Any]] = []
-        if isinstance(strings, dict):
-            for text, index in sorted(strings.items(), key=lambda item: item[1]):
-                self.writer.write_record("str", [text, index])
-                repeated.append([text, index])
-        return repeated
+            finish_unrecorded(self.accuracy, self._accuracy_folder, self._started_in, self._logger, self._handler)
 
     def record_program(self, program: dict[str, Any]) -> None:
         """How the program ran and ended: session.model.Program's fields."""
@@ -398,6 +395,8 @@ class Capture:
             with contextlib.suppress(Exception):
                 self.final_environment = environment(final=True)
                 self.writer.write_record(ENVIRONMENT_RECORD, self.final_environment)
+            if self.accuracy is not None:
+                self._end_accuracy()
             if self.calls is not None and self._attached:
                 with contextlib.suppress(Exception):
                     self.writer.write_record(CALLS_RECORD, self.calls.facts())
@@ -426,7 +425,7 @@ class Capture:
         self.trace_path = self.writer.path
         self.writer.write_record(CAPTURE_RECORD, _process_facts())
         if self._attached:
-            self._repeat_file_names()
+            _repeat_file_names(self.writer)
         for recorder in (self.calls, self.code, self.modules):
             if recorder is not None:
                 recorder.stop()
@@ -468,6 +467,20 @@ class Capture:
     def trace_problem(self) -> str | None:
         """What went wrong writing the trace (a full disk, a read-only folder), in one line."""
         return self.writer.problem
+
+
+def _repeat_file_names(writer: TraceFileWriter) -> list[list[Any]]:
+    """torch writes each file name once per process (`str` records, which later records refer
+    to by number): repeat those it wrote before this trace began; those repeated."""
+    import compilescope.record.torch_adapter as torch_adapter
+
+    strings = torch_adapter.interned_strings()
+    repeated: list[list[Any]] = []
+    if isinstance(strings, dict):
+        for text, index in sorted(strings.items(), key=lambda item: item[1]):
+            writer.write_record("str", [text, index])
+            repeated.append([text, index])
+    return repeated
 
 
 @contextlib.contextmanager

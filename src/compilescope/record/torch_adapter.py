@@ -278,3 +278,119 @@ def compiled_versions(code: CodeType) -> list[tuple[str, CodeType]] | str:
         return not_available("Dynamo's cache entries (torch._dynamo.eval_frame._debug_get_cache_entry_list)")
     found = [(str(getattr(e, "compile_id", None) or "unknown"), e.code) for e in entries if isinstance(getattr(e, "code", None), CodeType)]
     return found[::-1]  # (torch keeps the newest first)
+
+
+# ---- run --check-accuracy (record/accuracy.py) ----------------------------------------------
+
+
+def wrap_graph_compiles(wrap: Callable[[Any, list[Any], Any, Any], Any]) -> str | None:
+    """Have Dynamo give each graph it compiles to `wrap(graph, example_inputs, compiled, backend)`
+    and run what that returns instead of the backend's result (OutputGraph.call_user_compiler:
+    the one place every backend's graph passes). A line saying why not, where this torch has no
+    such place. Only `run --check-accuracy` asks for it."""
+    try:
+        from torch._dynamo.output_graph import OutputGraph
+
+        original = OutputGraph.call_user_compiler
+    except Exception as error:
+        return not_available(f"Dynamo's backend call ({type(error).__name__})")
+
+    def call_user_compiler(self: Any, gm: Any, example_inputs: list[Any]) -> Any:
+        graph = copied_graph(gm)  # (before the backend: its passes change the graph in place)
+        compiled = original(self, gm, example_inputs)
+        return wrap(graph, example_inputs, compiled, getattr(self, "compiler_fn", None))
+
+    call_user_compiler.__wrapped__ = original  # type: ignore[attr-defined]
+    OutputGraph.call_user_compiler = call_user_compiler  # type: ignore[method-assign]
+    return None
+
+
+def copied_graph(gm: Any) -> Any:
+    """A GraphModule that runs `gm`'s graph as it is now, on its own copy of the graph (its
+    modules and tensors shared); its nodes' metadata (Dynamo's fake tensors) dropped, so that a
+    backend given it later makes its own, as torch's repro scripts do. None where it cannot be
+    copied."""
+    import copy
+
+    try:
+        import torch.fx
+
+        graph = copy.deepcopy(gm.graph)
+        placeholders = {}
+        for node in graph.nodes:
+            if node.op == "placeholder":
+                placeholders[node.name] = _source_name(node)
+            node.meta = {}
+        copied = torch.fx.GraphModule(gm, graph)
+        copied.__dict__["_compilescope_inputs"] = [placeholders[n.name] for n in graph.nodes if n.op == "placeholder"]
+        return copied
+    except Exception:
+        return None
+
+
+def _source_name(node: Any) -> str:
+    """The name a graph's input has in the user's code ("L['x']", "L['self']._modules['fc']
+    ._parameters['weight']"), as Dynamo's source says it; the placeholder's name where none."""
+    for holder in (node, node.meta.get("grapharg")):
+        source = getattr(holder, "_dynamo_source", None) or getattr(holder, "source", None)
+        if source is not None:
+            with contextlib.suppress(Exception):
+                name = source.name
+                return str(name() if callable(name) else name)
+    return str(node.name)
+
+
+def backend_facts(compiler_fn: Any) -> tuple[str | None, dict[str, Any]]:
+    """The backend's name as torch.compile was given it ("inductor", "aot_eager"; None for a
+    function of the user's) and its settings (Inductor's mode and options, as its config
+    changes: {"triton.cudagraphs": True} under mode="reduce-overhead")."""
+    seen = 0
+    while compiler_fn is not None and seen < 5:
+        name = getattr(compiler_fn, "compiler_name", None)
+        if isinstance(name, str):
+            config = getattr(compiler_fn, "config", None)
+            return name, dict(config) if isinstance(config, dict) else {}
+        compiler_fn = getattr(compiler_fn, "_torchdynamo_orig_backend", None) or getattr(compiler_fn, "_compiler", None)
+        seen += 1
+    return None, {}
+
+
+def clone_input(value: Any) -> Any:
+    """A copy of a tensor with its strides (torch._dynamo.utils.clone_input, which torch's own
+    accuracy checks use); detached, requires_grad as the original."""
+    import torch
+
+    if not isinstance(value, torch.Tensor):
+        return value
+    try:
+        from torch._dynamo.utils import clone_input as torch_clone
+
+        copied = torch_clone(value.detach())
+    except Exception:
+        copied = value.detach().clone()
+    return copied.requires_grad_(value.requires_grad) if copied.is_leaf and (copied.is_floating_point() or copied.is_complex()) else copied
+
+
+def in_float64(gm: Any, inputs: list[Any]) -> tuple[Any, list[Any]]:
+    """The graph and its inputs with every float made float64 (torch's cast_to_fp64, as its
+    accuracy checks make their reference)."""
+    import copy
+
+    from torch._dynamo.debug_utils import cast_to_fp64
+
+    return cast_to_fp64(copy.deepcopy(gm), inputs)
+
+
+def lookup_backend(name: str) -> Any:
+    from torch._dynamo.backends.registry import lookup_backend as lookup
+
+    return lookup(name)
+
+
+def dynamo_repro_script(gm: Any, inputs: list[Any], backend: str | None, save_dir: str) -> str:
+    """torch's own after-Dynamo repro script of `gm` on `inputs` (their values saved under
+    `save_dir`), whose `minify` command runs torch's accuracy minifier with `backend`, and whose
+    `run` command checks it again (torch._dynamo.repro.after_dynamo)."""
+    from torch._dynamo.repro.after_dynamo import generate_dynamo_fx_repro_string
+
+    return generate_dynamo_fx_repro_string(gm, inputs, backend, check_accuracy=True, save_dir=save_dir, command="minify")

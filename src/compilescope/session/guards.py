@@ -317,6 +317,12 @@ def _holder(source: str, types: dict[str, str]) -> str:
     return _name(source, types)
 
 
+def in_user_words(text: str) -> str:
+    """Every source Dynamo names in `text` (L['fn']._modules['0']._parameters['weight']) as the
+    user writes it (fn[0].weight)."""
+    return _names_in(text, {})
+
+
 def _names_in(expression: str, types: dict[str, str]) -> str:
     """Every source in an expression (a size relation, an identity) in the user's words."""
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from compilescope.session import SCHEMA, error_summary  # noqa: F401  (error_summary: its callers import it from here)
+from compilescope.session.accuracy import AccuracyChecks, GraphAccuracy
 from compilescope.session.benchmarks import Benchmark, Profile
 from compilescope.session.caches import CacheLookup, EarlierRun, KeyPart
 from compilescope.session.passes import PassStage
@@ -313,6 +314,7 @@ class Compile:
     # transformed_code).
     for_function: str | None = None
     runnable: list[str] = field(default_factory=list)  # Inductor's input graphs as torch's scripts (fx_graph_runnable)
+    accuracy: list[GraphAccuracy] = field(default_factory=list)  # run --check-accuracy's, per graph; empty: not checked
 
 
 @dataclass
@@ -448,6 +450,7 @@ class Session:
     # session); None: none was found
     earlier_run: EarlierRun | None = None
     timeline: Timeline | None = None  # torch's timing events as spans (session/timeline.py); None: none in the trace
+    accuracy: AccuracyChecks | None = None  # run --check-accuracy's checks as a whole; None: not asked for
 
     # ---- derived views, not stored -------------------------------------------------------
     @property

@@ -17,3 +17,5 @@ GENERATED_CODE_RECORD = "compilescope_generated_code"
 CHILDREN_RECORD = "compilescope_children"
 FIXES_RECORD = "compilescope_fixes"  # what `run --try` set before the program compiled
 COMPILED_MODULES_RECORD = "compilescope_compiled_modules"  # modules torch.compile wrapped (record/modules.py)
+ACCURACY_RECORD = "compilescope_accuracy"  # run --check-accuracy: one checked call of a compiled graph (record/accuracy.py)
+ACCURACY_END_RECORD = "compilescope_accuracy_end"  # the checks' cost; which stage made each differing graph differ, its minifier script

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from compilescope.findings.accuracy import graph_said
 from compilescope.findings.rules import plural
 from compilescope.render.sections.caches import cache_rows
 from compilescope.render.sections.passes import passes_rows
@@ -84,6 +85,9 @@ def _calls(times: CallTimes, verb: str = "served") -> str:
     return text
 
 
+_ACCURACY_STYLE = {"matches": "green", "differs": "red", "not compared": "yellow", "not checked": "dim"}
+
+
 def _compile(c: Compile, show: set[str], torch: str | None = None) -> list:
     """One version of a function: its line (id, status, ops, kernels, time, calls), why it was
     compiled again, how it failed, autotuning, CUDA graphs, graph breaks, then its details."""
@@ -154,6 +158,12 @@ def _compile(c: Compile, show: set[str], torch: str | None = None) -> list:
         out.append(text)
     if c.kernels and "kernels" not in show:
         out.append(Text("         kernels: " + limited([one_line_of(k.name) for k in c.kernels], 6), style="dim"))
+    for graph in c.accuracy:
+        said, outcome = graph_said(graph)
+        label = f"accuracy (graph {graph.graph + 1}): " if len(c.accuracy) > 1 else "accuracy: "
+        out.append(Text(f"         {label}{one_line_of(said)}", style=_ACCURACY_STYLE[outcome]))
+        if graph.minifier is not None and graph.minifier.minify:
+            out.append(Text(f"           minifier: {one_line_of(graph.minifier.minify)}", style="dim"))
     out.extend(_details(c, show, torch))
     return out
 

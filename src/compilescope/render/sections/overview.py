@@ -8,6 +8,7 @@ from __future__ import annotations
 from rich.console import Group
 from rich.text import Text
 
+from compilescope.findings.accuracy import checks_said
 from compilescope.findings.rules import INFO, PROBLEM, WARNING, Finding, never_imported_torch, plural
 from compilescope.render.terminal import hanging, keep_phrases, limited, one_line_of, seconds, short_path, together, unknown
 from compilescope.render.text import short_message
@@ -88,6 +89,9 @@ def summary(session: Session) -> Text:
     recorded = calls_recorded_said(session)
     if recorded and compiles:  # (nothing compiled: no calls to count either way)
         text.append(f"\nCalls per compiled version: {recorded}", style="dim")
+    checked = checks_said(session)
+    if checked:
+        text.append("\n" + checked, style="red" if "differs" in checked else "dim")
     return text
 
 

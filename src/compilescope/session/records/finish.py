@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from compilescope.session.model import Compile, CompileStatus, Frame, Session
+from compilescope.session.records.accuracy import apply_accuracy
 from compilescope.session.records.caches import share_key_parts
 from compilescope.session.records.calls import apply_calls
 from compilescope.session.records.dynamo import breaks_in_compiled_frames, link_resumes, name_by_frame_id, read_dynamo_facts
@@ -39,6 +40,7 @@ def finish(state: BuildState) -> Session:
     link_resumes(state)
     for apply, what in (
         (apply_calls, "the calls each version served"),
+        (apply_accuracy, "the accuracy checks"),
         (apply_generated_code, "Dynamo's code, decompiled"),
         (breaks_in_compiled_frames, "the lines of the compiled functions that led into library code"),
         (place_compiled_modules, "where the modules compiled whole were compiled"),

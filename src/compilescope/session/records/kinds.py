@@ -1,7 +1,7 @@
 """Which record kinds build a Session, and which family reads each: the one table, KINDS.
 
 Each record family's module (dynamo.py, aot.py, inductor.py, distributed.py, times.py,
-caches.py, calls.py, program.py, passes.py) names the kinds it reads in its HANDLERS; KINDS is all of them, each
+caches.py, calls.py, program.py, passes.py, accuracy.py) names the kinds it reads in its HANDLERS; KINDS is all of them, each
 kind claimed by one family (two that claim one kind fail at import). A record of a kind that
 is not here (torch writes many more, and will write others) is passed over: nothing is
 learned from it, and nothing is guessed.
@@ -9,6 +9,7 @@ learned from it, and nothing is guessed.
 
 from __future__ import annotations
 
+from compilescope.session.records.accuracy import HANDLERS as ACCURACY
 from compilescope.session.records.aot import HANDLERS as AOT
 from compilescope.session.records.caches import HANDLERS as CACHES
 from compilescope.session.records.calls import HANDLERS as CALLS
@@ -32,6 +33,7 @@ FAMILIES: dict[str, dict[str, Handler]] = {
     "calls": CALLS,
     "program": PROGRAM,
     "passes": PASSES,
+    "accuracy": ACCURACY,
 }
 
 

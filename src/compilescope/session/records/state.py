@@ -87,6 +87,7 @@ class BuildState:
     program: Program | None = None  # compilescope's record of the program
     calls: dict[str, Any] | None = None  # compilescope's record of the calls each version served
     generated: dict[str, Any] | None = None  # compilescope's record of Dynamo's code
+    accuracy: list[dict[str, Any]] = field(default_factory=list)  # run --check-accuracy's checked calls, then its end
     kernel_compiles: KernelCompiles = field(default_factory=KernelCompiles)
     sources: dict[str, list[str] | None] = field(default_factory=dict)  # user files read for graph-break context
     skipped_more: int = 0  # reasons to skip beyond the first MAX_SKIPPED

@@ -1,0 +1,175 @@
+"""What `run --check-accuracy` found, in words: a finding per compiled graph whose result differs
+from the same graph run eagerly (with the stage that made it differ, and what to do next), and the
+one-line summaries the terminal and the report show per graph and for the run."""
+
+from __future__ import annotations
+
+from compilescope.findings import INFO, PROBLEM
+from compilescope.findings.finding import Finding, plural, seconds
+from compilescope.findings.kinds import FindingKind
+from compilescope.session.accuracy import ComparedValue, GraphAccuracy
+from compilescope.session.model import Compile, Frame, Session
+
+# What differing at each stage means, and the backend that gives eager's results meanwhile
+# (the stage before it: it matched)
+_STAGE_ADVICE = {
+    "aot_eager": (
+        "AOT Autograd's tracing of the graph (functionalization, the joint graph)",
+        "eager",
+    ),
+    "aot_eager_decomp_partition": (
+        "the decompositions Inductor asks AOT Autograd for, or its partitioner",
+        "aot_eager",
+    ),
+    "inductor": ("Inductor's code for it (its lowering, fusion and generated kernels)", "aot_eager"),
+}
+
+
+def number(value: float | None) -> str:
+    return "unknown" if value is None else f"{value:.3g}"
+
+
+def value_said(value: ComparedValue) -> str:
+    """ "output 0 (float32 [8, 16]): largest difference 2 (relative 43.5)"."""
+    kind = f"{value.dtype} {value.shape}" if value.dtype and value.shape is not None else value.dtype or ""
+    text = f"{value.what}" + (f" ({kind})" if kind else "")
+    if value.max_abs is not None:
+        text += f": largest difference {number(value.max_abs)}"
+        if value.max_rel is not None:
+            text += f" (relative {number(value.max_rel)})"
+    return text
+
+
+def graph_said(graph: GraphAccuracy) -> tuple[str, str]:
+    """The graph's check in one line, and how it went ("matches", "differs", "not compared",
+    "not checked")."""
+    calls = graph.calls
+    compared = [c for c in calls if c.outcome in ("matches", "differs")]
+    if graph.differs:
+        wrong = [c for c in calls if c.outcome == "differs"]
+        largest = graph.largest()
+        text = f"differs from eager in {len(wrong)} of {plural(len(compared), 'call')} checked"
+        if largest is not None:
+            text += f": {value_said(largest)}"
+        if graph.first_differs:
+            text += f"; first stage that differs: {graph.first_differs}"
+        return text, "differs"
+    if graph.matches:
+        largest = graph.largest()
+        text = f"matches eager in {plural(len(compared), 'call')} checked"
+        if largest is not None and largest.max_abs is not None:
+            text += f" (largest difference {number(largest.max_abs)})"
+        if graph.gradients:
+            text += f"; gradients of the first training step match ({plural(len(graph.gradients), 'input')})"
+        return text, "matches"
+    if any(c.outcome == "not compared" for c in calls):
+        why = next((c.why for c in calls if c.why), "")
+        return f"not compared: {why}", "not compared"
+    why = next((c.why for c in calls if c.why), None) or graph.stopped or "not called"
+    return f"not checked: {why}", "not checked"
+
+
+def checks_said(session: Session) -> str | None:
+    """The run's checks in one line; None where none were asked for."""
+    checks = session.accuracy
+    graphs = [g for c in session.compiles for g in c.accuracy]
+    if checks is None and not graphs:
+        return None
+    if checks is not None and checks.unavailable:
+        return f"Accuracy: not checked: {checks.unavailable}"
+    outcomes = [graph_said(g)[1] for g in graphs]
+    parts = [f"{outcomes.count(o)} {o}" for o in ("differs", "matches", "not compared", "not checked") if outcomes.count(o)]
+    calls = checks.calls_per_graph if checks is not None else None
+    text = f"Accuracy against eager: {plural(len(graphs), 'graph')} checked" + (
+        f" (first {plural(calls, 'call')} of each)" if calls else ""
+    )
+    text += ": " + (", ".join(parts) if parts else "none was called")
+    if checks is not None and checks.seconds is not None:
+        text += f"; checking took {seconds(checks.seconds)} while the program ran"
+        if checks.stages_seconds:
+            text += f" and {seconds(checks.stages_seconds)} after it"
+    return text
+
+
+def accuracy_findings(session: Session) -> list[Finding]:
+    found = []
+    for frame in session.frames:
+        for compile_ in frame.compiles:
+            for graph in compile_.accuracy:
+                if graph.differs:
+                    found.append(_differs(session, frame, compile_, graph))
+    graphs = [g for c in session.compiles for g in c.accuracy]
+    matched = [g for g in graphs if g.matches]
+    if matched and not found:
+        found.append(
+            Finding(
+                INFO,
+                f"No compiled graph differs from eager ({len(matched)} of {plural(len(graphs), 'graph')} checked match)",
+                detail=checks_said(session) or "",
+                kind=FindingKind.ACCURACY,
+            )
+        )
+    return found
+
+
+def _differs(session: Session, frame: Frame, compile_: Compile, graph: GraphAccuracy) -> Finding:
+    label = compile_.compile_id + (f" graph {graph.graph + 1}" if len(compile_.accuracy) > 1 else "")
+    lines = []
+    wrong_calls = [c for c in graph.calls if c.outcome == "differs"]
+    for call in wrong_calls[:1]:
+        for value in [v for v in call.compared if not v.matches][:3]:
+            lines.append(f"{value_said(value)}; {value.judged}")
+    for value in [g for g in graph.gradients or [] if not g.matches][:3]:
+        lines.append(f"{value_said(value)}; {value.judged}")
+    if graph.stages:
+        said = [
+            f"{s.stage} {'matches' if s.matches else 'differs' if s.matches is False else 'failed: ' + (s.failed or 'unknown')}"
+            for s in graph.stages
+        ]
+        lines.append("Run again alone on the same inputs, compiled by each stage: " + ", ".join(said) + ".")
+    elif graph.stage_failed:
+        lines.append(f"The stage could not be found: {graph.stage_failed}")
+    checked = [c for c in graph.calls if c.outcome in ("matches", "differs")]
+    fix = _next_step(graph)
+    return Finding(
+        PROBLEM,
+        f"Compiled {frame.label_of(compile_)} ({label}) differs from eager",
+        detail="\n".join(lines),
+        fix=fix,
+        kind=FindingKind.ACCURACY,
+        compile_ids=(compile_.compile_id,),
+        where=frame.place,
+        in_user_code=True,
+        frames=(frame.name,),
+        cost=f"wrong results in {len(wrong_calls)} of {plural(len(checked), 'call')} checked"
+        if wrong_calls
+        else "wrong gradients in the first training step",
+    )
+
+
+def _next_step(graph: GraphAccuracy) -> str:
+    lines = []
+    stage = graph.first_differs
+    if stage in _STAGE_ADVICE:
+        what, instead = _STAGE_ADVICE[stage]
+        lines.append(f"The difference comes from {what}: every stage before it matched eager.")
+        lines.append(
+            f'Until it is fixed, compile this function with torch.compile(..., backend="{instead}"): its results are eager\'s '
+            "(without Inductor's speed-up)."
+        )
+    elif stage is not None:
+        lines.append(f"The difference comes from the {stage} backend itself: every stage before it matched eager.")
+    elif graph.stages and all(s.matches for s in graph.stages):
+        lines.append(
+            "Run again alone on the same inputs, every stage matched: the difference depends on what happened around the call "
+            "(a CUDA graph replay overwriting an output, an input the program changed between calls, or nondeterministic kernels)."
+        )
+    minifier = graph.minifier
+    if minifier is not None and minifier.minify:
+        lines.append(f"Shrink it to the fewest operations that still differ with torch's minifier: {minifier.minify}")
+        lines.append(f"It writes {minifier.output}; `{minifier.check}` checks the whole graph again.")
+        if minifier.note:
+            lines.append(f"Note: {minifier.note}.")
+    elif minifier is not None and minifier.why:
+        lines.append(f"No minifier script: {minifier.why}.")
+    return "\n".join(lines)
