@@ -658,3 +658,23 @@ def test_inductors_passes_side_by_side_with_the_changes_marked(browser, tmp_path
     assert not same.is_visible() and changed.first.is_visible()
     view.screenshot("passes.png")
     view.assert_clean()
+
+
+def test_a_compiled_graph_that_differs_from_eager_is_red_with_its_minifier_command(browser, tmp_path: Path) -> None:
+    # GIVEN the trace of run --check-accuracy on a program whose Inductor relu is wrong on purpose
+    view = _first_compile_of(browser, tmp_path, "accuracy")
+    # THEN the compile's section says how its graph compared with eager, in red, and torch's minifier command
+    said = view.page.locator("#compile-view p.accuracy.differs")
+    expect(said).to_have_count(1)
+    assert said.inner_text().startswith("Accuracy against eager: differs from eager in 3 of 3 calls checked: output 0 (float32 [8, 4])")
+    assert "first stage that differs: inductor" in said.inner_text()
+    assert view.page.locator("#compile-view code", has_text="minify_0_0.py minify").count() == 1
+    assert said.evaluate("e => getComputedStyle(e).color") == "rgb(207, 34, 46)"
+    # and the finding leads the page, with its next step
+    finding = view.page.locator(".finding", has_text="Compiled Sequential.forward (0/0) differs from eager")
+    expect(finding).to_have_count(1)
+    assert "aot_eager matches, aot_eager_decomp_partition matches, inductor differs" in finding.inner_text()
+    # and the run's line is in the runtime section
+    assert "1 differs, 1 matches, 1 not compared" in view.page.locator("#runtime").inner_text()
+    view.screenshot("accuracy.png")
+    view.assert_clean()

@@ -1,6 +1,7 @@
-"""A small training loop and a function drawing random numbers, both compiled by Inductor, for
-`compilescope run --check-accuracy` (tests/test_accuracy_run.py). With --bug, torch's own testing
-switch makes Inductor's C++ code for relu wrong on purpose."""
+"""A small training loop, a function drawing random numbers and one that does not, compiled by
+Inductor, for `compilescope run --check-accuracy` (tests/test_accuracy_run.py, and the committed
+trace tests/traces/accuracy.log.gz). With --bug, torch's own testing switch makes Inductor's C++
+code for relu wrong on purpose."""
 
 import sys
 
@@ -28,5 +29,10 @@ def noisy(t):
     return torch.nn.functional.dropout(t, 0.5, training=True) * 2
 
 
-print("noisy:", round(noisy(x).sum().item(), 4))
+@torch.compile
+def scaled(t):
+    return torch.tanh(t) * 3
+
+
+print("noisy:", round(noisy(x).sum().item(), 4), "scaled:", round(scaled(x).sum().item(), 4))
 print("random after:", torch.rand(2).tolist())

@@ -34,9 +34,11 @@ def with_option_values(parser: argparse.ArgumentParser, argv: list[str]) -> list
     while index < len(argv):
         token = argv[index]
         if token == _BARE:
-            if not (index + 1 < len(argv) and argv[index + 1].isdigit()):
+            if index + 1 < len(argv) and argv[index + 1].isdigit():
+                index += 2  # (its number given apart: --check-accuracy 5)
+            else:
                 argv[index] = f"{_BARE}={DEFAULT_CALLS}"
-            index += 2
+                index += 1
             continue
         if token == "-m" or not token.startswith("-") or token == "--":
             break  # the program: what follows is its own

@@ -47,10 +47,17 @@ def graph_said(graph: GraphAccuracy) -> tuple[str, str]:
     compared = [c for c in calls if c.outcome in ("matches", "differs")]
     if graph.differs:
         wrong = [c for c in calls if c.outcome == "differs"]
-        largest = graph.largest()
-        text = f"differs from eager in {len(wrong)} of {plural(len(compared), 'call')} checked"
-        if largest is not None:
-            text += f": {value_said(largest)}"
+        text = (
+            f"differs from eager in {len(wrong)} of {plural(len(compared), 'call')} checked"
+            if wrong
+            else "matches eager in its calls checked"
+        )
+        first = next((v for c in wrong for v in c.compared if not v.matches), None)
+        if first is not None:
+            text += f": {value_said(first)}"
+        grads = [g for g in graph.gradients or [] if not g.matches]
+        if grads:
+            text += f"; gradients of the first training step differ ({len(grads)} of {len(graph.gradients or [])})"
         if graph.first_differs:
             text += f"; first stage that differs: {graph.first_differs}"
         return text, "differs"

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from compilescope._version import __version__
+from compilescope.findings.accuracy import checks_said, graph_said
 from compilescope.findings.rules import Finding, findings
 from compilescope.outputs import write_text
 from compilescope.render.blocks import to_data
@@ -173,6 +174,7 @@ def _compile_index(frame: Frame, compile_: Compile, blocks: _Blocks, made: dict[
     guard function goes into `made` too (by id() of the compile), for python_files."""
     index = _fields(compile_, _DETAIL_KEYS)
     index["counts"] = {name: len(getattr(compile_, name)) for name in _COUNTED}
+    index["accuracy_said"] = [list(graph_said(graph)) for graph in compile_.accuracy]  # [text, outcome], as the terminal says it
     index["details"] = None
     if blocks.left:  # (past the budget, nothing more is made)
         details = {name: _data(getattr(compile_, name), name) for name in _DETAIL_KEYS}
@@ -244,6 +246,7 @@ def report_data(session: Session, found: list[Finding] | None = None, budget: in
         "count_words": {name: list(words) for name, words in LABELS.items()},
         "compile_id_note": compile_id_note([c.compile_id for c in session.compiles]),
         "calls_recorded": calls_recorded_said(session),  # as the terminal says it
+        "accuracy_said": checks_said(session),  # run --check-accuracy's line, as the terminal says it
         # bench's verdicts in words, each with what the terminal says to judge it by (a busy
         # machine, the spread): what a bench report leads with
         "bench_lead": [{"config": c, "verdict": v, "notes": n} for c, v, n in bench_lead(session)],

@@ -599,6 +599,7 @@ function shortPath(path) {
       var recorded = S.calls_recorded && S.frames.some(function (frame) { return frame.compiles.some(function (c) { return c.calls; }); });
       if (recorded) add(section, callsTable());
       else if (S.calls_recorded) add(section, el("p", { "class": "muted" }, "Calls per compiled version: " + (data.calls_recorded || S.calls_recorded) + "."));
+      if (data.accuracy_said) add(section, el("p", { "class": "accuracy" }, data.accuracy_said + "."));
       if (S.profile && views.profile) add(section, kernelTimes(views.profile, true));
       if (!benchmarks.length) {
         if (!recorded && !S.profile) add(section, el("p", { "class": "muted" }, "No runtime figures in this session: it records what torch.compile did and what compiling cost, not how fast the compiled code ran. compilescope bench measures that."));
@@ -769,6 +770,11 @@ function shortPath(path) {
       add(section, el("div", { "class": "muted" }, framePlace(frame) + " · compile time ", seconds(c.compile_time_s),
         c.called_from && c.called_from.length ? " · called from " + c.called_from[c.called_from.length - 1] : "",
         c.calls ? " · " + callsText(c.calls) : ""));
+      (c.accuracy_said || []).forEach(function (said, i) {
+        var graph = c.accuracy[i], minifier = graph && graph.minifier;
+        add(section, el("p", { "class": "accuracy " + said[1].replace(" ", "-") }, "Accuracy against eager" + (c.accuracy.length > 1 ? " (graph " + (i + 1) + ")" : "") + ": " + said[0] + "."));
+        if (minifier && minifier.minify) add(section, el("p", null, "torch's minifier on it: ", el("code", null, minifier.minify), " (it writes " + minifier.output + ")"));
+      });
       add(section, el("h3", null, "Why it was compiled"), whySection(entry));
       if (c.failure) {
         add(section, el("h3", null, "It failed"), el("div", { "class": "finding problem" },
