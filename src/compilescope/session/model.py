@@ -14,6 +14,7 @@ from typing import Literal
 from compilescope.session import SCHEMA, error_summary  # noqa: F401  (error_summary: its callers import it from here)
 from compilescope.session.benchmarks import Benchmark, Profile
 from compilescope.session.caches import CacheLookup, EarlierRun, KeyPart
+from compilescope.session.memory import ProgramMemory
 from compilescope.session.passes import PassStage
 from compilescope.session.run_facts import ChildProcess, CompiledModule, Incomplete, MethodCall, incomplete_reason  # noqa: F401  (their home before)
 from compilescope.session.timeline import Timeline
@@ -448,6 +449,9 @@ class Session:
     # session); None: none was found
     earlier_run: EarlierRun | None = None
     timeline: Timeline | None = None  # torch's timing events as spans (session/timeline.py); None: none in the trace
+    # The program's memory as it ended (`compilescope run`: session/memory.py); None: not measured
+    # (a trace from elsewhere, a capture() block, a session saved before it)
+    memory: ProgramMemory | None = None
 
     # ---- derived views, not stored -------------------------------------------------------
     @property

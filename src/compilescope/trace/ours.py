@@ -2,8 +2,8 @@
 
 Kept apart from the reader so that the recorder, which writes them inside the user's process,
 names them without loading the reader (a program that never imports torch pays for no more
-than it needs). session/records/program.py and calls.py read them (session/records/kinds.py:
-which module reads each kind).
+than it needs). session/records/program.py, calls.py and memory.py read them
+(session/records/kinds.py: which module reads each kind).
 """
 
 CAPTURE_RECORD = "compilescope_capture"  # the first line of a trace compilescope writes
@@ -17,3 +17,4 @@ GENERATED_CODE_RECORD = "compilescope_generated_code"
 CHILDREN_RECORD = "compilescope_children"
 FIXES_RECORD = "compilescope_fixes"  # what `run --try` set before the program compiled
 COMPILED_MODULES_RECORD = "compilescope_compiled_modules"  # modules torch.compile wrapped (record/modules.py)
+MEMORY_RECORD = "compilescope_memory"  # the program's memory as it ended (record/memory.py)
