@@ -392,3 +392,38 @@ def test_each_repro_of_a_hugging_face_model_matches_alone_on_the_gpu(tmp_path: P
     )
     print(wrong.stdout)
     assert wrong.returncode == 1 and "MISMATCH" in wrong.stdout, (wrong.stdout, wrong.stderr[-2000:])
+
+
+REDUCE_OVERHEAD = """
+import torch
+
+model = torch.nn.Sequential(torch.nn.Linear(256, 1024), torch.nn.ReLU(), torch.nn.Linear(1024, 256)).cuda()
+compiled = torch.compile(model, mode="reduce-overhead")
+x = torch.randn(64, 256, device="cuda")
+with torch.no_grad():
+    for _ in range(4):  # CUDA graphs are recorded once the graph has warmed up
+        out = compiled(x)
+torch.cuda.synchronize()
+print(tuple(out.shape))
+"""
+
+
+def test_run_says_the_programs_cuda_memory_and_its_cuda_graph_pool(tmp_path: Path) -> None:
+    # GIVEN a model compiled with mode="reduce-overhead": its graph replays as a CUDA graph, whose
+    # memory comes from a private pool of its own
+    (tmp_path / "pools.py").write_text(REDUCE_OVERHEAD)
+    result = run_cli("run", "--no-html", "pools.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout == "(64, 256)\n"
+    memory = compilescope.load(tmp_path / "compilescope-pools.json").memory
+    print(memory)
+    # THEN the session holds the device's peaks and the pool CUDA graphs hold, each measured
+    assert memory is not None and memory.no_cuda is None and memory.cpu_peak_bytes
+    (device,) = memory.cuda
+    assert device.device == "cuda:0" and device.unknown == []
+    assert device.max_allocated_bytes and device.max_allocated_bytes > 1 << 20  # the weights alone are 2 MiB
+    assert device.max_reserved_bytes and device.max_reserved_bytes >= device.max_allocated_bytes
+    assert device.graph_pools and device.graph_pools >= 1 and device.graph_pool_bytes and device.graph_pool_bytes > 0
+    # AND the terminal says them in its header
+    shown = " ".join(result.stderr.split())
+    assert "Memory: CPU high-water " in shown and "; cuda:0 max allocated " in shown and ", CUDA graph pools " in shown

@@ -20,7 +20,7 @@ import pytest
 import compilescope
 from compilescope.render.html import render_html, write_html
 from compilescope.session.model import Compile, DecompiledCode, Frame, Graph, GraphNode, Kernel, Session
-from conftest import ARTIFACTS, run_cli, run_lesson
+from conftest import ARTIFACTS, ROOT, run_cli, run_lesson
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
@@ -677,4 +677,34 @@ def test_a_compiled_graph_that_differs_from_eager_is_red_with_its_minifier_comma
     # and the run's line is in the runtime section
     assert "1 differs, 1 matches, 1 not compared" in view.page.locator("#runtime").inner_text()
     view.screenshot("accuracy.png")
+
+
+def test_the_programs_memory_is_in_the_pages_header(browser, tmp_path: Path) -> None:
+    from compilescope.session.memory import DeviceMemory, ProgramMemory
+
+    # GIVEN a run's session with the memory its program held, on a device whose name carries markup
+    session = compilescope.load(ROOT / "tests" / "traces" / "tiny.log.gz")
+    session.memory = ProgramMemory(
+        cpu_peak_bytes=2 << 30,
+        cuda=[
+            DeviceMemory(
+                "cuda:0<img src=x onerror=window.__pwned=4>",
+                max_allocated_bytes=3 << 30,
+                max_reserved_bytes=4 << 30,
+                graph_pools=1,
+                graph_pool_bytes=1 << 30,
+            )
+        ],
+    )
+    html = write_html(session, tmp_path / "memory.html")
+    view = Opened(browser, html)
+    # THEN the header says the terminal's line, literally, with what its figures mean on hover
+    line = view.page.locator("header .memory")
+    assert line.inner_text() == (
+        "Memory: CPU high-water 2.0 GiB; cuda:0<img src=x onerror=window.__pwned=4> max allocated 3.0 GiB, "
+        "max reserved 4.0 GiB, CUDA graph pools 1.0 GiB (1 pool)"
+    )
+    assert "reset_peak_memory_stats" in (line.get_attribute("title") or "")
+    assert view.page.evaluate("window.__pwned") is None and view.page.locator("img").count() == 0
+    view.screenshot("memory.png")
     view.assert_clean()

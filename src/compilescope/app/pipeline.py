@@ -189,7 +189,10 @@ def capture(plan: RunPlan, outputs: OutputPlan, fixes: list[Any], stream: TextIO
 def after_the_program(plan: RunPlan, record: dict[str, Any], recording: Recording, outputs: OutputPlan, stream: TextIO) -> None:
     """Everything after the program: its end recorded, the children listed, then build, explain
     and write (or, where nothing can have compiled, the short way without torch's session)."""
+    from compilescope.record.memory import record_memory
+
     recorder = recording.recorder
+    memory = record_memory(recorder.writer)  # first: nothing of ours is built yet
     recorder.record_program(record)
     debugged = recording.debugging.finish() if recording.debugging is not None else None
     found: list[Any] | None = None
@@ -212,7 +215,7 @@ def after_the_program(plan: RunPlan, record: dict[str, Any], recording: Recordin
         and not _rank()
         and not outputs.report_wanted(plan)
     ):
-        saved = write_without_torch(recorder, record, outputs, found, plan, stream)
+        saved = write_without_torch(recorder, record, outputs, found, plan, stream, memory)
     else:
         saved = build_explain_write(recording, record, outputs, plan, stream)
     if saved:
@@ -308,8 +311,9 @@ def build_explain_write(recording: Recording, record: dict[str, Any], outputs: O
             session.trace_files = traces
             return session.to_json([finding_json(said)])
 
+        memory = dataclasses.asdict(session.memory) if session.memory is not None else None
         return _say_nothing_compiled(
-            outputs.save_without_report(json_of, stream), record, dataclasses.asdict(session.environment), plan, stream
+            outputs.save_without_report(json_of, stream), record, dataclasses.asdict(session.environment), plan, stream, memory
         )
     from compilescope.app.earlier import compare_with_earlier
 
@@ -318,11 +322,18 @@ def build_explain_write(recording: Recording, record: dict[str, Any], outputs: O
 
 
 def write_without_torch(
-    recorder: Any, record: dict[str, Any], outputs: OutputPlan, children: list[Any] | None, plan: RunPlan, stream: TextIO
+    recorder: Any,
+    record: dict[str, Any],
+    outputs: OutputPlan,
+    children: list[Any] | None,
+    plan: RunPlan,
+    stream: TextIO,
+    memory: dict[str, Any] | None = None,
 ) -> str:
     """The end of a run whose program never imported torch (nor started a child that did): the
     session saved without the session model (session/empty.py), whose import alone (with
-    dataclasses) would cost more than 5% of a short program's run; there is nothing compiled."""
+    dataclasses) would cost more than 5% of a short program's run; there is nothing compiled.
+    `memory`: the program's, as record/memory.py measured it."""
     from compilescope._version import __version__
     from compilescope.findings.before_compile import finding_json, said_for
     from compilescope.session.empty import session_json
@@ -332,18 +343,21 @@ def write_without_torch(
     found = [finding_json(said_for(record["kind"], record.get("exit_status"), record.get("exception"), imported_torch=False))]
     started = recorder.writer.started
     saved = outputs.save_without_report(
-        lambda traces: session_json(environment, record, traces, __version__, children, found, started), stream
+        lambda traces: session_json(environment, record, traces, __version__, children, found, started, memory), stream
     )
-    return _say_nothing_compiled(saved, record, environment, plan, stream)
+    return _say_nothing_compiled(saved, record, environment, plan, stream, memory)
 
 
-def _say_nothing_compiled(saved: str, record: dict[str, Any], environment: dict[str, Any], plan: RunPlan, stream: TextIO) -> str:
-    """Print the few lines that say nothing was compiled (render/plain.py); `saved`, passed on."""
+def _say_nothing_compiled(
+    saved: str, record: dict[str, Any], environment: dict[str, Any], plan: RunPlan, stream: TextIO, memory: dict[str, Any] | None
+) -> str:
+    """Print the few lines that say nothing was compiled (render/plain.py); `saved`, passed on.
+    `memory`: the program's memory (session/memory.py's ProgramMemory as JSON), or None."""
     if plan.explanation:
         from compilescope.render.plain import nothing_compiled_text
         from compilescope.render.text import width_for
 
-        print(nothing_compiled_text(record, environment, width_for(stream)), file=stream)
+        print(nothing_compiled_text(record, environment, width_for(stream), memory), file=stream)
     return saved
 
 

@@ -38,6 +38,8 @@ from compilescope.findings.accuracy import checks_said, graph_said
 from compilescope.findings.rules import Finding, findings
 from compilescope.outputs import write_text
 from compilescope.render.blocks import to_data
+from compilescope.render.memory import MEANING as MEMORY_MEANING
+from compilescope.render.memory import memory_line
 from compilescope.render.pyfiles import guard_function, guard_name, python_files
 from compilescope.render.sections.passes import passes_page_data
 from compilescope.render.sections.runtime import bench_lead, bench_view, kernel_time_view
@@ -254,6 +256,9 @@ def report_data(session: Session, found: list[Finding] | None = None, budget: in
         "views": views_data(session),
         # the program's exception as the header says it: one line, its colours left out, short
         "exception_line": short_message(session.program.exception) if session.program and session.program.exception else None,
+        # the program's memory as the terminal's header says it (render/memory.py), and what its figures mean
+        "memory_line": memory_line(dataclasses.asdict(session.memory)) if session.memory is not None else None,
+        "memory_meaning": MEMORY_MEANING,
         "findings": [finding_data(f) for f in found[:MAX_FINDINGS]],
         "findings_left_out": max(len(found) - MAX_FINDINGS, 0),
         "compilescope": __version__,

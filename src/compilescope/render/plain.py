@@ -1,4 +1,5 @@
-"""What `compilescope run` prints where torch.compile compiled nothing: a few plain lines.
+"""What `compilescope run` prints where torch.compile compiled nothing: a few plain lines (with
+the program's memory, render/memory.py's line).
 
 Written without rich and the rules (and from plain values, not a Session): loading them would
 cost more than 5% of a short program's run, to say only that there is nothing compiled to
@@ -13,6 +14,7 @@ from compilescope.findings.before_compile import (
     ended_before_compiling,
     nothing_compiled,
 )
+from compilescope.render.memory import memory_line
 from compilescope.render.text import escape_control, one_line, short_message
 
 TYPE_CHECKING = False
@@ -22,9 +24,10 @@ if TYPE_CHECKING:
 _MARK = {PROBLEM: "✖", WARNING: "▲", INFO: "●"}
 
 
-def nothing_compiled_text(program: dict[str, Any], environment: dict[str, Any], width: int) -> str:
+def nothing_compiled_text(program: dict[str, Any], environment: dict[str, Any], width: int, memory: dict[str, Any] | None = None) -> str:
     """The explanation of a run of a program (session.model.Program's fields) in which nothing
-    was compiled, with the environment it ran in (Environment's fields), at `width` columns."""
+    was compiled, with the environment it ran in (Environment's fields) and the memory it held
+    (session/memory.py's ProgramMemory as JSON; None: not measured), at `width` columns."""
     header = f"compilescope · {one_line(program['kind'])} {one_line(program['target'])}"
     if program.get("exit_status") is not None:
         header += f" · exit status {program['exit_status']}"
@@ -40,7 +43,11 @@ def nothing_compiled_text(program: dict[str, Any], environment: dict[str, Any], 
         if environment.get("threads") is not None:
             facts.append(f"{environment['threads']} threads")
         facts.append(f"C++ compiler {_unknown(environment.get('compiler'))}")
-    lines = [*_wrapped(header, width, ""), *raised, *_wrapped(" · ".join(one_line(fact) for fact in facts), width, ""), ""]
+    lines = [*_wrapped(header, width, ""), *raised, *_wrapped(" · ".join(one_line(fact) for fact in facts), width, "")]
+    memory_said = memory_line(memory)
+    if memory_said is not None:
+        lines += _wrapped(one_line(memory_said), width, "")
+    lines.append("")
     said = ended_before_compiling(program["kind"], program.get("exit_status"), program.get("exception"), imported_torch)
     level, title, detail, advice = said if said is not None else nothing_compiled(program["kind"])
     lines.append("What to look at")

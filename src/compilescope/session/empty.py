@@ -39,11 +39,13 @@ def session_json(
     children: list[Any] | None,
     findings: list[dict[str, Any]],
     started: str | None = None,
+    memory: dict[str, Any] | None = None,
 ) -> str:
     """The session of a run that compiled nothing. `program`: session.model.Program's fields;
     `children`: None where children were not followed, else the (empty) list of them;
     `findings`: what findings.before_compile says of it, as JSON (its finding_json); `started`:
-    when its trace's first record was written, as the header says it."""
+    when its trace's first record was written, as the header says it; `memory`: the program's
+    memory as record/memory.py measured it (session/memory.py's ProgramMemory as JSON), or None."""
     session = {
         "schema": SCHEMA,
         "environment": {key: environment.get(key) for key in _ENVIRONMENT},
@@ -66,6 +68,7 @@ def session_json(
         "cache_key_shared": [],  # (no graph, so no cache key)
         "earlier_run": None,  # (not compared: nothing was compiled to compare)
         "timeline": None,  # (no timing events: nothing was compiled)
+        "memory": memory,
         # (session/counts.py's Counts, each none: nothing compiled)
         "counts": dict.fromkeys(_COUNTS, 0),
         "findings": findings,

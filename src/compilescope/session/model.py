@@ -15,6 +15,7 @@ from compilescope.session import SCHEMA, error_summary  # noqa: F401  (error_sum
 from compilescope.session.accuracy import AccuracyChecks, GraphAccuracy
 from compilescope.session.benchmarks import Benchmark, Profile
 from compilescope.session.caches import CacheLookup, EarlierRun, KeyPart
+from compilescope.session.memory import ProgramMemory
 from compilescope.session.passes import PassStage
 from compilescope.session.run_facts import ChildProcess, CompiledModule, Incomplete, MethodCall, incomplete_reason  # noqa: F401  (their home before)
 from compilescope.session.timeline import Timeline
@@ -451,6 +452,9 @@ class Session:
     earlier_run: EarlierRun | None = None
     timeline: Timeline | None = None  # torch's timing events as spans (session/timeline.py); None: none in the trace
     accuracy: AccuracyChecks | None = None  # run --check-accuracy's checks as a whole; None: not asked for
+    # The program's memory as it ended (`compilescope run`: session/memory.py); None: not measured
+    # (a trace from elsewhere, a capture() block, a session saved before it)
+    memory: ProgramMemory | None = None
 
     # ---- derived views, not stored -------------------------------------------------------
     @property

@@ -2,8 +2,8 @@
 
 Kept apart from the reader so that the recorder, which writes them inside the user's process,
 names them without loading the reader (a program that never imports torch pays for no more
-than it needs). session/records/program.py and calls.py read them (session/records/kinds.py:
-which module reads each kind).
+than it needs). session/records/program.py, calls.py and memory.py read them
+(session/records/kinds.py: which module reads each kind).
 """
 
 CAPTURE_RECORD = "compilescope_capture"  # the first line of a trace compilescope writes
@@ -19,3 +19,4 @@ FIXES_RECORD = "compilescope_fixes"  # what `run --try` set before the program c
 COMPILED_MODULES_RECORD = "compilescope_compiled_modules"  # modules torch.compile wrapped (record/modules.py)
 ACCURACY_RECORD = "compilescope_accuracy"  # run --check-accuracy: one checked call of a compiled graph (record/accuracy.py)
 ACCURACY_END_RECORD = "compilescope_accuracy_end"  # the checks' cost; which stage made each differing graph differ, its minifier script
+MEMORY_RECORD = "compilescope_memory"  # the program's memory as it ended (record/memory.py)

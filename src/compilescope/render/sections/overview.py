@@ -1,15 +1,19 @@
 """The terminal's sections about the whole session: the line a partial session leads with,
-the header (what ran, where), the summary (its counts), the findings with their advice, the
-child processes, and what was skipped while reading.
+the header (what ran, where, its memory), the summary (its counts), the findings with their
+advice, the child processes, and what was skipped while reading.
 """
 
 from __future__ import annotations
+
+import dataclasses
+import re
 
 from rich.console import Group
 from rich.text import Text
 
 from compilescope.findings.accuracy import checks_said
 from compilescope.findings.rules import INFO, PROBLEM, WARNING, Finding, never_imported_torch, plural
+from compilescope.render.memory import memory_line
 from compilescope.render.terminal import hanging, keep_phrases, limited, one_line_of, seconds, short_path, together, unknown
 from compilescope.render.text import short_message
 from compilescope.session.counts import calls_recorded_said, compile_id_note, compile_ids_in, counts
@@ -18,6 +22,7 @@ from compilescope.session.model import Session
 
 _LEVEL = {PROBLEM: ("✖", "bold red"), WARNING: ("▲", "yellow"), INFO: ("●", "cyan")}
 MAX_FINDINGS = 25  # findings printed; the HTML report and the JSON have them all
+_SIZE = re.compile(r"\b\d+(?:\.\d)? (?:B|KiB|MiB|GiB|TiB|PiB)\b")  # a figure of render/memory.py's line
 
 
 def incomplete_line(session: Session) -> Text | None:
@@ -28,8 +33,8 @@ def incomplete_line(session: Session) -> Text | None:
 
 
 def header(session: Session) -> Text:
-    """What ran (the program, its exit status, its time, the rank) and where (Python, torch, the
-    device, the C++ compiler)."""
+    """What ran (the program, its exit status, its time, the rank), where (Python, torch, the
+    device, the C++ compiler), and the memory it held (where `run` measured it)."""
     text = Text("compilescope", style="bold")
     program = session.program
     if program is not None:
@@ -59,6 +64,10 @@ def header(session: Session) -> Text:
             parts.append(f"{env.threads} threads")
         parts.append(f"C++ compiler {unknown(env.compiler)}")
     text.append(" · ".join(together(one_line_of(part)) for part in parts), style="dim")
+    said = memory_line(dataclasses.asdict(session.memory)) if session.memory is not None else None
+    if said is not None:
+        # (each figure kept on one line: "3.2 GiB", never "3.2" / "GiB")
+        text.append("\n" + _SIZE.sub(lambda match: together(match.group()), one_line_of(said)), style="dim")
     return text
 
 

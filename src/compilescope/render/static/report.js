@@ -234,6 +234,7 @@ function shortPath(path) {
       add(h, el("div", { "class": "env" },
         "Python ", unknown(env.python), " · torch ", unknown(env.torch), " · device ", unknown(env.device),
         env.threads ? " · " + env.threads + " threads" : "", " · C++ compiler ", unknown(env.compiler)));
+      if (data.memory_line) add(h, el("div", { "class": "env memory", title: data.memory_meaning }, data.memory_line));
       return h;
     }
 

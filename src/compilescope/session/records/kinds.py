@@ -1,10 +1,10 @@
 """Which record kinds build a Session, and which family reads each: the one table, KINDS.
 
 Each record family's module (dynamo.py, aot.py, inductor.py, distributed.py, times.py,
-caches.py, calls.py, program.py, passes.py, accuracy.py) names the kinds it reads in its HANDLERS; KINDS is all of them, each
-kind claimed by one family (two that claim one kind fail at import). A record of a kind that
-is not here (torch writes many more, and will write others) is passed over: nothing is
-learned from it, and nothing is guessed.
+caches.py, calls.py, program.py, memory.py, passes.py, accuracy.py) names the kinds it reads in its
+HANDLERS; KINDS is all of them, each kind claimed by one family (two that claim one kind fail
+at import). A record of a kind that is not here (torch writes many more, and will write
+others) is passed over: nothing is learned from it, and nothing is guessed.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from compilescope.session.records.calls import HANDLERS as CALLS
 from compilescope.session.records.distributed import HANDLERS as DISTRIBUTED
 from compilescope.session.records.dynamo import HANDLERS as DYNAMO
 from compilescope.session.records.inductor import HANDLERS as INDUCTOR
+from compilescope.session.records.memory import HANDLERS as MEMORY
 from compilescope.session.records.passes import HANDLERS as PASSES
 from compilescope.session.records.program import HANDLERS as PROGRAM
 from compilescope.session.records.state import BuildState, Handler
@@ -32,6 +33,7 @@ FAMILIES: dict[str, dict[str, Handler]] = {
     "caches": CACHES,
     "calls": CALLS,
     "program": PROGRAM,
+    "memory": MEMORY,
     "passes": PASSES,
     "accuracy": ACCURACY,
 }
