@@ -4,10 +4,11 @@ one-line summaries the terminal and the report show per graph and for the run.""
 
 from __future__ import annotations
 
-from compilescope.findings import INFO, PROBLEM
+from compilescope.findings import INFO, PROBLEM, WARNING
 from compilescope.findings.finding import Finding, plural, seconds
 from compilescope.findings.kinds import FindingKind
 from compilescope.session.accuracy import ComparedValue, GraphAccuracy
+from compilescope.session.memory import size
 from compilescope.session.model import Compile, Frame, Session
 
 # What differing at each stage means, and the backend that gives eager's results meanwhile
@@ -76,6 +77,21 @@ def graph_said(graph: GraphAccuracy) -> tuple[str, str]:
     return f"not checked: {why}", "not checked"
 
 
+def peaks_said(graph: GraphAccuracy) -> str | None:
+    """ "memory on cuda:0, its first call run again after the program: peak eager 30 MiB,
+    compiled 12 MiB; kept after the call: eager 1.0 MiB, compiled 1.0 MiB"; None: not measured."""
+    peaks = graph.peaks
+    if peaks is None:
+        return None
+    if peaks.why:
+        return f"memory: {peaks.why}"
+    return (
+        f"memory on {peaks.device}, its first call run again after the program: peak eager {size(peaks.eager_peak)}, "
+        f"compiled {size(peaks.compiled_peak)}; kept after the call (outputs, tensors saved for the backward): "
+        f"eager {size(peaks.eager_added)}, compiled {size(peaks.compiled_added)}"
+    )
+
+
 def checks_said(session: Session) -> str | None:
     """The run's checks in one line; None where none were asked for."""
     checks = session.accuracy
@@ -105,6 +121,12 @@ def accuracy_findings(session: Session) -> list[Finding]:
             for graph in compile_.accuracy:
                 if graph.differs:
                     found.append(_differs(session, frame, compile_, graph))
+    for frame in session.frames:
+        for compile_ in frame.compiles:
+            for graph in compile_.accuracy:
+                more = _uses_more_memory(frame, compile_, graph)
+                if more is not None:
+                    found.append(more)
     graphs = [g for c in session.compiles for g in c.accuracy]
     matched = [g for g in graphs if g.matches]
     if matched and not found:
@@ -180,3 +202,39 @@ def _next_step(graph: GraphAccuracy) -> str:
     elif minifier is not None and minifier.why:
         lines.append(f"No minifier script: {minifier.why}.")
     return "\n".join(lines)
+
+
+# Compiled needs clearly more than eager: this much more, and this share more
+MORE_BYTES = 16 * 2**20
+MORE_SHARE = 1.25
+
+
+def _uses_more_memory(frame: Frame, compile_: Compile, graph: GraphAccuracy) -> Finding | None:
+    peaks = graph.peaks
+    if peaks is None or peaks.eager_peak is None or peaks.compiled_peak is None:
+        return None
+    if not (peaks.compiled_peak > MORE_SHARE * peaks.eager_peak and peaks.compiled_peak - peaks.eager_peak > MORE_BYTES):
+        return None
+    causes = []
+    if compile_.cudagraphs:
+        causes.append(
+            'it runs under CUDA graphs (mode="reduce-overhead"), whose memory pool of its own stays reserved between calls; '
+            'mode="max-autotune-no-cudagraphs" (or the default mode) compiles it without them'
+        )
+    if peaks.compiled_added is not None and peaks.eager_added is not None and peaks.compiled_added > peaks.eager_added + MORE_BYTES:
+        causes.append(
+            f"it keeps {size(peaks.compiled_added)} after the call against eager's {size(peaks.eager_added)}: the tensors AOT Autograd's "
+            "partitioner saves for the backward; torch._functorch.config.activation_memory_budget = 0.5 (of 1.0) makes it recompute more instead"
+        )
+    return Finding(
+        WARNING,
+        f"Compiled {frame.label_of(compile_)} ({compile_.compile_id}) needs more GPU memory than eager: "
+        f"peak {size(peaks.compiled_peak)} against {size(peaks.eager_peak)}",
+        detail=peaks_said(graph) or "",
+        fix="Likely: " + "; or ".join(causes) + "." if causes else "",
+        kind=FindingKind.ACCURACY,
+        compile_ids=(compile_.compile_id,),
+        where=frame.place,
+        frames=(frame.name,),
+        cost=f"{size(peaks.compiled_peak - peaks.eager_peak)} more at its peak",
+    )

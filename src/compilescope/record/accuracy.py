@@ -94,6 +94,7 @@ class CheckedGraph:
         compiler_fn: Any,
     ) -> None:
         self._compiled = compiled
+        self.compiled = compiled  # (what the backend returned: accuracy_memory.py runs it again)
         self.owner = owner
         self.graph = graph
         self.compile_id = compile_id
@@ -107,6 +108,7 @@ class CheckedGraph:
         self.seconds = 0.0
         # the first call in grad mode: its inputs, until the program ends (or why not kept)
         self.training: dict[str, Any] | None = None
+        self.first: dict[str, Any] | None = None  # the first call's inputs on a GPU (for the peaks), or why not kept
         self.kept: list[Any] | None = None  # the inputs of the first call that differed, copied before it (in the CPU's memory)
 
     def __getattr__(self, name: str) -> Any:  # (what Dynamo asks of the compiled function)
@@ -179,6 +181,10 @@ class CheckedGraph:
             )
         else:
             facts["outcome"] = "differs" if differs else "matches"
+        if self.first is None and any(isinstance(a, torch.Tensor) and a.is_cuda for a in args):
+            # (the inputs of its first call, for its peaks eager and compiled once the program is over)
+            size = sum(a.numel() * a.element_size() for a in before if isinstance(a, torch.Tensor))
+            self.first = {"kept": _kept(before), "grad": torch.is_grad_enabled()} if size <= KEEP_BYTES else {"why": _too_large(size)}
         if self.training is None and torch.is_grad_enabled() and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
             self._keep_for_gradients(before, states, result)
         facts["memory"] = memory.facts()
@@ -194,9 +200,7 @@ class CheckedGraph:
         needed)."""
         size = sum(a.numel() * a.element_size() for a in before if isinstance(a, torch.Tensor))
         if size > KEEP_BYTES:
-            self.training = {
-                "why": f"not compared: the graph's inputs ({size / 2**30:.1f} GiB) are more than the check keeps until the program ends ({KEEP_BYTES / 2**30:.0f} GiB)"
-            }
+            self.training = {"why": f"not compared: {_too_large(size)}"}
             return
         self.training = {"kept": _kept(before), "states": states, "backward": False}
 
@@ -364,6 +368,12 @@ def _float64_gradients(
         return list(grads)
     except Exception:
         return None
+
+
+def _too_large(size: int) -> str:
+    return (
+        f"the graph's inputs ({size / 2**30:.1f} GiB) are more than the check keeps until the program ends ({KEEP_BYTES / 2**30:.0f} GiB)"
+    )
 
 
 def _kept(values: list[Any]) -> list[Any]:

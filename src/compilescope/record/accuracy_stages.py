@@ -33,6 +33,7 @@ import torch
 import compilescope.record.torch_adapter as torch_adapter
 from compilescope.record.accuracy import CheckedGraph, restored, rng_states, set_rng_states
 from compilescope.record.accuracy_compare import compare, flat
+from compilescope.record.accuracy_memory import peaks
 from compilescope.session import error_summary
 from compilescope.trace.ours import ACCURACY_END_RECORD
 
@@ -178,7 +179,7 @@ def finish(check: Any, folder: str | None, shown_from: str | None = None) -> dic
     Inductor compile per stage takes seconds."""
     graphs = []
     started = time.perf_counter()
-    trained = []
+    trained, measured = [], []
     for graph in check.graphs:
         try:
             gradients = graph.gradients()
@@ -186,6 +187,12 @@ def finish(check: Any, folder: str | None, shown_from: str | None = None) -> dic
             gradients = {"why": f"could not be compared: {error_summary(error)}"}
         if gradients is not None:
             trained.append({"compile_id": graph.compile_id, "graph": graph.index, "gradients": gradients})
+        try:
+            memory = peaks(graph)
+        except Exception as error:
+            memory = {"why": f"not measured: {error_summary(error)}"}
+        if memory is not None:
+            measured.append({"compile_id": graph.compile_id, "graph": graph.index, "peaks": memory})
     for graph in check.graphs:
         if graph.kept is None:
             continue
@@ -209,6 +216,7 @@ def finish(check: Any, folder: str | None, shown_from: str | None = None) -> dic
         "unavailable": check.unavailable,
         "differing": graphs,
         "gradients": trained,
+        "peaks": measured,
     }
 
 

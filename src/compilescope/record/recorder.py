@@ -341,7 +341,9 @@ class Capture:
         if self.accuracy is not None and not self._accuracy_ended:
             self._accuracy_ended = True
             from compilescope.record.accuracy_stages import finish_unrecorded
+            from compilescope.record.memory import measure_before_our_work
 
+            measure_before_our_work()
             finish_unrecorded(self.accuracy, self._accuracy_folder, self._started_in, self._logger, self._handler)
 
     def record_program(self, program: dict[str, Any]) -> None:

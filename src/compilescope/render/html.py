@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from compilescope._version import __version__
-from compilescope.findings.accuracy import checks_said, graph_said
+from compilescope.findings.accuracy import checks_said, graph_said, peaks_said
 from compilescope.findings.rules import Finding, findings
 from compilescope.outputs import write_text
 from compilescope.render.blocks import to_data
@@ -176,7 +176,8 @@ def _compile_index(frame: Frame, compile_: Compile, blocks: _Blocks, made: dict[
     guard function goes into `made` too (by id() of the compile), for python_files."""
     index = _fields(compile_, _DETAIL_KEYS)
     index["counts"] = {name: len(getattr(compile_, name)) for name in _COUNTED}
-    index["accuracy_said"] = [list(graph_said(graph)) for graph in compile_.accuracy]  # [text, outcome], as the terminal says it
+    # [what it found, outcome, its memory], as the terminal says them
+    index["accuracy_said"] = [[*graph_said(graph), peaks_said(graph)] for graph in compile_.accuracy]
     index["details"] = None
     if blocks.left:  # (past the budget, nothing more is made)
         details = {name: _data(getattr(compile_, name), name) for name in _DETAIL_KEYS}

@@ -10,12 +10,13 @@ as the plain lines have it. A figure not measured is "unknown", never left out o
 
 from __future__ import annotations
 
+from compilescope.session.memory import size  # noqa: F401  (its callers import it from here)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 MOST_DEVICES_SAID = 4  # devices on the line; the session's JSON and the report's title have them all
-_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
 
 # What the figures are, for the report's hover text (docs/cli.md, "Memory", says it at length)
 MEANING = (
@@ -25,20 +26,6 @@ MEANING = (
     "CUDA: torch's caching allocator, peaks since the program started or last called "
     "torch.cuda.reset_peak_memory_stats; CUDA graph pools: the private pools holding memory at the end."
 )
-
-
-def size(count: int | None) -> str:
-    """Bytes as the line says them ("312 MiB", "1.9 GiB"), or "unknown"."""
-    if count is None:
-        return "unknown"
-    value = float(count)
-    for unit in _UNITS:
-        if value < 1024 or unit == _UNITS[-1]:
-            break
-        value /= 1024
-    if unit == "B":
-        return f"{count} B"
-    return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
 
 
 def memory_line(memory: dict[str, Any] | None) -> str | None:

@@ -83,6 +83,9 @@ class GraphAccuracy:
     first_differs: str | None = None  # the first stage that differs: its backend's name
     stage_failed: str | None = None
     minifier: MinifierScript | None = None
+    # its first call run again once the program was over, eager and compiled, on a GPU: each one's
+    # peak and what it kept (its device's counters reset around each run); None: not on a GPU
+    peaks: CallMemory | None = None
 
     @property
     def differs(self) -> bool:

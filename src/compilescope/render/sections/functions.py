@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from compilescope.findings.accuracy import graph_said
+from compilescope.findings.accuracy import graph_said, peaks_said
 from compilescope.findings.rules import plural
 from compilescope.render.sections.caches import cache_rows
 from compilescope.render.sections.passes import passes_rows
@@ -164,6 +164,9 @@ def _compile(c: Compile, show: set[str], torch: str | None = None) -> list:
         out.append(Text(f"         {label}{one_line_of(said)}", style=_ACCURACY_STYLE[outcome]))
         if graph.minifier is not None and graph.minifier.minify:
             out.append(Text(f"           minifier: {one_line_of(graph.minifier.minify)}", style="dim"))
+        memory = peaks_said(graph)
+        if memory:
+            out.append(Text(f"           {one_line_of(memory)}", style="dim"))
     out.extend(_details(c, show, torch))
     return out
 

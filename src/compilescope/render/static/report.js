@@ -775,6 +775,7 @@ function shortPath(path) {
         var graph = c.accuracy[i], minifier = graph && graph.minifier;
         add(section, el("p", { "class": "accuracy " + said[1].replace(" ", "-") }, "Accuracy against eager" + (c.accuracy.length > 1 ? " (graph " + (i + 1) + ")" : "") + ": " + said[0] + "."));
         if (minifier && minifier.minify) add(section, el("p", null, "torch's minifier on it: ", el("code", null, minifier.minify), " (it writes " + minifier.output + ")"));
+        if (said[2]) add(section, el("p", { "class": "muted" }, said[2] + "."));
       });
       add(section, el("h3", null, "Why it was compiled"), whySection(entry));
       if (c.failure) {

@@ -67,6 +67,15 @@ def _apply_end(state: BuildState, facts: dict[str, Any]) -> None:
         if graph is not None and isinstance(gradients, dict):
             graph.gradients_why = as_text(gradients.get("why"))
             graph.gradients = _compared(gradients.get("compared")) if "compared" in gradients else None
+    for measured in list_of(facts.get("peaks")):
+        graph = _graph(state, measured) if isinstance(measured, dict) else None
+        figures = measured.get("peaks") if graph is not None else None
+        if graph is not None and isinstance(figures, dict):
+            graph.peaks = CallMemory(
+                device=as_text(figures.get("device")),
+                why=as_text(figures.get("why")),
+                **{k: int_of(figures.get(k)) for k in ("compiled_added", "eager_added", "compiled_peak", "eager_peak")},
+            )
     for differing in list_of(facts.get("differing")):
         graph = _graph(state, differing) if isinstance(differing, dict) else None
         if graph is None:
