@@ -8,6 +8,7 @@ Never runs in CI (no GPU there): run it through the device tool,
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -427,3 +428,66 @@ def test_run_says_the_programs_cuda_memory_and_its_cuda_graph_pool(tmp_path: Pat
     # AND the terminal says them in its header
     shown = " ".join(result.stderr.split())
     assert "Memory: CPU high-water " in shown and "; cuda:0 max allocated " in shown and ", CUDA graph pools " in shown
+
+
+ACCURACY_PROGRAM = """
+import sys
+import torch
+import torch._inductor.config
+
+if "--bug" in sys.argv:
+    torch._inductor.config.triton.inject_relu_bug_TESTING_ONLY = "accuracy"
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(256, 1024), torch.nn.ReLU(), torch.nn.Linear(1024, 256)).cuda()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+train = torch.compile(model)
+x, y = torch.randn(64, 256, device="cuda"), torch.randn(64, 256, device="cuda")
+for step in range(3):
+    loss = torch.nn.functional.mse_loss(train(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    print(f"step {step}: loss {loss.item():.5f}")
+serve = torch.compile(torch.nn.Sequential(torch.nn.Linear(256, 4096), torch.nn.GELU(), torch.nn.Linear(4096, 256)).cuda(), mode="reduce-overhead")
+with torch.no_grad():
+    for _ in range(4):
+        out = serve(torch.randn(512, 256, device="cuda"))
+print("served", round(out.float().sum().item(), 2), "random after", torch.rand(2, device="cuda").tolist())
+"""
+
+
+def test_check_accuracy_on_the_gpu_names_inductor_for_tritons_relu_bug(tmp_path: Path) -> None:
+    # GIVEN a training step and a model under reduce-overhead on the GPU, Triton's relu made wrong on purpose
+    (tmp_path / "gpu_train.py").write_text(ACCURACY_PROGRAM)
+    plain = run_cli("run", "--no-html", "--json", "plain.json", "gpu_train.py", "--bug", cwd=tmp_path)
+    assert plain.returncode == 0, plain.stderr[-3000:]
+    # WHEN run with --check-accuracy
+    result = run_cli("run", "--check-accuracy", "--no-html", "gpu_train.py", "--bug", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    print(result.stderr[-6000:])
+    # THEN the program's output is what it is without the flag (its losses, its GPU random numbers after)
+    assert result.stdout == plain.stdout
+    session = compilescope.load(tmp_path / "compilescope-gpu_train.json")
+    [train] = session.find_compile("0/0").accuracy
+    assert train.differs and train.first_differs == "inductor"
+    assert [(s.stage, s.matches) for s in train.stages] == [("aot_eager", True), ("aot_eager_decomp_partition", True), ("inductor", False)]
+    assert train.gradients is not None and any(not g.matches for g in train.gradients)
+    # and the served model, under CUDA graphs, matches on each of its 3 checked calls (a replay among them)
+    served = [g for c in session.compiles if c.cudagraphs for g in c.accuracy]
+    assert served and all(g.matches for g in served), [(g.calls, g.peaks) for g in served]
+    # and each graph's peaks eager and compiled were measured after the program, on the GPU
+    for graph in [train, *served]:
+        assert graph.peaks is not None and graph.peaks.device and graph.peaks.device.startswith("cuda"), graph.peaks
+        assert (graph.peaks.eager_peak or 0) > 0 and (graph.peaks.compiled_peak or 0) > 0
+    # and the program's own memory: the CUDA graph pool of the served model
+    assert session.memory is not None and any(d.graph_pools for d in session.memory.cuda), session.memory
+    # WHEN the minifier command it printed is run
+    assert train.minifier is not None and train.minifier.minify
+    minify = subprocess.run(train.minifier.minify, shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    repro = Path(train.minifier.folder or "") / "repro.py"
+    print("minifier's exit status", minify.returncode, sorted(p.name for p in repro.parent.rglob("*.py")))
+    print(minify.stderr[-1500:])
+    assert minify.returncode == 0 or repro.exists(), minify.stderr[-3000:]
+    forward = repro.read_text().split("def forward", 1)[1].split("return", 1)[0]
+    print(forward)
+    assert "relu(" in forward and "linear" not in forward
