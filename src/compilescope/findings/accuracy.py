@@ -193,7 +193,8 @@ def _next_step(graph: GraphAccuracy) -> str:
             "(without Inductor's speed-up)."
         )
     elif stage is not None:
-        lines.append(f"The difference comes from the {stage} backend itself: every stage before it matched eager.")
+        meaning = next((s.meaning for s in graph.stages if s.stage == stage), f"the backend {stage}")
+        lines.append(f"The difference comes from {meaning}: every stage before it matched eager.")
     elif graph.stages and all(s.matches for s in graph.stages):
         lines.append(
             "Run again alone on the same inputs, every stage matched: the difference depends on what happened around the call "

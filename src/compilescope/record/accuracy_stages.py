@@ -54,8 +54,8 @@ def find_stage(graph: CheckedGraph) -> dict[str, Any]:
     order = [name for name, _ in STAGES]
     # (the stages before the program's own backend: none before aot_eager, none at all for eager)
     stages = STAGES[: order.index(graph.backend)] if graph.backend in order else [] if graph.backend == "eager" else list(STAGES)
-    own = graph.backend or "the program's backend"
-    own_meaning = "Inductor (its lowering and generated code)" if graph.backend == "inductor" else f"the {own} backend"
+    own = graph.backend or str(getattr(graph.compiler_fn, "__name__", None) or "the program's backend")
+    own_meaning = "Inductor (its lowering and generated code)" if graph.backend == "inductor" else f"the backend {own}"
     results: list[dict[str, Any]] = []
     first: str | None = None
     for name, meaning in [*stages, (own, own_meaning)]:
@@ -89,9 +89,12 @@ def write_minifier_script(graph: CheckedGraph, folder: str, shown_from: str | No
     cid = graph.compile_id
     name = f"{cid.get('frame_id')}_{cid.get('frame_compile_id')}" + (f"_{graph.index}" if graph.index else "")
     where = os.path.join(folder, f"graph_{name}")
-    if graph.backend is None:
+    try:
+        torch_adapter.lookup_backend(graph.backend or "")
+    except Exception:  # (a function of the user's: torch.compile named it, nothing registered it)
         return {
-            "why": "torch's minifier needs a backend named by a string (torch.compile(backend=\"inductor\")); this graph's is a function"
+            "why": f"torch's minifier needs a backend named by a string it can look up; {graph.backend or 'this graph'} is a function "
+            "of yours (torch._dynamo.register_backend would register it by name)"
         }
     try:
         inputs = os.path.abspath(os.path.join(where, "inputs"))
