@@ -101,114 +101,36 @@ def _changed_message(where: str, changes: list[str], what: str = "refused") -> s
 
 
 # Generated functions (tests/programs/decompile_generated.py): control flow nested in every
-# order, each called with 6 inputs; 300 large ones (g), 300 small ones (s), which check each
-# shape on its own, 300 trys in a loop or an if whose except clauses and else end in every way a
-# clause can (c; added when c84 gave a wrong result on 3.11 and 3.12), and 300 match statements
+# order, each called with 6 inputs; 150 large ones (g), 150 small ones (s), which check each
+# shape on its own, 150 trys in a loop or an if whose except clauses and else end in every way a
+# clause can (c; added when c84 gave a wrong result on 3.11 and 3.12), and 150 match statements
 # of random patterns (m), each run on 130 subjects. None may differ. (The inputs fit the
 # functions, or decompile_check refuses them: once every call raised TypeError in both and
 # nothing was compared. Each finally rebinds `log` as well as `a`, so a return of either read
 # before the finally differs.) Those refused, per Python and kind, measured 2026-12-02: the
 # generator is seeded, so the same names every run; any change, better or worse, shows here.
-GENERATED = 300
+GENERATED = 150
 GENERATED_REFUSED: dict[str, dict[str, set[str]]] = {
     "3.10": {
-        "g": {
-            "g20",
-            "g47",
-            "g76",
-            "g110",
-            "g137",
-            "g146",
-            "g152",
-            "g161",
-            "g163",
-            "g179",
-            "g185",
-            "g188",
-            "g191",
-            "g196",
-            "g200",
-            "g206",
-            "g209",
-            "g215",
-            "g230",
-            "g236",
-            "g256",
-            "g257",
-            "g259",
-            "g278",
-            "g296",
-        },
-        "s": {"s89", "s170", "s191", "s295"},
+        "g": {"g20", "g47", "g76", "g110", "g137", "g146"},
+        "s": {"s89"},
         "c": {"c42"},
         "m": set(),
     },
     "3.11": {
-        "g": {"g47", "g110", "g142", "g146", "g161", "g163", "g167", "g191", "g200", "g209", "g215", "g256", "g257", "g259", "g278"},
+        "g": {"g47", "g110", "g142", "g146"},
         "s": set(),
         "c": {"c42", "c123"},
         "m": set(),
     },
     "3.12": {
-        "g": {
-            "g38",
-            "g47",
-            "g110",
-            "g142",
-            "g146",
-            "g154",
-            "g161",
-            "g163",
-            "g167",
-            "g185",
-            "g191",
-            "g196",
-            "g200",
-            "g209",
-            "g211",
-            "g215",
-            "g245",
-            "g256",
-            "g257",
-            "g259",
-            "g278",
-            "g286",
-        },
+        "g": {"g38", "g47", "g110", "g142", "g146"},
         "s": set(),
         "c": {"c42"},
         "m": set(),
     },
     "3.13": {
-        "g": {
-            "g1",
-            "g26",
-            "g38",
-            "g47",
-            "g110",
-            "g140",
-            "g142",
-            "g146",
-            "g154",
-            "g161",
-            "g163",
-            "g167",
-            "g185",
-            "g188",
-            "g191",
-            "g196",
-            "g200",
-            "g206",
-            "g209",
-            "g211",
-            "g215",
-            "g230",
-            "g236",
-            "g256",
-            "g257",
-            "g259",
-            "g278",
-            "g286",
-        },
+        "g": {"g1", "g26", "g38", "g47", "g110", "g140", "g142", "g146"},
         "s": set(),
         "c": {"c42"},
         "m": set(),
