@@ -8,8 +8,8 @@ from compilescope.findings import INFO, PROBLEM, WARNING
 from compilescope.findings.finding import Finding, plural, seconds
 from compilescope.findings.kinds import FindingKind
 from compilescope.session.accuracy import ComparedValue, GraphAccuracy
-from compilescope.session.memory import size
 from compilescope.session.model import Compile, Frame, Session
+from compilescope.session.sizes import size
 
 # What differing at each stage means, and the backend that gives eager's results meanwhile
 # (the stage before it: it matched)

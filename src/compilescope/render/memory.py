@@ -10,7 +10,7 @@ as the plain lines have it. A figure not measured is "unknown", never left out o
 
 from __future__ import annotations
 
-from compilescope.session.memory import size  # noqa: F401  (its callers import it from here)
+from compilescope.session.sizes import size  # noqa: F401  (its callers import it from here)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

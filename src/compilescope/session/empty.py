@@ -68,6 +68,7 @@ def session_json(
         "cache_key_shared": [],  # (no graph, so no cache key)
         "earlier_run": None,  # (not compared: nothing was compiled to compare)
         "timeline": None,  # (no timing events: nothing was compiled)
+        "accuracy": None,  # (nothing compiled, so nothing checked)
         "memory": memory,
         # (session/counts.py's Counts, each none: nothing compiled)
         "counts": dict.fromkeys(_COUNTS, 0),

@@ -51,20 +51,3 @@ class ProgramMemory:
     # where why is in `unknown`
     no_cuda: str | None = None
     unknown: list[str] = field(default_factory=list)  # figures that could not be measured, and why
-
-
-_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
-
-
-def size(count: int | None) -> str:
-    """Bytes as the line says them ("312 MiB", "1.9 GiB"), or "unknown"."""
-    if count is None:
-        return "unknown"
-    value = float(count)
-    for unit in _UNITS:
-        if value < 1024 or unit == _UNITS[-1]:
-            break
-        value /= 1024
-    if unit == "B":
-        return f"{count} B"
-    return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
