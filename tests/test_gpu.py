@@ -481,6 +481,13 @@ def test_check_accuracy_on_the_gpu_names_inductor_for_tritons_relu_bug(tmp_path:
         assert (graph.peaks.eager_peak or 0) > 0 and (graph.peaks.compiled_peak or 0) > 0
     # and the program's own memory: the CUDA graph pool of the served model
     assert session.memory is not None and any(d.graph_pools for d in session.memory.cuda), session.memory
+    # and each compiled model's whole call against its Python: the trained one differs by its
+    # graph (not said twice), the served one under CUDA graphs matches
+    assert session.accuracy is not None
+    wholes = sorted((c for c in session.accuracy.callables), key=lambda c: c.differs, reverse=True)
+    assert [(c.name, c.differs) for c in wholes] == [("Sequential", True), ("Sequential", False)], wholes
+    assert {call.cause for call in wholes[0].calls if call.outcome == "differs"} == {"graph"} and wholes[1].matches
+    assert not [f for f in session.explain() if "Dynamo's capture" in f.title]
     # WHEN the minifier command it printed is run
     assert train.minifier is not None and train.minifier.minify
     minify = subprocess.run(train.minifier.minify, shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=900)
@@ -491,3 +498,46 @@ def test_check_accuracy_on_the_gpu_names_inductor_for_tritons_relu_bug(tmp_path:
     forward = repro.read_text().split("def forward", 1)[1].split("return", 1)[0]
     print(forward)
     assert "relu(" in forward and "linear" not in forward
+
+
+OUT_OF_MEMORY = """
+import torch
+
+# the program fits its GPU with little to spare: 1 GiB, a 384 MiB input and a 384 MiB result
+torch.cuda.set_per_process_memory_fraction((1 << 30) / torch.cuda.get_device_properties(0).total_memory)
+x = torch.randn(96 * 2**20, device="cuda")
+
+
+@torch.compile
+def double(t):
+    return t * 2 + 1
+
+
+for _ in range(3):
+    y = double(x)
+    print(round(y[:4].sum().item(), 4))
+    del y
+"""
+
+
+def test_check_accuracy_out_of_gpu_memory_stops_its_checks_and_the_program_goes_on(tmp_path: Path) -> None:
+    # GIVEN a program whose call fits the GPU, with no room for a copy of its input beside it
+    (tmp_path / "tight.py").write_text(OUT_OF_MEMORY)
+    plain = subprocess.run([sys.executable, "tight.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert plain.returncode == 0, plain.stderr[-3000:]
+    # WHEN it is run with --check-accuracy
+    result = run_cli("run", "--check-accuracy", "--no-html", "tight.py", cwd=tmp_path)
+    print(result.stderr[-4000:])
+    # THEN the program ran as it does without us: the checks' copies waited in the CPU's memory
+    # while its calls ran
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout == plain.stdout
+    session = compilescope.load(tmp_path / "compilescope-tight.json")
+    # and the graph's check ran out of memory once the call was over, said so and stopped
+    [graph] = session.find_compile("0/0").accuracy
+    assert [c.outcome for c in graph.calls] == ["not checked"], graph.calls
+    assert "out of memory while checking" in (graph.calls[0].why or "") and graph.stopped
+    # and so did the whole call's
+    assert session.accuracy is not None
+    [whole] = session.accuracy.callables
+    assert [c.outcome for c in whole.calls] == ["not checked"] and "out of memory" in (whole.calls[0].why or "")

@@ -679,6 +679,22 @@ def test_a_compiled_graph_that_differs_from_eager_is_red_with_its_minifier_comma
     view.screenshot("accuracy.png")
 
 
+def test_a_whole_call_wrong_in_dynamos_capture_leads_the_page(browser, tmp_path: Path) -> None:
+    # GIVEN the trace of run --check-accuracy on a program that changed a global while compiled
+    # code ran without its guards checked
+    session = compilescope.load(ROOT / "tests" / "traces" / "accuracy_guards.log.gz")
+    view = Opened(browser, write_html(session, tmp_path / "guards.html"))
+    # THEN its finding leads the page, with the fix to paste
+    finding = view.page.locator(".finding", has_text="Compiled scaled differs from its own Python run eagerly: Dynamo's capture")
+    expect(finding).to_have_count(1)
+    assert "Take skip_guard_eval_unsafe=True out of torch.compiler.set_stance" in finding.inner_text()
+    # and the run's line counts the whole calls checked
+    assert "4 functions checked: 1 differs (1 in Dynamo's capture), 1 matches, 2 not checked" in " ".join(
+        view.page.locator("#runtime").inner_text().split()
+    )
+    view.assert_clean()
+
+
 def test_the_programs_memory_is_in_the_pages_header(browser, tmp_path: Path) -> None:
     from compilescope.session.memory import DeviceMemory, ProgramMemory
 

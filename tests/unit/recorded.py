@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 TRACES = Path(__file__).resolve().parents[1] / "traces"
 _PROGRAMS = {  # where a committed trace's programs are in this clone
@@ -30,6 +31,16 @@ def record_bytes(metadata: dict, payload: bytes | None = None) -> bytes:
     if payload is not None:
         line += b"".join(b"\n\t" + part for part in payload.split(b"\n"))
     return line + b"\n"
+
+
+def after_one_compile(folder: Path, *records: dict) -> Any:
+    """The session of a trace in `folder`: one compile's start (0/0), then `records`."""
+    import compilescope
+
+    start = {"dynamo_start": {"stack": []}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0}
+    trace = folder / "t.log"
+    trace.write_bytes(record_bytes(start) + b"".join(record_bytes(r) for r in records))
+    return compilescope.load(trace)
 
 
 def rewritten(trace: Path, change: Callable[[str], str]) -> str:

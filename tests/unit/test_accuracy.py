@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import compilescope
 from compilescope.cli import build_parser
 from compilescope.cli.run import with_option_values
 from compilescope.findings import INFO, PROBLEM
 from compilescope.render.console import render_text as plain
-from recorded import record_bytes, session
+from recorded import after_one_compile, session
 
 
 def test_each_graph_checked_is_on_its_compile() -> None:
@@ -60,15 +59,8 @@ def test_a_run_without_the_flag_says_nothing_of_accuracy() -> None:
     assert "ccuracy" not in plain(s) and not [f for f in s.explain() if f.kind == "accuracy"]
 
 
-def _loaded(tmp_path: Path, *records: dict) -> compilescope.Session:
-    start = {"dynamo_start": {"stack": []}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0}
-    trace = tmp_path / "t.log"
-    trace.write_bytes(record_bytes(start) + b"".join(record_bytes(r) for r in records))
-    return compilescope.load(trace)
-
-
 def test_records_in_other_shapes_are_skipped_with_a_reason(tmp_path: Path) -> None:
-    s = _loaded(
+    s = after_one_compile(
         tmp_path,
         {"compilescope_accuracy": {"graph": 0, "outcome": "matches"}},  # no compile id
         {"compilescope_accuracy": {"compile_id": {"frame_id": 7, "frame_compile_id": 0}, "outcome": "matches"}},
@@ -83,7 +75,7 @@ def test_records_in_other_shapes_are_skipped_with_a_reason(tmp_path: Path) -> No
 
 def test_all_matching_is_one_note(tmp_path: Path) -> None:
     value = {"what": "output 0", "matches": True, "shape": [2], "dtype": "float32", "max_abs": 1e-7}
-    s = _loaded(
+    s = after_one_compile(
         tmp_path,
         {
             "compilescope_accuracy": {

@@ -5,9 +5,11 @@ one-line summaries the terminal and the report show per graph and for the run.""
 from __future__ import annotations
 
 from compilescope.findings import INFO, PROBLEM, WARNING
+from compilescope.findings.accuracy_calls import whole_call_findings, whole_calls_said
+from compilescope.findings.accuracy_values import number, value_said
 from compilescope.findings.finding import Finding, plural, seconds
 from compilescope.findings.kinds import FindingKind
-from compilescope.session.accuracy import ComparedValue, GraphAccuracy
+from compilescope.session.accuracy import GraphAccuracy
 from compilescope.session.model import Compile, Frame, Session
 from compilescope.session.sizes import size
 
@@ -24,21 +26,6 @@ _STAGE_ADVICE = {
     ),
     "inductor": ("Inductor's code for it (its lowering, fusion and generated kernels)", "aot_eager"),
 }
-
-
-def number(value: float | None) -> str:
-    return "unknown" if value is None else f"{value:.3g}"
-
-
-def value_said(value: ComparedValue) -> str:
-    """ "output 0 (float32 [8, 16]): largest difference 2 (relative 43.5)"."""
-    kind = f"{value.dtype} {value.shape}" if value.dtype and value.shape is not None else value.dtype or ""
-    text = f"{value.what}" + (f" ({kind})" if kind else "")
-    if value.max_abs is not None:
-        text += f": largest difference {number(value.max_abs)}"
-        if value.max_rel is not None:
-            text += f" (relative {number(value.max_rel)})"
-    return text
 
 
 def graph_said(graph: GraphAccuracy) -> tuple[str, str]:
@@ -104,6 +91,7 @@ def checks_said(session: Session) -> str | None:
     graphs = [g for c in session.compiles for g in c.accuracy]
     if checks is None and not graphs:
         return None
+    whole = whole_calls_said(session)
     if checks is not None and checks.unavailable:
         return f"Accuracy: not checked: {checks.unavailable}"
     outcomes = [graph_said(g)[1] for g in graphs]
@@ -113,6 +101,8 @@ def checks_said(session: Session) -> str | None:
         f" (first {plural(calls, 'call')} of each)" if calls else ""
     )
     text += ": " + (", ".join(parts) if parts else "none was called")
+    if whole:
+        text += f"; {whole}"
     if checks is not None and checks.seconds is not None:
         text += f"; checking took {seconds(checks.seconds)} while the program ran"
         if checks.stages_seconds:
@@ -121,7 +111,7 @@ def checks_said(session: Session) -> str | None:
 
 
 def accuracy_findings(session: Session) -> list[Finding]:
-    found = []
+    found = whole_call_findings(session)
     for frame in session.frames:
         for compile_ in frame.compiles:
             for graph in compile_.accuracy:

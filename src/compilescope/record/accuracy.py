@@ -4,7 +4,8 @@ Dynamo gives every graph it captured to the backend (OutputGraph.call_user_compi
 flag, we keep a copy of that graph as Dynamo made it (before the backend's passes change it) and
 wrap what the backend returns. On each graph's first N calls the wrapper:
 
-1. copies the inputs (their strides kept) and the random number generators' states;
+1. copies the inputs (their strides kept; a GPU's into the CPU's memory, so that the program's
+   call never runs short of GPU memory for our copies) and the random number generators' states;
 2. makes the program's call, as it would be made: the program gets that result, untouched;
 3. runs Dynamo's graph eagerly on the copies, from the same generator states, then puts the
    generators back where the compiled call left them: the program's random stream is the one
@@ -36,7 +37,9 @@ from typing import Any
 import torch
 
 import compilescope.record.torch_adapter as torch_adapter
+from compilescope.record.accuracy_calls import checked, graphs_running
 from compilescope.record.accuracy_compare import Compared, compare, flat
+from compilescope.record.random_states import moved, rng_states, set_rng_states
 from compilescope.session import error_summary
 from compilescope.trace.ours import ACCURACY_RECORD
 
@@ -51,7 +54,9 @@ class AccuracyCheck:
         self.calls = calls
         self.writer = writer
         self.graphs: list[CheckedGraph] = []
+        self.callables: list[Any] = []  # accuracy_calls.py's CheckedCallable, one per function torch.compile made
         self.unavailable: str | None = None
+        self.calls_unavailable: str | None = None  # why whole calls are not checked
         self._at_end = at_end
 
     def start(self) -> None:
@@ -60,23 +65,26 @@ class AccuracyCheck:
         torch's, which take back the operators its libraries defined, came with its import, so
         that the stages are compiled while torch is whole)."""
         self.unavailable = torch_adapter.wrap_graph_compiles(self._wrap)
+        if self.unavailable is None:
+            self.calls_unavailable = torch_adapter.wrap_compiled_callables(functools.partial(checked, self))
         if self._at_end is not None and self.unavailable is None:
             import atexit
 
             atexit.register(self._at_end)
 
-    def _wrap(self, graph: Any, example_inputs: list[Any], compiled: Any, compiler_fn: Any) -> Any:
+    def _wrap(self, graph: Any, example_inputs: list[Any], compiled: Any, compiler_fn: Any, capture: dict[str, Any]) -> Any:
         compile_id = torch_adapter.current_compile_id()
         if graph is None or compile_id is None:
             return compiled
         index = sum(1 for g in self.graphs if g.compile_id == compile_id)
         backend, settings = torch_adapter.backend_facts(compiler_fn)
-        checked = CheckedGraph(self, compiled, graph, compile_id, index, backend, settings, compiler_fn)
-        self.graphs.append(checked)
-        return checked
+        graph_checked = CheckedGraph(self, compiled, graph, compile_id, index, backend, settings, compiler_fn)
+        graph_checked.capture = capture
+        self.graphs.append(graph_checked)
+        return graph_checked
 
     def seconds(self) -> float:
-        return sum(g.seconds for g in self.graphs)
+        return sum(g.seconds for g in self.graphs) + sum(c.seconds for c in self.callables)
 
 
 class CheckedGraph:
@@ -103,6 +111,7 @@ class CheckedGraph:
         self.settings = settings
         self.compiler_fn = compiler_fn
         self.inputs: list[str] = list(getattr(graph, "_compilescope_inputs", []))
+        self.capture: dict[str, Any] = {}  # what Dynamo made of the frame around it (torch_adapter.capture_facts)
         self.checked = 0  # calls checked so far
         self.stopped: str | None = None  # why no more calls are checked
         self.seconds = 0.0
@@ -112,23 +121,35 @@ class CheckedGraph:
         self.kept: list[Any] | None = None  # the inputs of the first call that differed, copied before it (in the CPU's memory)
 
     def __getattr__(self, name: str) -> Any:  # (what Dynamo asks of the compiled function)
+        if name in ("__self__", "__func__"):
+            # Dynamo swaps a GraphModule's bound forward (the eager backend's result) for the
+            # module's own forward, which would bypass this check: it is not told the module.
+            raise AttributeError(name)
         return getattr(self._compiled, name)
 
     def __call__(self, *args: Any) -> Any:
-        if self.checked >= self.owner.calls or self.stopped is not None:
+        running = graphs_running()  # (a whole call being checked: it notes this graph's run)
+        if running is None and (self.checked >= self.owner.calls or self.stopped is not None):
             return self._compiled(*args)
+        versions = [a._version if isinstance(a, torch.Tensor) else None for a in args]
+        if self.checked >= self.owner.calls or self.stopped is not None:
+            result = self._compiled(*args)
+            self._ran(running, args, versions, "not checked")
+            return result
         self.checked += 1
+        outcome = "not checked"
         started = time.perf_counter()
-        before = None
+        staged = None
         try:
             problem = _uncopyable(args)
             if problem is None:
-                before = [torch_adapter.clone_input(a) for a in args]
+                staged = staged_copies(args)
         except torch.OutOfMemoryError:
             problem = "out of memory while copying its inputs: no more calls of this graph are checked"
             self.stopped = problem
+        except Exception as error:  # (the CPU's memory short: its allocator raises a RuntimeError)
+            problem = f"its inputs could not be copied ({error_summary(error)})"
         memory = _Memory(args)
-        versions = [a._version if isinstance(a, torch.Tensor) else None for a in args]
         states = rng_states()
         self.seconds += time.perf_counter() - started
         memory.before("compiled")
@@ -137,10 +158,10 @@ class CheckedGraph:
         started = time.perf_counter()
         after = rng_states()
         try:
-            if before is None:
+            if staged is None:
                 self._write({"outcome": "not checked", "why": problem})
             else:
-                self._check(args, before, versions, states, after, result, memory)
+                outcome = self._check(args, restored(staged), versions, states, after, result, memory)
         except torch.OutOfMemoryError:
             self.stopped = "out of memory while checking: no more calls of this graph are checked"
             self._write({"outcome": "not checked", "why": self.stopped})
@@ -149,18 +170,26 @@ class CheckedGraph:
         finally:
             set_rng_states(after)
             self.seconds += time.perf_counter() - started
+        self._ran(running, args, versions, outcome)
         return result
+
+    def _ran(self, running: list[dict[str, Any]] | None, args: tuple, versions: list[Any], outcome: str) -> None:
+        """Where a whole call is being checked: this graph ran in it, with this outcome, changing
+        these inputs in place."""
+        if running is not None:
+            mutated = [self._label(i) for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a._version != versions[i]]
+            running.append({"graph": self, "outcome": outcome, "mutated": mutated})
 
     def _check(
         self, args: tuple, before: list[Any], versions: list[Any], states: list[Any], after: list[Any], result: Any, memory: _Memory
-    ) -> None:
+    ) -> str:
         copies = [torch_adapter.clone_input(a) for a in before]  # (the eager run changes what it is given)
         set_rng_states(states)
         memory.before("eager")
         with torch.no_grad():
             expected = self.graph(*copies)
         memory.after("eager")
-        drew = _moved(states, after) or _moved(states, rng_states())
+        drew = moved(states, after) or moved(states, rng_states())
         set_rng_states(after)
         values = [("output", i, c, e) for i, (c, e) in enumerate(zip(flat(result), flat(expected), strict=False))]
         if len(flat(result)) != len(flat(expected)):
@@ -191,6 +220,7 @@ class CheckedGraph:
         if facts["outcome"] == "differs" and self.kept is None:
             self.kept = _kept(before)
         self._write(facts)
+        return str(facts["outcome"])
 
     def _keep_for_gradients(self, before: list[Any], states: list[Any], result: Any) -> None:
         """The first call in grad mode: its inputs kept (in the CPU's memory, so that the GPU's
@@ -376,6 +406,18 @@ def _too_large(size: int) -> str:
     )
 
 
+def staged_copies(values: Any) -> list[Any]:
+    """Copies of a call's inputs made before it: a GPU's in the CPU's memory (restored() puts
+    them back once the call is over), so that the program's own call never runs beside them and
+    never runs out of memory for them; the CPU's cloned as they are."""
+    return [
+        (v.detach().to("cpu"), v.device, v.requires_grad)
+        if isinstance(v, torch.Tensor) and v.device.type != "cpu"
+        else torch_adapter.clone_input(v)
+        for v in values
+    ]
+
+
 def _kept(values: list[Any]) -> list[Any]:
     """Copies in the CPU's memory, with where each was (so that the GPU's memory stays the
     program's until it ends)."""
@@ -398,24 +440,3 @@ def _uncopyable(args: tuple) -> str | None:
         if not isinstance(value, (torch.Tensor, int, float, bool, torch.SymInt, torch.SymFloat, torch.SymBool, type(None))):
             return f"input {index} is a {type(value).__name__}, which the check cannot copy"
     return None
-
-
-def rng_states() -> list[Any]:
-    states: list[Any] = [torch.random.get_rng_state()]
-    if torch.cuda.is_initialized():
-        states.append(torch.cuda.get_rng_state_all())
-    return states
-
-
-def set_rng_states(states: list[Any]) -> None:
-    torch.random.set_rng_state(states[0])
-    if len(states) > 1:
-        torch.cuda.set_rng_state_all(states[1])
-
-
-def _moved(first: list[Any], second: list[Any]) -> bool:
-    if not torch.equal(first[0], second[0]):
-        return True
-    if len(first) > 1 and len(second) > 1:
-        return any(not torch.equal(a, b) for a, b in zip(first[1], second[1], strict=False))
-    return False

@@ -98,7 +98,7 @@ def compare(what: str, compiled: Any, eager: Any, reference: Callable[[], Any] |
             return found
         found.judged = f"not within rtol {rtol:g}, atol {atol:g}; root-mean-square distance from a float64 run: compiled {compiled_error:.3g}, eager {eager_error:.3g}"
         return found
-    found.judged = f"not within rtol {rtol:g}, atol {atol:g} (no float64 run of this graph could be made to judge rounding)"
+    found.judged = f"not within rtol {rtol:g}, atol {atol:g} (no float64 run could be made to judge rounding)"
     return found
 
 

@@ -217,6 +217,8 @@ def finish(check: Any, folder: str | None, shown_from: str | None = None) -> dic
         "seconds": round(check.seconds(), 6),
         "stages_seconds": round(time.perf_counter() - started, 3),
         "unavailable": check.unavailable,
+        "calls_checked": len(check.callables),
+        "calls_unavailable": check.calls_unavailable,
         "differing": graphs,
         "gradients": trained,
         "peaks": measured,

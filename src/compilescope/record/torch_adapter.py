@@ -283,11 +283,12 @@ def compiled_versions(code: CodeType) -> list[tuple[str, CodeType]] | str:
 # ---- run --check-accuracy (record/accuracy.py) ----------------------------------------------
 
 
-def wrap_graph_compiles(wrap: Callable[[Any, list[Any], Any, Any], Any]) -> str | None:
-    """Have Dynamo give each graph it compiles to `wrap(graph, example_inputs, compiled, backend)`
-    and run what that returns instead of the backend's result (OutputGraph.call_user_compiler:
-    the one place every backend's graph passes). A line saying why not, where this torch has no
-    such place. Only `run --check-accuracy` asks for it."""
+def wrap_graph_compiles(wrap: Callable[[Any, list[Any], Any, Any, dict[str, Any]], Any]) -> str | None:
+    """Have Dynamo give each graph it compiles to `wrap(graph, example_inputs, compiled, backend,
+    capture)` and run what that returns instead of the backend's result (OutputGraph.
+    call_user_compiler: the one place every backend's graph passes); `capture` says what Dynamo
+    made of the frame around the graph (`capture_facts`). A line saying why not, where this torch
+    has no such place. Only `run --check-accuracy` asks for it."""
     try:
         from torch._dynamo.output_graph import OutputGraph
 
@@ -298,11 +299,79 @@ def wrap_graph_compiles(wrap: Callable[[Any, list[Any], Any, Any], Any]) -> str 
     def call_user_compiler(self: Any, gm: Any, example_inputs: list[Any]) -> Any:
         graph = copied_graph(gm)  # (before the backend: its passes change the graph in place)
         compiled = original(self, gm, example_inputs)
-        return wrap(graph, example_inputs, compiled, getattr(self, "compiler_fn", None))
+        return wrap(graph, example_inputs, compiled, getattr(self, "compiler_fn", None), capture_facts(self))
 
     call_user_compiler.__wrapped__ = original  # type: ignore[attr-defined]
     OutputGraph.call_user_compiler = call_user_compiler  # type: ignore[method-assign]
     return None
+
+
+def capture_facts(output_graph: Any) -> dict[str, Any]:
+    """Whether the frame a graph came from broke into more graphs ("graph_break") and whether
+    Dynamo replays Python side effects after it ("side_effects": an attribute set, a list
+    appended to); a fact torch does not say is left out."""
+    facts: dict[str, Any] = {}
+    with contextlib.suppress(Exception):
+        facts["graph_break"] = bool(output_graph.compile_subgraph_reason.graph_break)
+    with contextlib.suppress(Exception):
+        facts["side_effects"] = replays_side_effects(output_graph.side_effects)
+    return facts
+
+
+def replays_side_effects(side_effects: Any) -> bool:
+    """Whether Dynamo changes objects that existed before the frame ran (an attribute set, a list
+    appended to, a global) or installs tensor hooks after the graph. Objects the frame made
+    (its tensors among them) are tracked too, but an eager run makes its own."""
+    for variable in side_effects.id_to_variable.values():
+        made_by_frame = type(getattr(variable, "mutation_type", None)).__name__.endswith("New")
+        if not made_by_frame and side_effects.is_modified(variable):
+            return True
+    return bool(side_effects.tensor_hooks)
+
+
+def wrap_compiled_callables(wrap: Callable[[Any, Any], Any]) -> str | None:
+    """Have each function torch.compile makes (of a function, of a module's call, of
+    Module.compile's) pass through `wrap(original, compiled)` and hand the program what that
+    returns (OptimizeContext.__call__, which torch.compile and torch._dynamo.optimize use). A line
+    saying why not, where this torch has no such place. Only `run --check-accuracy` asks for it."""
+    try:
+        import torch
+        from torch._dynamo.eval_frame import OptimizeContext
+
+        original = OptimizeContext.__call__
+    except Exception as error:
+        return not_available(f"torch.compile's wrapper ({type(error).__name__})")
+
+    def __call__(self: Any, fn: Any) -> Any:
+        compiled = original(self, fn)
+        if isinstance(fn, torch.nn.Module) or not callable(compiled) or compiled is fn:
+            return compiled  # (a module's OptimizedModule: its call came through here already)
+        return wrap(fn, compiled)
+
+    __call__.__wrapped__ = original  # type: ignore[attr-defined]
+    OptimizeContext.__call__ = __call__  # type: ignore[method-assign]
+    return None
+
+
+@contextlib.contextmanager
+def running_eagerly() -> Iterator[None]:
+    """Run the code inside as if torch.compile were not there (nothing compiled, nothing
+    recorded: torch.compiler.set_stance("force_eager"), torch >= 2.6)."""
+    import torch
+
+    with torch.compiler.set_stance("force_eager"):
+        yield
+
+
+def skipping_guards() -> bool | None:
+    """Whether compiled code runs without its guards checked (torch.compiler.set_stance(
+    skip_guard_eval_unsafe=True)); None: not known in this torch."""
+    try:
+        from torch._dynamo.eval_frame import _is_skip_guard_eval_unsafe_stance
+
+        return bool(_is_skip_guard_eval_unsafe_stance())
+    except Exception:
+        return None
 
 
 def copied_graph(gm: Any) -> Any:

@@ -105,6 +105,43 @@ class GraphAccuracy:
 
 
 @dataclass
+class WholeCall:
+    """One call of a function torch.compile made, against its Python code run eagerly (with
+    torch.compile set aside) on copies of the same arguments: what the graph checks cannot see,
+    Dynamo's own part (guards skipped, a Python value baked in, a side effect replayed wrong)."""
+
+    call: int  # 1 for its first call
+    outcome: str  # "matches", "differs", "not compared" (random numbers drawn), "not checked"
+    why: str | None = None  # why not compared or not checked
+    called_at: str | None = None  # the program's line that made the call (file:line)
+    compared: list[ComparedValue] = field(default_factory=list)
+    compiles: list[str] = field(default_factory=list)  # the compile ids of the graphs it ran ("0/0")
+    # why it differs: "graph": a graph it ran differs from eager on its own (that graph's check
+    # names the stage); "dynamo": every graph it ran matched eager, so Dynamo's capture; None: unknown
+    cause: str | None = None
+    guards_skipped: bool = False  # it ran under torch.compiler.set_stance(skip_guard_eval_unsafe=True)
+
+
+@dataclass
+class CompiledCallable:
+    """A function (or a module's call) torch.compile made, checked as a whole on its first calls."""
+
+    name: str  # "scaled", "Net"
+    where: str | None = None  # its code: file:line
+    compiled_at: str | None = None  # the program's line that called torch.compile
+    calls: list[WholeCall] = field(default_factory=list)
+    stopped: str | None = None  # why later calls were not checked (out of memory)
+
+    @property
+    def differs(self) -> bool:
+        return any(c.outcome == "differs" for c in self.calls)
+
+    @property
+    def matches(self) -> bool:
+        return not self.differs and any(c.outcome == "matches" for c in self.calls)
+
+
+@dataclass
 class AccuracyChecks:
     """The run's checks as a whole (Session.accuracy)."""
 
@@ -113,3 +150,5 @@ class AccuracyChecks:
     seconds: float | None = None  # spent checking while the program ran
     stages_seconds: float | None = None  # spent after it, finding stages and writing scripts
     unavailable: str | None = None  # why nothing could be checked
+    callables: list[CompiledCallable] = field(default_factory=list)  # the whole calls checked
+    callables_unavailable: str | None = None  # why whole calls could not be checked

@@ -18,5 +18,6 @@ CHILDREN_RECORD = "compilescope_children"
 FIXES_RECORD = "compilescope_fixes"  # what `run --try` set before the program compiled
 COMPILED_MODULES_RECORD = "compilescope_compiled_modules"  # modules torch.compile wrapped (record/modules.py)
 ACCURACY_RECORD = "compilescope_accuracy"  # run --check-accuracy: one checked call of a compiled graph (record/accuracy.py)
+ACCURACY_CALL_RECORD = "compilescope_accuracy_call"  # one checked call of a torch.compile'd function as a whole (record/accuracy_calls.py)
 ACCURACY_END_RECORD = "compilescope_accuracy_end"  # the checks' cost; which stage made each differing graph differ, its minifier script
 MEMORY_RECORD = "compilescope_memory"  # the program's memory as it ended (record/memory.py)

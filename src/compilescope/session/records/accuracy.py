@@ -7,7 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from compilescope.session.accuracy import AccuracyChecks, CallMemory, CheckedCall, ComparedValue, GraphAccuracy, MinifierScript, StageRun
+from compilescope.session.accuracy import (
+    AccuracyChecks,
+    CallMemory,
+    CheckedCall,
+    ComparedValue,
+    CompiledCallable,
+    GraphAccuracy,
+    MinifierScript,
+    StageRun,
+    WholeCall,
+)
 from compilescope.session.guards import in_user_words
 from compilescope.session.model import Compile
 from compilescope.session.records.state import BuildState, Handler
@@ -26,31 +36,68 @@ def on_accuracy(state: BuildState, record: Record) -> None:
 
 HANDLERS: dict[str, Handler] = {
     "compilescope_accuracy": on_accuracy,
+    "compilescope_accuracy_call": on_accuracy,
     "compilescope_accuracy_end": on_accuracy,
 }
 
 
 def apply_accuracy(state: BuildState) -> None:
-    """Each checked call on its compile's GraphAccuracy; the end's facts on the session."""
+    """Each checked call on its compile's GraphAccuracy; the end's facts and the whole calls
+    checked on the session."""
+    whole: dict[tuple[Any, ...], CompiledCallable] = {}
     for facts in state.accuracy:
         if "calls_per_graph" in facts:
             _apply_end(state, facts)
+            continue
+        if "callable" in facts:
+            _whole_call(state, whole, facts)
             continue
         graph = _graph(state, facts)
         if graph is None:
             continue
         graph.backend = as_text(facts.get("backend"))
-        outcome = facts.get("outcome")
-        graph.calls.append(
-            CheckedCall(
-                call=int_of(facts.get("call")) or len(graph.calls) + 1,
-                outcome=outcome if outcome in OUTCOMES else "not checked",
-                why=as_text(facts.get("why")),
-                compared=_compared(facts.get("compared")),
-                memory=_memory(facts.get("memory")),
-            )
-        )
+        graph.calls.append(CheckedCall(**_call_facts(facts, len(graph.calls)), memory=_memory(facts.get("memory"))))
         graph.stopped = as_text(facts.get("stopped")) or graph.stopped
+    if whole:
+        if state.session.accuracy is None:  # (a run that ended before its checks' end record)
+            state.session.accuracy = AccuracyChecks()
+        state.session.accuracy.callables = list(whole.values())
+
+
+def _whole_call(state: BuildState, whole: dict[tuple[Any, ...], CompiledCallable], facts: dict[str, Any]) -> None:
+    name = as_text(facts.get("callable")) or "a compiled function"
+    key = (name, facts.get("index"), as_text(facts.get("where")))
+    found = whole.setdefault(key, CompiledCallable(name, where=as_text(facts.get("where")), compiled_at=as_text(facts.get("compiled_at"))))
+    cause = facts.get("cause")
+    found.calls.append(
+        WholeCall(
+            **_call_facts(facts, len(found.calls)),
+            called_at=as_text(facts.get("called_at")),
+            compiles=[_id_text(state, c) for c in list_of(facts.get("compile_ids")) if isinstance(c, dict)],
+            cause=cause if cause in ("graph", "dynamo") else None,
+            guards_skipped=facts.get("guards_skipped") is True,
+        )
+    )
+    found.stopped = as_text(facts.get("stopped")) or found.stopped
+
+
+def _call_facts(facts: dict[str, Any], before: int) -> dict[str, Any]:
+    """What a checked call's record says of it, graph or whole: its number (after `before`
+    calls), outcome, why, and the values compared."""
+    outcome = facts.get("outcome")
+    return {
+        "call": int_of(facts.get("call")) or before + 1,
+        "outcome": outcome if outcome in OUTCOMES else "not checked",
+        "why": as_text(facts.get("why")),
+        "compared": _compared(facts.get("compared")),
+    }
+
+
+def _id_text(state: BuildState, cid: dict[str, Any]) -> str:
+    """The compile's id as the session shows it ("0/0"), where the trace has that compile."""
+    key = (int_of(cid.get("compiled_autograd_id")), int_of(cid.get("frame_id")), int_of(cid.get("frame_compile_id")))
+    item = state.latest.get(key)
+    return item.compile.compile_id if item is not None else f"{cid.get('frame_id')}/{cid.get('frame_compile_id')}"
 
 
 def _apply_end(state: BuildState, facts: dict[str, Any]) -> None:
@@ -60,6 +107,7 @@ def _apply_end(state: BuildState, facts: dict[str, Any]) -> None:
         seconds=number_of(facts.get("seconds")),
         stages_seconds=number_of(facts.get("stages_seconds")),
         unavailable=as_text(facts.get("unavailable")),
+        callables_unavailable=as_text(facts.get("calls_unavailable")),
     )
     for trained in list_of(facts.get("gradients")):
         graph = _graph(state, trained) if isinstance(trained, dict) else None

@@ -1,0 +1,358 @@
+"""`run --check-accuracy`: each torch.compile'd function or module, called as a whole, against its
+Python code run eagerly.
+
+The graph checks (accuracy.py) run each graph Dynamo captured eagerly: they find what AOT Autograd
+or Inductor got wrong, never what Dynamo did, since the graph they run is Dynamo's. Dynamo's part
+shows only against the Python itself: a graph run whose guards were not checked
+(skip_guard_eval_unsafe), a Python value baked in as a constant that has since changed, a side
+effect replayed wrong. So, on the first N calls of each function torch.compile made, the wrapper:
+
+1. copies the call's arguments (tensors with their strides, a module it is the call of, deep),
+   and the random number generators' states;
+2. makes the program's call, noting the graphs it ran and the inputs they changed in place;
+3. where running the Python again cannot change the program (no graph break, whose Python
+   between graphs would run twice; no side effect Dynamo replays; no tensor changed in place but
+   the call's own arguments), runs the original function on the copies with torch.compile set
+   aside (force_eager), from the same generator states, and puts the generators back;
+4. compares every output and every argument changed in place (accuracy_compare.py).
+
+Where the whole call differs and every graph it ran matched its own eager run on that call, the
+stage is Dynamo's capture. Written to the trace as ACCURACY_CALL_RECORD. Imports torch: capture.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+import sys
+import threading
+import time
+from typing import Any
+
+import torch
+
+import compilescope.record.torch_adapter as torch_adapter
+from compilescope.record.accuracy_compare import Compared, compare
+from compilescope.record.random_states import moved, rng_states, set_rng_states
+from compilescope.session import error_summary
+from compilescope.trace.ours import ACCURACY_CALL_RECORD
+
+_running = threading.local()  # .graphs: the graphs run by the whole call being checked on this thread
+
+
+def graphs_running() -> list[dict[str, Any]] | None:
+    """Where a whole call is being checked on this thread: the list its graphs note their runs in
+    (accuracy.py's CheckedGraph appends {"graph", "outcome", "mutated"}); None otherwise."""
+    return getattr(_running, "graphs", None)
+
+
+class CheckedCallable:
+    """One function torch.compile made, checked as a whole on its first calls."""
+
+    def __init__(self, owner: Any, original: Any, compiled: Any) -> None:
+        self.owner = owner  # accuracy.py's AccuracyCheck
+        self.original = original
+        self.compiled = compiled
+        self.name, self.where = _described(original)
+        self.index = len(owner.callables)  # (two compiled copies of one module have one name)
+        self.compiled_at = _program_line()
+        self.checked = 0
+        self.stopped: str | None = None
+        self.seconds = 0.0
+
+    def __call__(self, args: tuple, kwargs: dict[str, Any]) -> Any:
+        if self.checked >= self.owner.calls or self.stopped is not None or graphs_running() is not None:
+            return self.compiled(*args, **kwargs)
+        started = time.perf_counter()
+        copies, problem = self._copies(args, kwargs)
+        versions = {id(t): t._version for t in _tensors((args, kwargs)) + _module_tensors(self.original)}
+        states = rng_states()
+        skipping = torch_adapter.skipping_guards()
+        self.seconds += time.perf_counter() - started
+        ran: list[dict[str, Any]] = []
+        _running.graphs = ran
+        try:
+            result = self.compiled(*args, **kwargs)  # the program's own call: its result goes back untouched
+        finally:
+            _running.graphs = None
+        if not ran:
+            return result  # (no graph ran: nothing compiled to compare; not counted)
+        self.checked += 1
+        started = time.perf_counter()
+        after = rng_states()
+        facts: dict[str, Any] = {"compile_ids": [entry["graph"].compile_id for entry in ran], "called_at": _program_line()}
+        if skipping:
+            facts["guards_skipped"] = True
+        try:
+            problem = problem or _not_safe(ran)
+            if problem is not None:
+                facts.update(outcome="not checked", why=problem)
+            else:
+                facts.update(self._compare(args, kwargs, result, copies, versions, states, after, ran))
+        except torch.OutOfMemoryError:
+            self.stopped = "out of memory while checking: no more calls of it are checked"
+            facts.update(outcome="not checked", why=self.stopped)
+        except Exception as error:  # never fail the program for our check
+            facts.update(outcome="not checked", why=f"the check failed: {error_summary(error)}")
+        finally:
+            set_rng_states(after)
+            self.seconds += time.perf_counter() - started
+        self._write(facts)
+        return result
+
+    def _copies(self, args: tuple, kwargs: dict[str, Any]) -> tuple[Any, str | None]:
+        """(the function, args, kwargs) to run eagerly, staged (_Staged), or why none: a module
+        the call belongs to and the arguments deep-copied, tensors with their strides."""
+        module = _module_of(self.original)
+        tensors = _tensors((args, kwargs)) + _module_tensors(self.original)
+        size = sum(t.numel() * t.element_size() for t in {id(t): t for t in tensors}.values())
+        if size > KEEP_BYTES:
+            return None, f"its arguments and module hold {size / 2**30:.1f} GiB, more than the check copies ({KEEP_BYTES / 2**30:.0f} GiB)"
+        try:
+            staged = _Staged()
+            memo: dict[int, Any] = {id(t): staged.add(t) for t in tensors}
+            # (a module's call, torch.compile(model): the module copied, called as the program calls it)
+            function: Any = self.original if module is None else copy.deepcopy(module, memo)
+            staged.copies = (function, copy.deepcopy(args, memo), copy.deepcopy(kwargs, memo))
+            return staged, None
+        except torch.OutOfMemoryError:
+            self.stopped = "out of memory while copying its arguments: no more calls of it are checked"
+            return None, self.stopped
+        except Exception as error:  # (an object that refuses copying; the CPU's memory short)
+            return None, f"its arguments could not be copied ({error_summary(error)})"
+
+    def _compare(
+        self,
+        args: tuple,
+        kwargs: dict[str, Any],
+        result: Any,
+        copies: Any,
+        versions: dict[int, int],
+        states: list[Any],
+        after: list[Any],
+        ran: list[dict[str, Any]],
+    ) -> dict[str, Any]:
+        function, copied_args, copied_kwargs = copies.placed()
+        set_rng_states(states)
+        _running.graphs = []  # (a compiled function it calls passes straight through)
+        try:
+            with torch_adapter.running_eagerly():
+                expected = function(*copied_args, **copied_kwargs)
+        finally:
+            _running.graphs = None
+        drew = moved(states, after)
+        set_rng_states(after)
+        got, wanted = _leaves(result), _leaves(expected)
+        if len(got) != len(wanted):
+            compared = [Compared("outputs", False, judged=f"{len(got)} values compiled, {len(wanted)} eagerly")]
+        else:
+            exact: list[Any] = []
+
+            def reference(i: int) -> Any:  # the float64 run's output i, made once, where rounding is to be judged
+                if not exact:
+                    exact.append(self._float64_outputs(args, kwargs, versions, states))
+                    set_rng_states(after)
+                return exact[0][i] if exact[0] is not None and len(exact[0]) == len(got) else None
+
+            compared = [
+                compare(f"output {i}", c, e, functools.partial(reference, i)) for i, (c, e) in enumerate(zip(got, wanted, strict=False))
+            ]
+            # arguments the compiled call changed in place, as the eager run left its copies
+            originals, copied = _tensors((args,)), _tensors((copied_args,))
+            compared += [
+                compare(f"argument {i} after the call (changed in place)", a, c)
+                for i, (a, c) in enumerate(zip(originals, copied, strict=False))
+                if a._version != versions.get(id(a), a._version)
+            ]
+        facts: dict[str, Any] = {"compared": [c.facts() for c in compared]}
+        differs = [c for c in compared if not c.matches]
+        if differs and drew:
+            facts.update(outcome="not compared", why="the call draws random numbers, and compiled code draws other ones than eager")
+            return facts
+        facts["outcome"] = "differs" if differs else "matches"
+        if differs:
+            outcomes = [entry["outcome"] for entry in ran]
+            if "differs" in outcomes:
+                facts["cause"] = "graph"
+            elif all(o == "matches" for o in outcomes):
+                facts["cause"] = "dynamo"
+        return facts
+
+    def _float64_outputs(self, args: tuple, kwargs: dict[str, Any], versions: dict[int, int], states: list[Any]) -> list[Any] | None:
+        """The call's outputs run eagerly with every float made float64, from the same generator
+        states (as torch's own accuracy checks make their reference); None where the call changed
+        its arguments or module in place (their values before it are gone) or cannot run so."""
+        tensors = _tensors((args, kwargs)) + _module_tensors(self.original)
+        if any(t._version != versions.get(id(t), t._version) for t in tensors):
+            return None
+        try:
+            memo: dict[int, Any] = {id(t): _in_float64(t) for t in _tensors((args, kwargs))}
+            module = _module_of(self.original)
+            function: Any = self.original if module is None else copy.deepcopy(module, memo).to(torch.float64)
+            copied_args, copied_kwargs = copy.deepcopy(args, memo), copy.deepcopy(kwargs, memo)
+            set_rng_states(states)
+            _running.graphs = []
+            try:
+                with torch_adapter.running_eagerly():
+                    return _leaves(function(*copied_args, **copied_kwargs))
+            finally:
+                _running.graphs = None
+        except torch.OutOfMemoryError:
+            raise
+        except Exception:  # (an op without float64: judged without it)
+            return None
+
+    def _write(self, facts: dict[str, Any]) -> None:
+        facts = {
+            "callable": self.name,
+            "index": self.index,
+            "where": self.where,
+            "compiled_at": self.compiled_at,
+            "call": self.checked,
+            "seconds": round(self.seconds, 6),
+            **facts,
+        }
+        if self.stopped:
+            facts["stopped"] = self.stopped
+        try:
+            self.owner.writer.write_record(ACCURACY_CALL_RECORD, facts)
+        except Exception:  # (a full disk: the program goes on)
+            pass
+
+
+class _Staged:
+    """A call's arguments (and module) copied before it, a GPU's tensors into the CPU's memory so
+    that the program's own call never runs beside them (nor out of memory for them); placed()
+    puts them back on their devices once the call is over."""
+
+    def __init__(self) -> None:
+        self.copies: Any = None  # (function, args, kwargs), made of the tensors below
+        self._tensors: list[
+            tuple[torch.Tensor, torch.device | None, bool, bool]
+        ] = []  # (copy, its device to go back to, requires_grad, a parameter)
+
+    def add(self, tensor: torch.Tensor) -> torch.Tensor:
+        away = tensor.device.type != "cpu"
+        copied = tensor.detach().to("cpu") if away else torch_adapter.clone_input(tensor)
+        parameter = isinstance(tensor, torch.nn.Parameter)
+        if parameter:
+            copied = torch.nn.Parameter(copied.detach(), requires_grad=tensor.requires_grad)
+        self._tensors.append((copied, tensor.device if away else None, tensor.requires_grad, parameter))
+        return copied
+
+    def placed(self) -> Any:
+        if all(device is None for _, device, _, _ in self._tensors):
+            return self.copies
+        memo: dict[int, Any] = {}
+        for copied, device, requires_grad, parameter in self._tensors:
+            if device is None:
+                memo[id(copied)] = copied
+                continue
+            moved = copied.detach().to(device)
+            if parameter:
+                moved = torch.nn.Parameter(moved, requires_grad=requires_grad)
+            elif requires_grad and (moved.is_floating_point() or moved.is_complex()):
+                moved.requires_grad_(True)
+            memo[id(copied)] = moved
+        return copy.deepcopy(self.copies, memo)
+
+
+KEEP_BYTES = 4 * 2**30  # the most the check copies for one call (its arguments and module)
+
+
+def checked(owner: Any, original: Any, compiled: Any) -> Any:
+    """What the program gets from torch.compile: a function that calls `compiled`, checking its
+    first calls; torch's attributes on it (_torchdynamo_orig_callable) kept."""
+    checker = CheckedCallable(owner, original, compiled)
+    owner.callables.append(checker)  # (after: its index is the count before it)
+
+    @functools.wraps(compiled)
+    def checked_call(*args: Any, **kwargs: Any) -> Any:
+        return checker(args, kwargs)
+
+    return checked_call
+
+
+def _not_safe(ran: list[dict[str, Any]]) -> str | None:
+    """Why running the call's Python again could change the program, or None."""
+    for entry in ran:
+        capture = entry["graph"].capture
+        if capture.get("graph_break") is not False:
+            if "graph_break" not in capture:
+                return torch_adapter.not_available("whether the call broke into graphs")
+            return "it broke into more graphs: its Python between them would run a second time"
+        if capture.get("side_effects") is not False:
+            if "side_effects" not in capture:
+                return torch_adapter.not_available("whether the call has Python side effects")
+            return (
+                "Dynamo replays Python side effects after its graph (an attribute set, a list appended to), which an eager run would repeat"
+            )
+        for name in entry["mutated"]:
+            if not name.startswith("L["):
+                return f"it changes {name} in place, which an eager run would change a second time"
+    return None
+
+
+def _described(original: Any) -> tuple[str, str | None]:
+    """The callable in the user's words ("Net", "train_step") and its file:line."""
+    module = _module_of(original)
+    target = type(module).forward if module is not None else inspect.unwrap(original)
+    name = type(module).__name__ if module is not None else getattr(target, "__qualname__", None) or repr(target)
+    code = getattr(target, "__code__", None)
+    return str(name), f"{code.co_filename}:{code.co_firstlineno}" if code is not None else None
+
+
+def _program_line() -> str | None:
+    """The program's line that called torch.compile (the first frame out of torch and
+    compilescope), as file:line."""
+    import os
+
+    ours = (os.path.dirname(os.path.dirname(__file__)), os.path.dirname(torch.__file__))
+    frame = sys._getframe(1)
+    while frame is not None:
+        if not frame.f_code.co_filename.startswith(ours) and not frame.f_code.co_filename.startswith("<frozen"):
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+def _module_of(original: Any) -> torch.nn.Module | None:
+    """The module whose call torch.compile compiled: its bound __call__, or torch's wrapper of
+    a torch.nn module (external_utils.wrap_inline); None for a function."""
+    for candidate in (getattr(original, "__self__", None), inspect.unwrap(original)):
+        if isinstance(candidate, torch.nn.Module):
+            return candidate
+    return None
+
+
+def _module_tensors(original: Any) -> list[torch.Tensor]:
+    """The parameters and buffers of the module a call belongs to (none for a function)."""
+    module = _module_of(original)
+    if module is None:
+        return []
+    return [*module.parameters(), *module.buffers()]
+
+
+def _in_float64(tensor: torch.Tensor) -> torch.Tensor:
+    copied = torch_adapter.clone_input(tensor)
+    if not copied.is_floating_point():
+        return copied
+    with torch.no_grad():
+        widened = copied.to(torch.float64)
+    return widened.requires_grad_(tensor.requires_grad) if tensor.is_leaf else widened
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    return [leaf for leaf in _leaves(value) if isinstance(leaf, torch.Tensor)]
+
+
+def _leaves(value: Any) -> list[Any]:
+    try:
+        import torch.utils._pytree as pytree
+
+        return list(pytree.tree_leaves(value))
+    except Exception:
+        from compilescope.record.accuracy_compare import flat
+
+        return flat(value)

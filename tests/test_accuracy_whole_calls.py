@@ -1,0 +1,123 @@
+"""compilescope run --check-accuracy's whole-call check (issue 45, "Dynamo's capture"): each
+function torch.compile made, called as the program calls it, against its own Python run eagerly.
+Real subprocesses and real torch.compile (the eager and aot_eager backends: Inductor is not the
+point here; tests/test_accuracy_run.py has it)."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import compilescope
+from conftest import ROOT, run_cli
+
+pytestmark = pytest.mark.slow
+PROGRAM = ROOT / "tests" / "programs" / "accuracy_guards.py"
+
+
+def _python(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], cwd=folder, capture_output=True, text=True, timeout=600)
+
+
+def test_a_result_wrong_in_dynamos_capture_is_found_and_its_fix_pasted_makes_it_match(tmp_path: Path) -> None:
+    # GIVEN a program that changes a global while compiled code runs without its guards checked
+    shutil.copy(PROGRAM, tmp_path / "prog.py")
+    plain = _python(tmp_path, "prog.py")
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    # WHEN it is run with --check-accuracy
+    run = run_cli("run", "--check-accuracy", "--no-html", "prog.py", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    # THEN the program printed what it prints without us (the stale result included)
+    assert run.stdout == plain.stdout
+    session = compilescope.load(tmp_path / "compilescope-prog.json")
+    # and the call that ran the stale code is a problem, named as Dynamo's, at the user's line
+    [finding] = [f for f in session.explain() if f.kind == "accuracy"]
+    assert finding.title == "Compiled scaled differs from its own Python run eagerly: Dynamo's capture"
+    assert (finding.where or "").endswith("prog.py:38")
+    said = " ".join(run.stderr.split())
+    assert "1 differs (1 in Dynamo's capture), 1 matches, 2 not checked" in said
+    assert "Take skip_guard_eval_unsafe=True out of torch.compiler.set_stance" in said
+
+    # WHEN the fix it gives is pasted: the stance taken out, its lines kept
+    source = (tmp_path / "prog.py").read_text()
+    stance = "with torch.compiler.set_stance(skip_guard_eval_unsafe=True):\n"
+    head, tail = source.split(stance)
+    body, rest = tail.split('print("model:', 1)
+    (tmp_path / "fixed.py").write_text(head + textwrap.dedent(body) + 'print("model:' + rest)
+    again = run_cli("run", "--check-accuracy", "--no-html", "fixed.py", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    # THEN the function is compiled again for the new value, and every call matches
+    fixed = compilescope.load(tmp_path / "compilescope-fixed.json")
+    assert fixed.accuracy is not None
+    [scaled] = [c for c in fixed.accuracy.callables if c.name == "scaled"]
+    assert [c.outcome for c in scaled.calls] == ["matches", "matches"]
+    assert not [f for f in fixed.explain() if f.kind == "accuracy" and f.level == "problem"]
+    # and the program now prints the value it meant: sin(x) * 3, half as much again as sin(x) * 2
+    first, second = (ast.literal_eval(line.split(": ", 1)[1]) for line in again.stdout.splitlines()[:2])
+    assert second == pytest.approx([v * 1.5 for v in first], rel=1e-5)
+
+
+ODD = """
+import copy
+import torch
+
+
+class Settings:  # an object that cannot be copied (a handle, a lock, a connection)
+    scale = 2.0
+
+    def __deepcopy__(self, memo):
+        raise TypeError("Settings holds a handle and cannot be copied")
+
+
+@torch.compile(backend="aot_eager")
+def bump(x, settings):
+    x.add_(1)  # (the call's own argument, changed in place: compared after the call)
+    return x * settings.scale
+
+
+torch.manual_seed(0)
+norm = torch.compile(torch.nn.BatchNorm1d(4), backend="aot_eager")  # (its running statistics change in place)
+a = torch.randn(3)
+print("bump:", bump(a, Settings()).tolist(), a.tolist())
+
+
+@torch.compile(backend="aot_eager")
+def bump_plain(x):
+    x.add_(1)
+    return x * 2
+
+
+print("plain:", bump_plain(a).tolist(), a.tolist())
+print("norm:", norm(torch.randn(5, 4)).sum().item(), norm.running_mean.tolist())
+"""
+
+
+def test_in_place_changes_are_compared_and_an_uncopyable_argument_is_not_checked_with_its_reason(tmp_path: Path) -> None:
+    # GIVEN calls that change their argument or their module's buffers in place, and an
+    # argument that refuses to be copied
+    (tmp_path / "odd.py").write_text(ODD)
+    plain = _python(tmp_path, "odd.py")
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    # WHEN it is run with --check-accuracy
+    run = run_cli("run", "--check-accuracy", "--no-html", "odd.py", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    # THEN its output is its own
+    assert run.stdout == plain.stdout
+    checks = compilescope.load(tmp_path / "compilescope-odd.json").accuracy
+    assert checks is not None
+    found = {c.name: c for c in checks.callables}
+    # and the argument that cannot be copied is said, the program untouched
+    [call] = found["bump"].calls
+    assert call.outcome == "not checked" and "could not be copied" in (call.why or "") and "holds a handle" in (call.why or "")
+    # and the argument changed in place is compared after the call, as the eager run left it
+    [call] = found["bump_plain"].calls
+    assert call.outcome == "matches"
+    assert [v.what for v in call.compared] == ["output 0", "argument 0 after the call (changed in place)"]
+    # and the module whose buffers change is run on its own copy, and matches
+    assert found["BatchNorm1d"].matches
