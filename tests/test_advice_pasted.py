@@ -34,6 +34,15 @@ def _copy(name: str, folder: Path) -> Path:
     return target
 
 
+def _run_original(tmp_path: Path, name: str):
+    """`compilescope run` of the program as it is, in tmp_path/original (tmp_path is left for
+    the copy the fix is pasted into)."""
+    original = tmp_path / "original"
+    original.mkdir()
+    _copy(name, original)
+    return _run(original, name)
+
+
 def _one(found: list, kind: str):
     chosen = [f for f in found if f.kind == kind]
     assert len(chosen) == 1, [f.title for f in found]
@@ -91,10 +100,7 @@ def test_drop_last_as_the_finding_writes_it_removes_the_recompile(ragged, tmp_pa
 
 def test_mark_dynamic_of_a_dict_spread_into_the_call_runs_and_removes_the_recompile(tmp_path: Path) -> None:
     # GIVEN `logits = model(**batch)` with dynamic padding
-    original = tmp_path / "original"
-    original.mkdir()
-    _copy("padded", original)
-    _, session, found = _run(original, "padded")
+    _, session, found = _run_original(tmp_path, "padded")
     assert len(session.recompiles) == 1
     program = _copy("padded", tmp_path)
     # WHEN the finding's lines are pasted before the call
@@ -109,10 +115,7 @@ def test_mark_dynamic_of_a_dict_spread_into_the_call_runs_and_removes_the_recomp
 
 def test_is_causal_pasted_at_the_encoder_call_removes_the_break_and_the_mask_points_at_its_assignment(tmp_path: Path) -> None:
     # GIVEN word_language_model's Transformer: a break in torch's _detect_is_causal_mask
-    original = tmp_path / "original"
-    original.mkdir()
-    _copy("causal", original)
-    _, session, found = _run(original, "causal")
+    _, session, found = _run_original(tmp_path, "causal")
     assert session.graph_breaks
     brk = _one(found, "graph break")
     assert brk.where.endswith("causal.py:31")
@@ -135,10 +138,7 @@ def test_is_causal_pasted_at_the_encoder_call_removes_the_break_and_the_mask_poi
 
 def test_compiling_in_place_as_the_finding_says_compiles_the_forward_generate_calls(tmp_path: Path) -> None:
     # GIVEN model = torch.compile(model); model.generate(...): nothing compiled
-    original = tmp_path / "original"
-    original.mkdir()
-    _copy("generate", original)
-    result, session, found = _run(original, "generate")
+    result, session, found = _run_original(tmp_path, "generate")
     assert session.compiles == []
     finding = _one(found, "compiled module not called")
     assert "Nothing was compiled" not in result.stderr
@@ -218,3 +218,23 @@ def test_a_tensor_made_in_the_call_is_named_marked_and_passed_as_the_fix_writes(
     # THEN it runs, and no size change compiles anything again (the break's own value still does)
     assert fixed.compiles
     assert not [c.compile_id for c in fixed.recompiles if "size mismatch" in " ".join(c.recompile_reason)]
+
+
+def test_a_global_made_a_tensor_as_the_fix_writes_removes_the_recompile_and_keeps_the_values(tmp_path: Path) -> None:
+    # GIVEN a global number changed between calls, compiled in as a constant
+    result, session, found = _run_original(tmp_path, "global_scale")
+    assert len(session.recompiles) == 1
+    fix = " ".join(_one(found, "recompile").fix.split())
+    written = re.search(r"`(SCALE = torch\.tensor\(2\.0\))` where it is set, and each new value as a tensor too", fix)
+    assert written, fix
+    # WHEN the global is set as the fix writes it, and each new value as a tensor too
+    program = _copy("global_scale", tmp_path)
+    source = program.read_text()
+    assert "SCALE = 2.0\n" in source and "SCALE = 2.0 + step\n" in source
+    program.write_text(
+        source.replace("SCALE = 2.0\n", written.group(1) + "\n").replace("SCALE = 2.0 + step\n", "SCALE = torch.tensor(2.0 + step)\n")
+    )
+    pasted_result, pasted, _ = _run(tmp_path, "global_scale")
+    # THEN nothing compiles again, and the program prints what it printed before
+    assert pasted.recompiles == [] and pasted.compiles
+    assert pasted_result.stdout == result.stdout

@@ -99,3 +99,14 @@ def test_the_object_a_method_is_called_on_is_named_as_the_line_has_it() -> None:
     assert callee_expression("outputs = compiled(**batch)", frame) == "compiled"
     assert callee_expression("outputs = self.models['bert'](**batch)", frame) == "self.models['bert']"
     assert callee_expression("outputs = make()(**batch)", frame) is None  # no name for the object
+
+
+def test_a_global_number_compiled_in_is_made_a_tensor_where_it_is_set() -> None:
+    # GIVEN a function reading a global number that the program changes between calls
+    constant = one(found("global_scale"), kind="recompile")
+    # THEN it is named as the global it is, and the fix makes the global a tensor (a global is
+    # read, not passed: "pass it as a tensor" would name no call to change)
+    assert constant.title == "The global `SCALE` in scaled was compiled in as a constant (2.0): 1 recompile"
+    fix = flat(constant.fix)
+    assert "`SCALE = torch.tensor(2.0)` where it is set, and each new value as a tensor too" in fix
+    assert "passed as" not in fix and "dynamic" in constant.try_fixes

@@ -90,6 +90,13 @@ def _caller(compiles: list[Compile]) -> str | None:
     return None
 
 
+def _global_name(subject: str) -> str | None:
+    """ "SCALE" for a guard's `G['SCALE']` (a global of the function's module); None for
+    anything else (an argument, an attribute of a global)."""
+    found = re.fullmatch(r"G\['([A-Za-z_][A-Za-z0-9_]*)'\]", subject)
+    return found.group(1) if found else None
+
+
 def _origin(guard: FailedGuard, frame: Frame) -> str | None:
     """The line that made torch add the guard: the user's, at its place; where torch names a
     line of its own (Dynamo's, a torch module's), that is no place for the user to act: the
@@ -192,7 +199,8 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
         subject = cause.guard.subject or "a value"
         frame = met[0][0]
         constants = [g.expected for _, _, g in met if g.expected is not None]
-        title = f"`{subject}` in {frame.label_of(met[0][1])} was compiled in as a constant ({listed(list(dict.fromkeys(constants)))}): {plural(len(met), 'recompile')}"
+        named = f"The global `{_global_name(subject)}`" if _global_name(subject) else f"`{subject}`"
+        title = f"{named} in {frame.label_of(met[0][1])} was compiled in as a constant ({listed(list(dict.fromkeys(constants)))}): {plural(len(met), 'recompile')}"
         origin = _origin(cause.guard, frame)
         detail_lines.append(f"Guard failed: {cause.guard.text}" + (f" (from {origin})" if origin else ""))
         became_dynamic = any(subject in (d.source or "") for c in compiles for d in c.dynamic)
@@ -206,6 +214,19 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
                 "a version for each of its two values. That is as it should be, and nothing to change: as a tensor, "
                 "the branch on it would depend on a tensor's value, a graph break."
             )
+        elif (name := _global_name(subject)) is not None:
+            # (a global is read, not passed: it is the global that becomes a tensor, read at each
+            # call as an input; reassigning it to another tensor of the same shape and dtype
+            # compiles nothing new)
+            fix = (
+                f"The global `{name}`, a Python number, was compiled into the graph as the constant {cause.guard.expected}, "
+                "so a new value compiles again."
+            )
+            tensor = f"`{name} = torch.tensor({cause.guard.expected})` where it is set, and each new value as a tensor too"
+            if became_dynamic:
+                fix += f" torch then made it symbolic, so later values reuse one version; to skip the recompile, make it a tensor ({tensor}), or compile with dynamic=True."
+            else:
+                fix += f" Make it a tensor ({tensor}) so its value is an input, not a constant, or compile with dynamic=True."
         else:
             fix = f"A Python number passed as `{subject}` was compiled into the graph as the constant {cause.guard.expected}, so a new value compiles again."
             passed = _at_call(met, compiles, variable=False, callees=callees)
