@@ -238,3 +238,21 @@ def test_a_global_made_a_tensor_as_the_fix_writes_removes_the_recompile_and_keep
     # THEN nothing compiles again, and the program prints what it printed before
     assert pasted.recompiles == [] and pasted.compiles
     assert pasted_result.stdout == result.stdout
+
+
+def test_a_torch_module_wrapped_as_the_fix_writes_compiles_and_prints_the_same(tmp_path: Path) -> None:
+    # GIVEN an nn.Sequential given to module.compile(): nothing compiled, and the finding says why
+    result, session, found = _run_original(tmp_path, "compiled_in_place")
+    assert session.compiles == []
+    fix = _one(found, "nothing compiled").fix
+    written = re.search(r"`(model = torch\.compile\(model\))` \(with the same arguments\)", fix)
+    assert written, fix
+    # WHEN the module is wrapped as the fix writes it, with the same arguments
+    program = _copy("compiled_in_place", tmp_path)
+    source = program.read_text()
+    assert 'model.compile(backend="eager")' in source
+    program.write_text(source.replace('model.compile(backend="eager")', 'model = torch.compile(model, backend="eager")'))
+    pasted_result, pasted, _ = _run(tmp_path, "compiled_in_place")
+    # THEN its forward is compiled, and the program prints what it printed before
+    assert [c.compile_id for c in pasted.compiles] == ["0/0"]
+    assert pasted_result.stdout == result.stdout

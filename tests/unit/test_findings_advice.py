@@ -110,3 +110,16 @@ def test_a_global_number_compiled_in_is_made_a_tensor_where_it_is_set() -> None:
     fix = flat(constant.fix)
     assert "`SCALE = torch.tensor(2.0)` where it is set, and each new value as a tensor too" in fix
     assert "passed as" not in fix and "dynamic" in constant.try_fixes
+
+
+def test_a_module_of_torchs_own_compiled_in_place_is_said_to_compile_nothing_and_to_be_wrapped() -> None:
+    # GIVEN an nn.Sequential given to module.compile(): Dynamo skipped every frame of its calls
+    s = session("compiled_in_place")
+    assert s.compiles == [] and [(m.module, m.in_place) for m in s.compiled_modules or []] == [("Sequential", True)]
+    [nothing] = [f for f in s.explain() if f.kind == "nothing compiled"]
+    # THEN it says why, not "check that the compiled object is the one called"
+    assert nothing.title == "Nothing was compiled: Sequential.compile() compiles nothing, its code is all torch.nn's"
+    assert "modules/container.py" in nothing.detail and "skipped every frame" in nothing.detail
+    assert "`model = torch.compile(model)`" in nothing.fix and "the one called" not in nothing.fix
+    # AND no finding says its forward was never called through a compiled module (none was made)
+    assert not [f for f in s.explain() if f.kind == "compiled module not called"]

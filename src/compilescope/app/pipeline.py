@@ -302,9 +302,14 @@ def build_explain_write(recording: Recording, record: dict[str, Any], outputs: O
         import dataclasses
 
         from compilescope.findings.before_compile import finding_json, said_for
+        from compilescope.findings.compiled_modules import torch_modules_compiled_in_place
 
         said = said_for(
-            record["kind"], record.get("exit_status"), record.get("exception"), imported_torch=session.environment.torch is not None
+            record["kind"],
+            record.get("exit_status"),
+            record.get("exception"),
+            imported_torch=session.environment.torch is not None,
+            torch_modules=torch_modules_compiled_in_place(session),
         )
 
         def json_of(traces: list[str]) -> str:

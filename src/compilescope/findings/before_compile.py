@@ -70,10 +70,13 @@ def ended_before_compiling(kind: str, exit_status: int | None, exception: str | 
     return None
 
 
-def said_for(kind: str, exit_status: int | None, exception: str | None, imported_torch: bool) -> Said:
+def said_for(
+    kind: str, exit_status: int | None, exception: str | None, imported_torch: bool, torch_modules: list[tuple[str, str]] | None = None
+) -> Said:
     """What to say of a program in which nothing was compiled: why, where its end says it
-    (ended_before_compiling), else what to check (nothing_compiled)."""
-    return ended_before_compiling(kind, exit_status, exception, imported_torch) or nothing_compiled(kind)
+    (ended_before_compiling), else what to check (nothing_compiled). `torch_modules`: the
+    modules of torch.nn's own it compiled in place, (class, file of its forward)."""
+    return ended_before_compiling(kind, exit_status, exception, imported_torch) or nothing_compiled(kind, torch_modules)
 
 
 def finding_json(said: Said) -> dict:
@@ -100,8 +103,26 @@ def finding_json(said: Said) -> dict:
     }
 
 
-def nothing_compiled(kind: str) -> Said:
-    """Nothing was compiled, and the way the program ended does not say why: what to check."""
+def nothing_compiled(kind: str, torch_modules: list[tuple[str, str]] | None = None) -> Said:
+    """Nothing was compiled, and the way the program ended does not say why: what to check; or,
+    where the program compiled a module of torch.nn's own in place (`torch_modules`), why."""
+    if torch_modules:
+        names = [name for name, _ in torch_modules]
+        said = " and ".join(f"{name}.compile()" for name in names[:3])
+        files = ", ".join(dict.fromkeys(where for _, where in torch_modules[:3]))
+        return (
+            WARNING,
+            f"Nothing was compiled: {said} compiles nothing, its code is all torch.nn's",
+            (
+                f"module.compile() compiles a module in place: each of its calls goes through torch.compile, which compiles the "
+                f"Python frames the call runs, but not those of torch's own files. {' and '.join(names[:3])}'s forward ({files}) "
+                "and all it calls are torch's, so Dynamo skipped every frame and nothing was compiled."
+            ),
+            (
+                "Wrap the module instead: `model = torch.compile(model)` (with the same arguments) traces into torch.nn's code "
+                "from the wrapper's own call; or compile a module of your own whose forward calls it."
+            ),
+        )
     if kind in ("function", "capture"):
         detail = (
             "torch.compile compiled nothing while this ran. In a process that already ran this "

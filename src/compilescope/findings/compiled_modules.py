@@ -27,10 +27,20 @@ def _forward_compiled(session: Session, module: CompiledModule) -> bool:
     return False
 
 
+def torch_modules_compiled_in_place(session: Session) -> list[tuple[str, str]]:
+    """The modules of torch.nn's own (an nn.Sequential) the program compiled in place, where
+    nothing was compiled: (class, the file of its forward, short)."""
+    return [
+        (m.module, short(m.forward_filename))
+        for m in session.compiled_modules or []
+        if m.in_place and m.forward_filename and not is_user_code(m.forward_filename)
+    ]
+
+
 def compiled_module_findings(session: Session) -> list[Finding]:
     out = []
     for module in session.compiled_modules or []:
-        if _forward_compiled(session, module):
+        if module.in_place or _forward_compiled(session, module):  # (in place: findings/before_compile.py)
             continue
         place = short(module.compiled_from[-1].split(" in ")[0]) if module.compiled_from else None
         name = module.method_calls[0].name if module.method_calls else None

@@ -15,7 +15,7 @@ from compilescope.findings.before_compile import (
 )
 from compilescope.findings.breaks import break_findings, captured_nothing
 from compilescope.findings.cache_misses import cache_findings
-from compilescope.findings.compiled_modules import compiled_module_findings
+from compilescope.findings.compiled_modules import compiled_module_findings, torch_modules_compiled_in_place
 from compilescope.findings.distributed import ddp_split_findings
 from compilescope.findings.finding import (
     NOT_MEASURED,
@@ -125,7 +125,8 @@ def _nothing_compiled(session: Session) -> Finding:
         )
         if said is not None:
             return Finding(*said, kind=FindingKind.NOTHING_COMPILED)
-    return Finding(*nothing_compiled(program.kind if program is not None else "script"), kind=FindingKind.NOTHING_COMPILED)
+    said = nothing_compiled(program.kind if program is not None else "script", torch_modules_compiled_in_place(session))
+    return Finding(*said, kind=FindingKind.NOTHING_COMPILED)
 
 
 def never_imported_torch(session: Session) -> bool:

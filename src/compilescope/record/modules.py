@@ -38,6 +38,7 @@ class CompiledModules:
         self._seen: list[_Compiled] = []
         self._lock = threading.Lock()
         self._handle: Any = None
+        self._in_place: list[dict[str, Any]] = []  # modules compiled by module.compile(), found at exit (_compiled_in_place)
 
     def start(self) -> None:
         import compilescope.record.torch_adapter as torch_adapter
@@ -47,6 +48,17 @@ class CompiledModules:
             self.unavailable = f"not recorded: {handle}"
             return
         self._handle = handle
+        import atexit
+
+        # (at the program's exit, its own exit functions before: its modules are still alive,
+        # as they are not once compilescope writes its last records)
+        atexit.register(self._at_exit)
+
+    def _at_exit(self) -> None:
+        try:
+            self._in_place = _compiled_in_place()
+        except Exception:  # (a bonus: never let it fail the program's exit)
+            pass
 
     def stop(self) -> None:
         if self._handle is not None:
@@ -82,7 +94,32 @@ class CompiledModules:
             return {"unavailable": self.unavailable}
         with self._lock:
             seen = list(self._seen)
-        return {"modules": [_facts(item) for item in seen]}
+        return {"modules": [_facts(item) for item in seen] + self._in_place}
+
+
+def _compiled_in_place() -> list[dict[str, Any]]:
+    """Where Dynamo compiled no frame at all: the modules compiled in place (`model.compile()`),
+    found once the program is over. Such a module of torch.nn's own (an nn.Sequential) compiles
+    nothing: every frame its call runs is in torch's files, which Dynamo skips
+    (findings/before_compile.py says so). Not looked for where something compiled (the scan
+    reads every object the collector tracks)."""
+    import compilescope.record.torch_adapter as torch_adapter
+
+    if torch_adapter.frames_dynamo_converted() != 0:
+        return []
+    found = []
+    for module in torch_adapter.modules_compiled_in_place(MOST):
+        kind = type(module)
+        forward = getattr(getattr(kind, "forward", None), "__code__", None)
+        found.append(
+            {
+                "module": kind.__qualname__,
+                "forward_filename": forward.co_filename if forward is not None else None,
+                "forward_lineno": forward.co_firstlineno if forward is not None else None,
+                "in_place": True,
+            }
+        )
+    return found
 
 
 def _facts(item: _Compiled) -> dict[str, Any]:

@@ -109,6 +109,37 @@ def on_module_registered(hook: Callable[[Any, str, Any], None]) -> Any:
         return not_available(f"module registration hooks ({type(error).__name__})")
 
 
+def frames_dynamo_converted() -> int | None:
+    """How many frames Dynamo has set out to compile in this process (its frame counter); None
+    where this torch does not count them."""
+    try:
+        from torch._dynamo.utils import counters
+
+        return int(counters["frames"]["total"])
+    except Exception:
+        return None
+
+
+def modules_compiled_in_place(most: int) -> list[Any]:
+    """The modules alive now that `module.compile()` compiled in place (nn.Module.compile sets
+    their `_compiled_call_impl`), one per class, at most `most`; found among the objects
+    Python's collector tracks, so asked only where it pays (nothing was compiled)."""
+    import gc
+
+    import torch
+
+    found: dict[type, Any] = {}
+    for value in gc.get_objects():
+        # (type(), not isinstance: isinstance asks an object for its __class__, which a
+        # deprecated name of torch's answers with a warning on the program's stderr)
+        kind = type(value)
+        if issubclass(kind, torch.nn.Module) and kind not in found and vars(value).get("_compiled_call_impl") is not None:
+            found[kind] = value
+            if len(found) >= most:
+                break
+    return list(found.values())
+
+
 def on_compile_start(callback: Callable[[], object]) -> str | None:
     """Call `callback` as each compile starts (torch._dynamo.callback's start callbacks); a
     line saying why not where this torch has none."""

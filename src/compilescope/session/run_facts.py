@@ -52,6 +52,9 @@ class CompiledModule:
     compile_code: str | None = None  # the last of them: "model = torch.compile(model)"
     methods: list[str] = field(default_factory=list)  # the class's own public methods besides forward
     method_calls: list[MethodCall] = field(default_factory=list)  # the program's calls of them on the compiled module
+    # compiled in place by `module.compile()` (no OptimizedModule; where it was called is not
+    # known): recorded only where Dynamo compiled no frame at all (record/modules.py)
+    in_place: bool = False
 
 
 @dataclass

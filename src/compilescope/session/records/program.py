@@ -188,6 +188,7 @@ def on_compilescope_compiled_modules(state: BuildState, record: Record) -> None:
                 compile_code=text_of(item.get("compile_code")),
                 methods=[n for n in list_of(item.get("methods")) if isinstance(n, str)],
                 method_calls=calls,
+                in_place=item.get("in_place") is True,
             )
         )
     state.session.compiled_modules = found
