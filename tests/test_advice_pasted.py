@@ -225,7 +225,9 @@ def test_a_global_made_a_tensor_as_the_fix_writes_removes_the_recompile_and_keep
     result, session, found = _run_original(tmp_path, "global_scale")
     assert len(session.recompiles) == 1
     fix = " ".join(_one(found, "recompile").fix.split())
-    written = re.search(r"`(SCALE = torch\.tensor\(2\.0\))` where it is set, and each new value as a tensor too", fix)
+    written = re.search(
+        r"`(SCALE = torch\.tensor\(2\.0\))` where it is set \([^)]*global_scale\.py lines 7 and 17\), and each new value a tensor too", fix
+    )
     assert written, fix
     # WHEN the global is set as the fix writes it, and each new value as a tensor too
     program = _copy("global_scale", tmp_path)

@@ -108,7 +108,7 @@ def test_a_global_number_compiled_in_is_made_a_tensor_where_it_is_set() -> None:
     # read, not passed: "pass it as a tensor" would name no call to change)
     assert constant.title == "The global `SCALE` in scaled was compiled in as a constant (2.0): 1 recompile"
     fix = flat(constant.fix)
-    assert "`SCALE = torch.tensor(2.0)` where it is set, and each new value as a tensor too" in fix
+    assert "`SCALE = torch.tensor(2.0)` where it is set (programs/global_scale.py lines 7 and 17), and each new value a tensor too" in fix
     assert "passed as" not in fix and "dynamic" in constant.try_fixes
 
 
@@ -123,3 +123,23 @@ def test_a_module_of_torchs_own_compiled_in_place_is_said_to_compile_nothing_and
     assert "`model = torch.compile(model)`" in nothing.fix and "the one called" not in nothing.fix
     # AND no finding says its forward was never called through a compiled module (none was made)
     assert not [f for f in s.explain() if f.kind == "compiled module not called"]
+
+
+def test_a_globals_assignments_are_found_at_top_level_and_under_global_not_in_locals(tmp_path) -> None:
+    from compilescope.findings.arguments import global_assignments
+
+    program = tmp_path / "prog.py"
+    program.write_text(
+        "SCALE = 1.0\n"  # 1: the global
+        "def local():\n"
+        "    SCALE = 2.0\n"  # 3: a local of the same name: not the global
+        "def setter():\n"
+        "    global SCALE\n"
+        "    SCALE = 3.0\n"  # 6: the global, declared so
+        "class Config:\n"
+        "    SCALE = 4.0\n"  # 8: a class attribute
+        "for SCALE in (5.0, 6.0):\n"  # 9: a loop over the global
+        "    pass\n"
+    )
+    assert global_assignments(str(program), "SCALE") == [1, 6, 9]
+    assert global_assignments(str(tmp_path / "gone.py"), "SCALE") == []

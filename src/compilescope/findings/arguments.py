@@ -300,3 +300,38 @@ def assignment_in(frame: Frame, attribute: str) -> tuple[int, str] | None:
     if len(set(found)) != 1:
         return None
     return found[0], lines[found[0] - 1].strip()
+
+
+def global_assignments(filename: str | None, name: str) -> list[int]:
+    """The lines of `filename` that assign the global `name`: at the module's top level (its
+    loops and branches included) and in the functions that declare it `global`; [] where the
+    file cannot be read."""
+    from compilescope.session.sources import cached_source
+
+    lines = cached_source(filename) if filename else None
+    if lines is None:
+        return []
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError):
+        return []
+    found: list[int] = []
+
+    class Assignments(ast.NodeVisitor):
+        def __init__(self) -> None:
+            self.global_here = [True]  # whether `name` is the global in the scope being read
+
+        def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+            declared = any(isinstance(n, ast.Global) and name in n.names for n in ast.walk(node))
+            self.global_here.append(declared and not isinstance(node, ast.ClassDef))
+            self.generic_visit(node)
+            self.global_here.pop()
+
+        visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+        def visit_Name(self, node: ast.Name) -> None:
+            if self.global_here[-1] and node.id == name and isinstance(node.ctx, ast.Store):
+                found.append(node.lineno)
+
+    Assignments().visit(tree)
+    return sorted(set(found))

@@ -20,6 +20,7 @@ from compilescope.findings.arguments import (
     call_with_argument,
     callee_names,
     expression_at_call,
+    global_assignments,
 )
 from compilescope.findings.dynamic_sizes import (
     last_smaller_batch,
@@ -222,11 +223,17 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
                 f"The global `{name}`, a Python number, was compiled into the graph as the constant {cause.guard.expected}, "
                 "so a new value compiles again."
             )
-            tensor = f"`{name} = torch.tensor({cause.guard.expected})` where it is set, and each new value as a tensor too"
+            set_at = [str(n) for n in global_assignments(frame.filename, name)]
+            places = (
+                f" ({short(frame.filename)} line{'s' if len(set_at) > 1 else ''} {', '.join(set_at[:-1]) + ' and ' if len(set_at) > 1 else ''}{set_at[-1]})"
+                if set_at and frame.filename
+                else ""
+            )
+            tensor = f"`{name} = torch.tensor({cause.guard.expected})` where it is set{places}, and each new value a tensor too; or compile with dynamic=True."
             if became_dynamic:
-                fix += f" torch then made it symbolic, so later values reuse one version; to skip the recompile, make it a tensor ({tensor}), or compile with dynamic=True."
+                fix += f" torch then made it symbolic, so later values reuse one version. To skip the recompile, make it a tensor: {tensor}"
             else:
-                fix += f" Make it a tensor ({tensor}) so its value is an input, not a constant, or compile with dynamic=True."
+                fix += f" Make it a tensor, so that its value is an input, not a constant: {tensor}"
         else:
             fix = f"A Python number passed as `{subject}` was compiled into the graph as the constant {cause.guard.expected}, so a new value compiles again."
             passed = _at_call(met, compiles, variable=False, callees=callees)
