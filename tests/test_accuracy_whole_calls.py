@@ -95,6 +95,19 @@ def bump_plain(x):
 
 print("plain:", bump_plain(a).tolist(), a.tolist())
 print("norm:", norm(torch.randn(5, 4)).sum().item(), norm.running_mean.tolist())
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(3, 3)
+
+    @torch.compile(backend="aot_eager")  # (a compiled method: the module comes as its first argument)
+    def forward(self, x):
+        return torch.relu(self.fc(x))
+
+
+print("method:", Net()(a).tolist())
 """
 
 
@@ -121,3 +134,5 @@ def test_in_place_changes_are_compared_and_an_uncopyable_argument_is_not_checked
     assert [v.what for v in call.compared] == ["output 0", "argument 0 after the call (changed in place)"]
     # and the module whose buffers change is run on its own copy, and matches
     assert found["BatchNorm1d"].matches
+    # and a compiled method, its module an argument, is run with a copy of the module
+    assert found["Net.forward"].matches

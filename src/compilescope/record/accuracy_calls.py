@@ -66,7 +66,7 @@ class CheckedCallable:
             return self.compiled(*args, **kwargs)
         started = time.perf_counter()
         copies, problem = self._copies(args, kwargs)
-        versions = {id(t): t._version for t in _tensors((args, kwargs)) + _module_tensors(self.original)}
+        versions = {id(t): t._version for t in _call_tensors(self.original, args, kwargs)}
         states = rng_states()
         skipping = torch_adapter.skipping_guards()
         self.seconds += time.perf_counter() - started
@@ -105,7 +105,7 @@ class CheckedCallable:
         """(the function, args, kwargs) to run eagerly, staged (_Staged), or why none: a module
         the call belongs to and the arguments deep-copied, tensors with their strides."""
         module = _module_of(self.original)
-        tensors = _tensors((args, kwargs)) + _module_tensors(self.original)
+        tensors = _call_tensors(self.original, args, kwargs)
         size = sum(t.numel() * t.element_size() for t in {id(t): t for t in tensors}.values())
         if size > KEEP_BYTES:
             return None, f"its arguments and module hold {size / 2**30:.1f} GiB, more than the check copies ({KEEP_BYTES / 2**30:.0f} GiB)"
@@ -183,13 +183,13 @@ class CheckedCallable:
         """The call's outputs run eagerly with every float made float64, from the same generator
         states (as torch's own accuracy checks make their reference); None where the call changed
         its arguments or module in place (their values before it are gone) or cannot run so."""
-        tensors = _tensors((args, kwargs)) + _module_tensors(self.original)
+        tensors = _call_tensors(self.original, args, kwargs)
         if any(t._version != versions.get(id(t), t._version) for t in tensors):
             return None
         try:
-            memo: dict[int, Any] = {id(t): _in_float64(t) for t in _tensors((args, kwargs))}
+            memo: dict[int, Any] = {id(t): _in_float64(t) for t in tensors}  # (a module's parameters too: deep copies take them)
             module = _module_of(self.original)
-            function: Any = self.original if module is None else copy.deepcopy(module, memo).to(torch.float64)
+            function: Any = self.original if module is None else copy.deepcopy(module, memo)
             copied_args, copied_kwargs = copy.deepcopy(args, memo), copy.deepcopy(kwargs, memo)
             set_rng_states(states)
             _running.graphs = []
@@ -326,21 +326,25 @@ def _module_of(original: Any) -> torch.nn.Module | None:
     return None
 
 
-def _module_tensors(original: Any) -> list[torch.Tensor]:
-    """The parameters and buffers of the module a call belongs to (none for a function)."""
-    module = _module_of(original)
-    if module is None:
-        return []
-    return [*module.parameters(), *module.buffers()]
+def _call_tensors(original: Any, args: tuple, kwargs: dict[str, Any]) -> list[torch.Tensor]:
+    """Every tensor a call can read: its arguments', and the parameters and buffers of the module
+    it belongs to and of any module among its arguments (`self` of a compiled method)."""
+    leaves = _leaves((args, kwargs))
+    modules = [_module_of(original), *(leaf for leaf in leaves if isinstance(leaf, torch.nn.Module))]
+    held = [t for m in modules if m is not None for t in (*m.parameters(), *m.buffers())]
+    return [leaf for leaf in leaves if isinstance(leaf, torch.Tensor)] + held
 
 
 def _in_float64(tensor: torch.Tensor) -> torch.Tensor:
+    """A copy of the tensor, float64 where it is a float; a parameter stays a parameter."""
     copied = torch_adapter.clone_input(tensor)
-    if not copied.is_floating_point():
-        return copied
-    with torch.no_grad():
-        widened = copied.to(torch.float64)
-    return widened.requires_grad_(tensor.requires_grad) if tensor.is_leaf else widened
+    if copied.is_floating_point():
+        with torch.no_grad():
+            copied = copied.to(torch.float64)
+        copied.requires_grad_(tensor.requires_grad)
+    if isinstance(tensor, torch.nn.Parameter):
+        return torch.nn.Parameter(copied.detach(), requires_grad=tensor.requires_grad)
+    return copied
 
 
 def _tensors(value: Any) -> list[torch.Tensor]:
