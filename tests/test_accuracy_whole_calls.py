@@ -108,6 +108,7 @@ class Net(torch.nn.Module):
 
 
 print("method:", Net()(a).tolist())
+print("what torch.compile wrapped:", bump_plain.__wrapped__.__code__.co_name, bump_plain.__name__)
 """
 
 

@@ -271,6 +271,8 @@ def checked(owner: Any, original: Any, compiled: Any) -> Any:
     def checked_call(*args: Any, **kwargs: Any) -> Any:
         return checker(args, kwargs)
 
+    if "__wrapped__" in vars(compiled):  # (as torch sets it: the user's function, not torch's wrapper)
+        checked_call.__wrapped__ = compiled.__wrapped__
     return checked_call
 
 
