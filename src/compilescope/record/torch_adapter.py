@@ -111,11 +111,13 @@ def on_module_registered(hook: Callable[[Any, str, Any], None]) -> Any:
 
 def frames_dynamo_converted() -> int | None:
     """How many frames Dynamo has set out to compile in this process (its frame counter); None
-    where this torch does not count them."""
-    try:
-        from torch._dynamo.utils import counters
+    where Dynamo was never loaded (nothing asked torch.compile for anything: it is not loaded
+    here either, a second of imports) or this torch does not count them."""
+    import sys
 
-        return int(counters["frames"]["total"])
+    utils = sys.modules.get("torch._dynamo.utils")
+    try:
+        return int(utils.counters["frames"]["total"]) if utils is not None else None
     except Exception:
         return None
 
