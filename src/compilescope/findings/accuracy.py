@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from compilescope.findings import INFO, PROBLEM, WARNING
 from compilescope.findings.accuracy_calls import whole_call_findings, whole_calls_said
-from compilescope.findings.accuracy_values import number, value_said
+from compilescope.findings.accuracy_values import number, outcome_of, outcomes_counted, value_said
 from compilescope.findings.finding import Finding, plural, seconds
 from compilescope.findings.kinds import FindingKind
 from compilescope.session.accuracy import GraphAccuracy
@@ -91,16 +91,15 @@ def checks_said(session: Session) -> str | None:
     graphs = [g for c in session.compiles for g in c.accuracy]
     if checks is None and not graphs:
         return None
-    whole = whole_calls_said(session)
     if checks is not None and checks.unavailable:
         return f"Accuracy: not checked: {checks.unavailable}"
-    outcomes = [graph_said(g)[1] for g in graphs]
-    parts = [f"{outcomes.count(o)} {o}" for o in ("differs", "matches", "not compared", "not checked") if outcomes.count(o)]
+    counted = outcomes_counted([outcome_of(g) for g in graphs])
     calls = checks.calls_per_graph if checks is not None else None
     text = f"Accuracy against eager: {plural(len(graphs), 'graph')} checked" + (
         f" (first {plural(calls, 'call')} of each)" if calls else ""
     )
-    text += ": " + (", ".join(parts) if parts else "none was called")
+    text += ": " + (counted or "none was called")
+    whole = whole_calls_said(session)
     if whole:
         text += f"; {whole}"
     if checks is not None and checks.seconds is not None:

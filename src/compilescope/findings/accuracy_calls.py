@@ -7,10 +7,10 @@ not said twice."""
 from __future__ import annotations
 
 from compilescope.findings import PROBLEM
-from compilescope.findings.accuracy_values import value_said
+from compilescope.findings.accuracy_values import outcome_of, outcomes_counted, value_said
 from compilescope.findings.finding import Finding, plural
 from compilescope.findings.kinds import FindingKind
-from compilescope.session.accuracy import ComparedValue, CompiledCallable, WholeCall
+from compilescope.session.accuracy import CompiledCallable, WholeCall
 from compilescope.session.model import Session
 
 # (the code's own file:line, unless it is torch's: then the program's line that compiled it)
@@ -27,45 +27,9 @@ def whole_calls_said(session: Session) -> str | None:
         return f"whole calls not checked: {checks.callables_unavailable}"
     if not checks.callables:
         return None
-    outcomes = [outcome_of(c) for c in checks.callables]
     dynamo = sum(1 for c in checks.callables if _dynamo_calls(c))
-    parts = [
-        f"{outcomes.count(o)} {o}" + (f" ({dynamo} in Dynamo's capture)" if o == "differs" and dynamo else "")
-        for o in ("differs", "matches", "not compared", "not checked")
-        if outcomes.count(o)
-    ]
-    return f"whole calls against their Python run eagerly: {plural(len(checks.callables), 'function')} checked: " + ", ".join(parts)
-
-
-def outcome_of(callable_: CompiledCallable) -> str:
-    if callable_.differs:
-        return "differs"
-    if callable_.matches:
-        return "matches"
-    if any(c.outcome == "not compared" for c in callable_.calls):
-        return "not compared"
-    return "not checked"
-
-
-def callable_said(callable_: CompiledCallable) -> str:
-    """One function's check in one line."""
-    compared = [c for c in callable_.calls if c.outcome in ("matches", "differs")]
-    wrong = [c for c in callable_.calls if c.outcome == "differs"]
-    if wrong:
-        text = f"differs from its Python run eagerly in {len(wrong)} of {plural(len(compared), 'call')} checked"
-        first = _first_wrong(wrong)
-        if first is not None:
-            text += f": {value_said(first)}"
-        causes = {c.cause for c in wrong}
-        if causes == {"dynamo"}:
-            text += "; every graph it ran matches eager: Dynamo's capture"
-        elif causes == {"graph"}:
-            text += "; a graph it ran differs from eager (that graph's check names the stage)"
-        return text
-    if compared:
-        return f"matches its Python run eagerly in {plural(len(compared), 'call')} checked"
-    why = next((c.why for c in callable_.calls if c.why), None) or callable_.stopped or "not called"
-    return f"{outcome_of(callable_)}: {why}"
+    counted = outcomes_counted([outcome_of(c) for c in checks.callables], {"differs": f"{dynamo} in Dynamo's capture"} if dynamo else None)
+    return f"whole calls against their Python run eagerly: {plural(len(checks.callables), 'function')} checked: {counted}"
 
 
 def whole_call_findings(session: Session) -> list[Finding]:
@@ -155,7 +119,3 @@ def place_of(callable_: CompiledCallable) -> str | None:
 
 def _dynamo_calls(callable_: CompiledCallable) -> list[WholeCall]:
     return [c for c in callable_.calls if c.outcome == "differs" and c.cause == "dynamo"]
-
-
-def _first_wrong(calls: list[WholeCall]) -> ComparedValue | None:
-    return next((v for c in calls for v in c.compared if not v.matches), None)

@@ -200,7 +200,8 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
         subject = cause.guard.subject or "a value"
         frame = met[0][0]
         constants = [g.expected for _, _, g in met if g.expected is not None]
-        named = f"The global `{_global_name(subject)}`" if _global_name(subject) else f"`{subject}`"
+        name = _global_name(subject)
+        named = f"The global `{name}`" if name else f"`{subject}`"
         title = f"{named} in {frame.label_of(met[0][1])} was compiled in as a constant ({listed(list(dict.fromkeys(constants)))}): {plural(len(met), 'recompile')}"
         origin = _origin(cause.guard, frame)
         detail_lines.append(f"Guard failed: {cause.guard.text}" + (f" (from {origin})" if origin else ""))
@@ -215,7 +216,7 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
                 "a version for each of its two values. That is as it should be, and nothing to change: as a tensor, "
                 "the branch on it would depend on a tensor's value, a graph break."
             )
-        elif (name := _global_name(subject)) is not None:
+        elif name is not None:
             # (a global is read, not passed: it is the global that becomes a tensor, read at each
             # call as an input; reassigning it to another tensor of the same shape and dtype
             # compiles nothing new)
@@ -224,11 +225,8 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
                 "so a new value compiles again."
             )
             set_at = [str(n) for n in global_assignments(frame.filename, name)]
-            places = (
-                f" ({short(frame.filename)} line{'s' if len(set_at) > 1 else ''} {', '.join(set_at[:-1]) + ' and ' if len(set_at) > 1 else ''}{set_at[-1]})"
-                if set_at and frame.filename
-                else ""
-            )
+            lines = ", ".join(set_at[:-1]) + " and " + set_at[-1] if len(set_at) > 1 else "".join(set_at)  # "7 and 17"
+            places = f" ({short(frame.filename)} line{'s' if len(set_at) > 1 else ''} {lines})" if set_at and frame.filename else ""
             tensor = f"`{name} = torch.tensor({cause.guard.expected})` where it is set{places}, and each new value a tensor too; or compile with dynamic=True."
             if became_dynamic:
                 fix += f" torch then made it symbolic, so later values reuse one version. To skip the recompile, make it a tensor: {tensor}"

@@ -40,6 +40,7 @@ import compilescope.record.torch_adapter as torch_adapter
 from compilescope.record.accuracy_calls import checked, graphs_running
 from compilescope.record.accuracy_compare import Compared, compare, flat
 from compilescope.record.random_states import moved, rng_states, set_rng_states
+from compilescope.record.staging import kept, restored, staged_copies
 from compilescope.session import error_summary
 from compilescope.trace.ours import ACCURACY_RECORD
 
@@ -213,12 +214,12 @@ class CheckedGraph:
         if self.first is None and any(isinstance(a, torch.Tensor) and a.is_cuda for a in args):
             # (the inputs of its first call, for its peaks eager and compiled once the program is over)
             size = sum(a.numel() * a.element_size() for a in before if isinstance(a, torch.Tensor))
-            self.first = {"kept": _kept(before), "grad": torch.is_grad_enabled()} if size <= KEEP_BYTES else {"why": _too_large(size)}
+            self.first = {"kept": kept(before), "grad": torch.is_grad_enabled()} if size <= KEEP_BYTES else {"why": _too_large(size)}
         if self.training is None and torch.is_grad_enabled() and any(isinstance(a, torch.Tensor) and a.requires_grad for a in args):
             self._keep_for_gradients(before, states, result)
         facts["memory"] = memory.facts()
         if facts["outcome"] == "differs" and self.kept is None:
-            self.kept = _kept(before)
+            self.kept = kept(before)
         self._write(facts)
         return str(facts["outcome"])
 
@@ -232,7 +233,7 @@ class CheckedGraph:
         if size > KEEP_BYTES:
             self.training = {"why": f"not compared: {_too_large(size)}"}
             return
-        self.training = {"kept": _kept(before), "states": states, "backward": False}
+        self.training = {"kept": kept(before), "states": states, "backward": False}
 
         def ran(_: Any) -> None:
             if self.training is not None:
@@ -404,35 +405,6 @@ def _too_large(size: int) -> str:
     return (
         f"the graph's inputs ({size / 2**30:.1f} GiB) are more than the check keeps until the program ends ({KEEP_BYTES / 2**30:.0f} GiB)"
     )
-
-
-def staged_copies(values: Any) -> list[Any]:
-    """Copies of a call's inputs made before it: a GPU's in the CPU's memory (restored() puts
-    them back once the call is over), so that the program's own call never runs beside them and
-    never runs out of memory for them; the CPU's cloned as they are."""
-    return [
-        (v.detach().to("cpu"), v.device, v.requires_grad)
-        if isinstance(v, torch.Tensor) and v.device.type != "cpu"
-        else torch_adapter.clone_input(v)
-        for v in values
-    ]
-
-
-def _kept(values: list[Any]) -> list[Any]:
-    """Copies in the CPU's memory, with where each was (so that the GPU's memory stays the
-    program's until it ends)."""
-    return [(v.to("cpu"), v.device, v.requires_grad) if isinstance(v, torch.Tensor) else v for v in values]
-
-
-def restored(kept: list[Any]) -> list[Any]:
-    restored = []
-    for value in kept:
-        if isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], torch.Tensor):
-            tensor = value[0].to(value[1])
-            restored.append(tensor.requires_grad_(value[2]) if tensor.is_floating_point() or tensor.is_complex() else tensor)
-        else:
-            restored.append(value)
-    return restored
 
 
 def _uncopyable(args: tuple) -> str | None:

@@ -35,6 +35,7 @@ import torch
 import compilescope.record.torch_adapter as torch_adapter
 from compilescope.record.accuracy_compare import Compared, compare
 from compilescope.record.random_states import moved, rng_states, set_rng_states
+from compilescope.record.staging import Staged
 from compilescope.session import error_summary
 from compilescope.trace.ours import ACCURACY_CALL_RECORD
 
@@ -65,8 +66,9 @@ class CheckedCallable:
         if self.checked >= self.owner.calls or self.stopped is not None or graphs_running() is not None:
             return self.compiled(*args, **kwargs)
         started = time.perf_counter()
-        copies, problem = self._copies(args, kwargs)
-        versions = {id(t): t._version for t in _call_tensors(self.original, args, kwargs)}
+        tensors = _call_tensors(self.original, args, kwargs)
+        copies, problem = self._copies(args, kwargs, tensors)
+        versions = {id(t): t._version for t in tensors}
         states = rng_states()
         skipping = torch_adapter.skipping_guards()
         self.seconds += time.perf_counter() - started
@@ -101,16 +103,16 @@ class CheckedCallable:
         self._write(facts)
         return result
 
-    def _copies(self, args: tuple, kwargs: dict[str, Any]) -> tuple[Any, str | None]:
-        """(the function, args, kwargs) to run eagerly, staged (_Staged), or why none: a module
-        the call belongs to and the arguments deep-copied, tensors with their strides."""
+    def _copies(self, args: tuple, kwargs: dict[str, Any], tensors: list[torch.Tensor]) -> tuple[Any, str | None]:
+        """(the function, args, kwargs) to run eagerly, staged (staging.Staged), or why none: a module
+        the call belongs to and the arguments deep-copied, tensors with their strides (`tensors`:
+        every tensor they hold, _call_tensors)."""
         module = _module_of(self.original)
-        tensors = _call_tensors(self.original, args, kwargs)
         size = sum(t.numel() * t.element_size() for t in {id(t): t for t in tensors}.values())
         if size > KEEP_BYTES:
             return None, f"its arguments and module hold {size / 2**30:.1f} GiB, more than the check copies ({KEEP_BYTES / 2**30:.0f} GiB)"
         try:
-            staged = _Staged()
+            staged = Staged()
             memo: dict[int, Any] = {id(t): staged.add(t) for t in tensors}
             # (a module's call, torch.compile(model): the module copied, called as the program calls it)
             function: Any = self.original if module is None else copy.deepcopy(module, memo)
@@ -219,43 +221,6 @@ class CheckedCallable:
             self.owner.writer.write_record(ACCURACY_CALL_RECORD, facts)
         except Exception:  # (a full disk: the program goes on)
             pass
-
-
-class _Staged:
-    """A call's arguments (and module) copied before it, a GPU's tensors into the CPU's memory so
-    that the program's own call never runs beside them (nor out of memory for them); placed()
-    puts them back on their devices once the call is over."""
-
-    def __init__(self) -> None:
-        self.copies: Any = None  # (function, args, kwargs), made of the tensors below
-        self._tensors: list[
-            tuple[torch.Tensor, torch.device | None, bool, bool]
-        ] = []  # (copy, its device to go back to, requires_grad, a parameter)
-
-    def add(self, tensor: torch.Tensor) -> torch.Tensor:
-        away = tensor.device.type != "cpu"
-        copied = tensor.detach().to("cpu") if away else torch_adapter.clone_input(tensor)
-        parameter = isinstance(tensor, torch.nn.Parameter)
-        if parameter:
-            copied = torch.nn.Parameter(copied.detach(), requires_grad=tensor.requires_grad)
-        self._tensors.append((copied, tensor.device if away else None, tensor.requires_grad, parameter))
-        return copied
-
-    def placed(self) -> Any:
-        if all(device is None for _, device, _, _ in self._tensors):
-            return self.copies
-        memo: dict[int, Any] = {}
-        for copied, device, requires_grad, parameter in self._tensors:
-            if device is None:
-                memo[id(copied)] = copied
-                continue
-            moved = copied.detach().to(device)
-            if parameter:
-                moved = torch.nn.Parameter(moved, requires_grad=requires_grad)
-            elif requires_grad and (moved.is_floating_point() or moved.is_complex()):
-                moved.requires_grad_(True)
-            memo[id(copied)] = moved
-        return copy.deepcopy(self.copies, memo)
 
 
 KEEP_BYTES = 4 * 2**30  # the most the check copies for one call (its arguments and module)

@@ -12,8 +12,9 @@ from typing import Any
 import torch
 
 import compilescope.record.torch_adapter as torch_adapter
-from compilescope.record.accuracy import CheckedGraph, restored
+from compilescope.record.accuracy import CheckedGraph
 from compilescope.record.accuracy_compare import flat
+from compilescope.record.staging import restored
 
 
 def peaks(graph: CheckedGraph) -> dict[str, Any] | None:

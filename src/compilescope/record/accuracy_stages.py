@@ -31,9 +31,11 @@ from typing import Any
 import torch
 
 import compilescope.record.torch_adapter as torch_adapter
-from compilescope.record.accuracy import CheckedGraph, restored, rng_states, set_rng_states
+from compilescope.record.accuracy import CheckedGraph
 from compilescope.record.accuracy_compare import compare, flat
 from compilescope.record.accuracy_memory import peaks
+from compilescope.record.random_states import rng_states, set_rng_states
+from compilescope.record.staging import restored
 from compilescope.session import error_summary
 from compilescope.trace.ours import ACCURACY_END_RECORD
 

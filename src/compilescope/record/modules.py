@@ -70,7 +70,6 @@ class CompiledModules:
             return None
         try:
             kind = type(submodule)
-            forward = getattr(getattr(kind, "forward", None), "__code__", None)
             methods = [
                 n
                 for n, value in vars(kind).items()
@@ -78,7 +77,7 @@ class CompiledModules:
             ]
             item = _Compiled(
                 module=kind.__qualname__,
-                forward=(forward.co_filename, forward.co_firstlineno) if forward is not None else None,
+                forward=_forward_of(kind),
                 callers=user_callers(),
                 methods=methods[:50],
             )
@@ -109,17 +108,22 @@ def _compiled_in_place() -> list[dict[str, Any]]:
         return []
     found = []
     for module in torch_adapter.modules_compiled_in_place(MOST):
-        kind = type(module)
-        forward = getattr(getattr(kind, "forward", None), "__code__", None)
+        forward = _forward_of(type(module))
         found.append(
             {
-                "module": kind.__qualname__,
-                "forward_filename": forward.co_filename if forward is not None else None,
-                "forward_lineno": forward.co_firstlineno if forward is not None else None,
+                "module": type(module).__qualname__,
+                "forward_filename": forward[0] if forward else None,
+                "forward_lineno": forward[1] if forward else None,
                 "in_place": True,
             }
         )
     return found
+
+
+def _forward_of(kind: type) -> tuple[str, int] | None:
+    """Where a module class's forward is defined (file, first line); None where it has no code."""
+    code = getattr(getattr(kind, "forward", None), "__code__", None)
+    return (code.co_filename, code.co_firstlineno) if code is not None else None
 
 
 def _facts(item: _Compiled) -> dict[str, Any]:
