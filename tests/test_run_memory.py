@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import run_cli
+from conftest import CliRun, run_cli
 
 # A program that starts a child process holding 768 MiB, then holds 256 MiB at once itself, in a
 # tensor it then frees; it compiles a function (aot_eager: no C++ compile, a few seconds).
@@ -36,16 +36,37 @@ def scaled(x):
 print(scaled(torch.ones(4)).tolist())
 """
 
+# What starts `compilescope run`: a process holding 1 GiB (as a notebook's kernel, a pytest run or
+# a launcher with a dataset may), which Linux's ru_maxrss would count as the program's own.
+LAUNCHER = """
+import subprocess
+import sys
+
+held = bytearray(1 << 30)
+for page in range(0, len(held), 4096):  # (each page touched: resident)
+    held[page] = 1
+sys.exit(subprocess.run([sys.executable, "-m", "compilescope", *sys.argv[1:]]).returncode)
+"""
+
 MiB = 1 << 20
 
 
 def test_run_says_the_programs_cpu_high_water_mark_and_no_cuda(tmp_path: Path) -> None:
-    # GIVEN the program, run by python and by compilescope run
+    # GIVEN the program, run by python and by compilescope run, started by a process holding 1 GiB
     (tmp_path / "held.py").write_text(PROGRAM)
+    (tmp_path / "launcher.py").write_text(LAUNCHER)
     plain = subprocess.run(
         [sys.executable, "held.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "120"}
     )
-    result = run_cli("run", "held.py", cwd=tmp_path)
+    launched = subprocess.run(
+        [sys.executable, "launcher.py", "run", "held.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "COLUMNS": "120"},
+    )
+    result = CliRun(launched.returncode, launched.stdout, launched.stderr, tmp_path)
     assert result.returncode == plain.returncode == 0, result.stderr[-3000:]
     # THEN the program printed the same (its child's line included)
     assert (
@@ -53,8 +74,8 @@ def test_run_says_the_programs_cpu_high_water_mark_and_no_cuda(tmp_path: Path) -
         == plain.stdout
         == "805306368\n4.0\n[2.6829419136047363, 2.6829419136047363, 2.6829419136047363, 2.6829419136047363]\n"
     )
-    # AND the session holds its high-water mark (the 256 MiB it held at once, and more: torch),
-    # its child's, and no CUDA figure: it never started CUDA
+    # AND the session holds its high-water mark (the 256 MiB it held at once, and more: torch; not
+    # its launcher's 1 GiB), its child's, and no CUDA figure: it never started CUDA
     saved = json.loads((tmp_path / "compilescope-held.json").read_text())
     memory = saved["memory"]
     assert 256 * MiB < memory["cpu_peak_bytes"] < 768 * MiB, memory

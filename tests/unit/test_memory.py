@@ -264,3 +264,28 @@ def test_the_record_is_written_to_the_trace(tmp_path: Path, monkeypatch: pytest.
     writer.publish()
     lines = (tmp_path / "t.log").read_text().splitlines()
     assert [json.loads(line.split("] ", 1)[1]) for line in lines] == [{"compilescope_memory": facts}]
+
+
+# A launcher holding 512 MiB (each page touched) starts a bare Python, which prints the high-water
+# mark capture reads for itself.
+LAUNCHED = """
+import subprocess
+import sys
+
+held = bytearray(512 << 20)
+for page in range(0, len(held), 4096):
+    held[page] = 1
+probe = "from compilescope.record.memory import own_high_water; print(own_high_water())"
+print(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the carried-over ru_maxrss is Linux's")
+def test_a_programs_high_water_mark_is_its_own_not_its_launchers() -> None:
+    # GIVEN a program started by a process holding 512 MiB (Linux's ru_maxrss carries that over
+    # exec: the program would read 512 MiB and more as its own)
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", LAUNCHED], capture_output=True, text=True, timeout=60, check=True)
+    # THEN its high-water mark is its own: a bare Python's tens of MiB
+    assert 0 < int(done.stdout) < 128 * MiB, done.stdout

@@ -21,7 +21,6 @@ its steps for a configuration, runs them there, and checks accuracy.
 from __future__ import annotations
 
 import copy
-import resource
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -455,7 +454,9 @@ def measure(
             torch.cuda.synchronize()
             result[name] = torch.cuda.max_memory_allocated() / 2**20
     else:
-        result["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        from compilescope.record.memory import own_high_water  # (not ru_maxrss: it counts the launcher's)
+
+        result["peak_memory_mb"] = own_high_water() / 2**20
         result["memory_kind"] = "peak RSS of the measuring process"
     return result
 

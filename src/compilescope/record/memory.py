@@ -65,23 +65,49 @@ def measure() -> dict[str, Any]:
 
 
 def _rusage(unknown: list[str]) -> tuple[int | None, int | None]:
-    """The process's high-water resident set, and the largest of its ended (waited-for) child
-    processes', in bytes (ru_maxrss: KiB on Linux and the BSDs, bytes on macOS). A forked child's
-    counts this process's memory at the fork too (session/memory.py says how the views use it)."""
+    """The process's high-water resident set (own_high_water), and the largest of its ended
+    (waited-for) child processes', in bytes. A forked child's counts this process's memory at the
+    fork too (session/memory.py says how the views use it)."""
     try:
         import resource
     except ImportError:  # (Windows)
         unknown.append("CPU high-water mark: not available on this system (no getrusage)")
         return None, None
-    scale = 1 if sys.platform == "darwin" else 1024
-    found: list[int | None] = []
-    for who, name in ((resource.RUSAGE_SELF, "CPU high-water mark"), (resource.RUSAGE_CHILDREN, "child processes' high-water mark")):
-        try:
-            found.append(int(resource.getrusage(who).ru_maxrss) * scale)
-        except (OSError, ValueError, AttributeError) as error:
-            unknown.append(f"{name}: {error_summary(error)}")
-            found.append(None)
-    return found[0], found[1]
+    own: int | None = None
+    try:
+        own = own_high_water()
+    except (OSError, ValueError, AttributeError) as error:
+        unknown.append(f"CPU high-water mark: {error_summary(error)}")
+    try:
+        children: int | None = int(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) * _RU_MAXRSS_SCALE
+    except (OSError, ValueError, AttributeError) as error:
+        unknown.append(f"child processes' high-water mark: {error_summary(error)}")
+        children = None
+    return own, children
+
+
+_RU_MAXRSS_SCALE = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: KiB on Linux and the BSDs, bytes on macOS
+
+
+def own_high_water() -> int:
+    """The most physical memory (resident set) this process has held at once, in bytes. On Linux,
+    the kernel's VmHWM for this process's memory: getrusage's ru_maxrss is carried over exec, so a
+    program started from a large process (a notebook's kernel, a pytest run, a launcher holding a
+    dataset) would read its launcher's memory at the fork as its own (measured here: 1037 MiB in
+    a bare `python -c` started by a process holding 1 GiB; VmHWM said 13 MiB). Elsewhere, or where
+    /proc cannot be read, ru_maxrss. Raises OSError (and the like) where neither can be read."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    number, unit = line.split()[1:3]
+                    if unit == "kB":
+                        return int(number) * 1024
+    except (OSError, ValueError):
+        pass  # (no /proc: macOS, the BSDs, a sandbox)
+    import resource
+
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * _RU_MAXRSS_SCALE
 
 
 def _cuda(unknown: list[str]) -> tuple[list[dict[str, Any]], str | None]:

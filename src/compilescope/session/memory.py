@@ -2,7 +2,8 @@
 the Session model (Session.memory). No torch here.
 
 What the figures are, and are not (docs/cli.md, "Memory"):
-- `cpu_peak_bytes` is the process's high-water resident set (getrusage's ru_maxrss): the most
+- `cpu_peak_bytes` is the process's high-water resident set (Linux's VmHWM, elsewhere
+  getrusage's ru_maxrss; record/memory.py's own_high_water says why): the most
   physical memory the process held at once, since it started. It includes compilescope's own
   recording (the trace it writes, the calls it counts), which runs in the same process.
 - `children_peak_bytes` is the largest high-water mark among the child processes that had ended,
