@@ -258,3 +258,43 @@ def test_a_torch_module_wrapped_as_the_fix_writes_compiles_and_prints_the_same(t
     # THEN its forward is compiled, and the program prints what it printed before
     assert [c.compile_id for c in pasted.compiles] == ["0/0"]
     assert pasted_result.stdout == result.stdout
+
+
+def test_a_modules_number_attributes_made_symbolic_or_buffers_as_the_fixes_write(tmp_path: Path) -> None:
+    # GIVEN modules whose number attributes change between calls (an int forward counts, a float
+    # forward anneals, an int the loop sets): each value of an int compiles again
+    result, session, found = _run_original(tmp_path, "module_counters")
+    fixes = {name: " ".join(_one_titled(found, f"self.{name}").fix.split()) for name in ("step", "temperature", "shift")}
+    assert len(session.recompiles) == 4 + 1 + 4
+    program = _copy("module_counters", tmp_path)
+    source = program.read_text()
+    # WHEN the setting the int's fix gives is pasted after the imports
+    setting = re.search(r"`(torch\._dynamo\.config\.allow_unspec_int_on_nn_module = True)` after the imports", fixes["step"])
+    assert setting, fixes["step"]
+    program.write_text(source.replace("import torch.nn as nn\n", f"import torch.nn as nn\n{setting.group(1)}\n", 1))
+    pasted_result, pasted, _ = _run(tmp_path, "module_counters")
+    # THEN each int compiles again once, at its first change, as the fix says, and the program
+    # prints what it printed before
+    per_function = {f.qualname.split(".")[0]: len(f.compiles) for f in pasted.frames}
+    assert per_function == {"WarmupScale": 2, "Annealed": 2, "Shifted": 2}, per_function
+    assert pasted_result.stdout == result.stdout
+    # WHEN instead each attribute is made a buffer in place of __init__'s line, as each fix
+    # writes it, and the loop sets the shift in place, as its fix says
+    buffered = source
+    for fix in fixes.values():
+        written = re.search(r"`(self\.register_buffer\([^`]+\))` in __init__, in place of `([^`]+)`", fix)
+        assert written and f"    {written.group(2)}\n" in buffered, fix
+        buffered = buffered.replace(f"    {written.group(2)}\n", f"    {written.group(1)}\n")
+    in_place = re.search(r"`model\.shift\.(fill_)\(value\)`", fixes["shift"])
+    assert in_place and "    shifter.shift = step\n" in buffered, fixes["shift"]
+    program.write_text(buffered.replace("    shifter.shift = step\n", f"    shifter.shift.{in_place.group(1)}(step)\n"))
+    buffered_result, buffers, _ = _run(tmp_path, "module_counters")
+    # THEN nothing compiles again, and the program prints what it printed before
+    assert buffers.recompiles == [] and len(buffers.compiles) == 3
+    assert buffered_result.stdout == result.stdout
+
+
+def _one_titled(found: list, text: str):
+    chosen = [f for f in found if f.kind == "recompile" and text in f.title]
+    assert len(chosen) == 1, [f.title for f in found]
+    return chosen[0]

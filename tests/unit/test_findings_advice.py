@@ -143,3 +143,45 @@ def test_a_globals_assignments_are_found_at_top_level_and_under_global_not_in_lo
     )
     assert global_assignments(str(program), "SCALE") == [1, 6, 9]
     assert global_assignments(str(tmp_path / "gone.py"), "SCALE") == []
+
+
+def test_a_modules_number_attribute_is_made_symbolic_or_a_buffer_as_its_type_needs() -> None:
+    # GIVEN modules whose number attributes change between calls: an int step counter forward
+    # increments, a float temperature forward anneals, an int shift the training loop sets
+    found_here = found("module_counters")
+    step = one(found_here, kind="recompile", title_has="self.step")
+    temperature = one(found_here, kind="recompile", title_has="self.temperature")
+    shift = one(found_here, kind="recompile", title_has="self.shift")
+    # THEN the int forward changes: never symbolic on its own, so the setting that makes it so
+    # comes first, then the buffer (in place of __init__'s line), and no "keep it stable"
+    assert step.title == "WarmupScale.forward changes `self.step`, a Python int its compiled code reads as a constant: 4 recompiles"
+    assert "never makes it symbolic on its own" in flat(step.detail) and "None, then a tensor" not in step.detail
+    fix = flat(step.fix)
+    assert fix.startswith(
+        "Let torch make `self.step` symbolic: `torch._dynamo.config.allow_unspec_int_on_nn_module = True` after the imports"
+    )
+    assert (
+        '`self.register_buffer("step", torch.tensor(0), persistent=False)` in __init__, in place of `self.step = 0` (programs/module_counters.py:15)'
+        in fix
+    )
+    assert "`self.step += 1` then changes the tensor" in fix and "stable" not in fix
+    assert step.where.endswith("module_counters.py:18") and "dynamic" not in step.try_fixes
+    # AND the float: torch made it symbolic at its first change, so only the buffer is offered
+    assert temperature.title.endswith("a Python float its compiled code reads as a constant: 1 recompile")
+    assert "made it symbolic at its first change" in flat(temperature.detail)
+    fix = flat(temperature.fix)
+    assert fix.startswith("To skip that recompile, make it a tensor:") and "allow_unspec_int_on_nn_module" not in fix
+    assert '`self.register_buffer("temperature", torch.tensor(1.0), persistent=False)`' in fix
+    # AND the int set from outside: not "passed as" (nothing passes it), each new value set in
+    # place, and the place is __init__'s line, where the buffer goes
+    assert shift.title == "`self.shift` of Shifted.forward, a Python int, was compiled in as a constant (0, 1, 2, 3): 4 recompiles"
+    fix = flat(shift.fix)
+    assert "passed" not in fix and "allow_unspec_int_on_nn_module = True" in fix and "`model.shift.fill_(value)`" in fix
+    assert shift.where.endswith("module_counters.py:38") and "dynamic" not in shift.try_fixes
+
+
+def test_a_module_attribute_that_is_no_number_keeps_its_advice() -> None:
+    # GIVEN a mask forward caches on the module (None, then a tensor): no number
+    mask = one(found("causal"), kind="recompile", title_has="src_mask")
+    # THEN its advice is the one for a cached tensor, not a number's
+    assert "None, then a tensor" in mask.detail and "allow_unspec_int_on_nn_module" not in mask.fix

@@ -258,10 +258,9 @@ def _expression(node: ast.expr) -> tuple[str, bool]:
     return ast.unparse(node), True
 
 
-def assignment_in(frame: Frame, attribute: str) -> tuple[int, str] | None:
-    """The line, and its code, where the compiled function assigns `self.<attribute>`, read from
-    its file (the function found by its name at its first line); None where the file cannot be
-    read, has changed, or the function assigns it nowhere (or in several places)."""
+def _compiled_function(frame: Frame) -> tuple[tuple[str, ...], ast.Module, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    """The compiled function's file (its lines and tree) and its node, found by its name at its
+    first line; None where the file cannot be read or has changed."""
     from compilescope.session.sources import cached_source
 
     if not frame.filename or not frame.lineno:
@@ -283,23 +282,68 @@ def assignment_in(frame: Frame, attribute: str) -> tuple[int, str] | None:
         ),
         None,
     )
-    if function is None:
-        return None
-    found = [
-        node.lineno
-        for node in ast.walk(function)
+    return None if function is None else (lines, tree, function)
+
+
+def _self_assignments(scope: ast.AST, attribute: str) -> list[ast.Assign | ast.AugAssign | ast.AnnAssign]:
+    """The statements in `scope` that assign `self.<attribute>`."""
+    return [
+        node
+        for node in ast.walk(scope)
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
         for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
         if isinstance(target, ast.Attribute)
         and target.attr == attribute
         and isinstance(target.value, ast.Name)
         and target.value.id == "self"
+    ]
+
+
+def assignment_in(frame: Frame, attribute: str) -> tuple[int, str] | None:
+    """The line, and its code, where the compiled function assigns `self.<attribute>`, read from
+    its file (the function found by its name at its first line); None where the file cannot be
+    read, has changed, or the function assigns it nowhere (or in several places)."""
+    found_in = _compiled_function(frame)
+    if found_in is None:
+        return None
+    lines, _, function = found_in
+    found = [
+        node.lineno
+        for node in _self_assignments(function, attribute)
         # (`self.mask = None` in another branch only clears it: the assignment of a value is the one to move)
         if not (isinstance(node.value, ast.Constant) and node.value.value is None)
     ]
     if len(set(found)) != 1:
         return None
     return found[0], lines[found[0] - 1].strip()
+
+
+class InitAssignment(NamedTuple):
+    line: int
+    code: str  # the statement: `self.step = 0`
+    value: str  # its value's source: `0`
+
+
+def init_assignment(frame: Frame, attribute: str) -> InitAssignment | None:
+    """Where the compiled method's class sets `self.<attribute>` in its __init__, by a plain
+    `self.<attribute> = VALUE` on one line; None where the file cannot be read, the compiled
+    function is no method, or __init__ sets it nowhere, in several places, or otherwise."""
+    found_in = _compiled_function(frame)
+    if found_in is None:
+        return None
+    lines, tree, function = found_in
+    owner = next((node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and function in node.body), None)
+    init = next((node for node in owner.body if isinstance(node, ast.FunctionDef) and node.name == "__init__"), None) if owner else None
+    if init is None:
+        return None
+    found = _self_assignments(init, attribute)
+    if len(found) != 1 or not isinstance(found[0], ast.Assign) or len(found[0].targets) != 1:
+        return None
+    statement = found[0]
+    value = ast.get_source_segment("\n".join(lines), statement.value)
+    if value is None or statement.lineno != statement.end_lineno:
+        return None
+    return InitAssignment(statement.lineno, lines[statement.lineno - 1].strip(), value)
 
 
 def global_assignments(filename: str | None, name: str) -> list[int]:

@@ -37,6 +37,7 @@ from compilescope.findings.finding import (
     where,
 )
 from compilescope.findings.kinds import FindingKind
+from compilescope.findings.number_attributes import number_attribute_advice, number_type
 from compilescope.findings.recompile_causes import (
     Met,
     RecompileCause,
@@ -139,6 +140,7 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
     detail_lines: list[str] = []
     fix = ""
     flag = False  # a True/False value compiled in: nothing to try
+    number_attribute = False  # a module's number attribute: dynamic=True does not make an int one symbolic
     place_of_assignment: str | None = None  # a module attribute forward assigns: the assignment is the place
     marking_helps = True  # whether making the dimension dynamic can remove these recompiles
     callees = callee_names(met[0][0], session.compiled_modules)
@@ -216,6 +218,15 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
                 "a version for each of its two values. That is as it should be, and nothing to change: as a tensor, "
                 "the branch on it would depend on a tensor's value, a graph break."
             )
+        elif (attribute := self_attribute(subject)) and (number := number_type(constants)):
+            # (a module's attribute is read, not passed either; and an int one is never made
+            # symbolic by dynamic=True: number_attributes.py)
+            title = f"`self.{attribute}` of {frame.known_as}, a Python {number}, was compiled in as a constant ({listed(list(dict.fromkeys(constants)))}): {plural(len(met), 'recompile')}"
+            advice = number_attribute_advice(frame, attribute, number, constants[0], compiles, None)
+            detail_lines.append(advice.detail)
+            fix = advice.fix
+            number_attribute = True
+            place_of_assignment = advice.init_place  # (set from outside: the fix goes where it is made)
         elif name is not None:
             # (a global is read, not passed: it is the global that becomes a tensor, read at each
             # call as an input; reassigning it to another tensor of the same shape and dtype
@@ -285,14 +296,23 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
             at_line, code = assigned
             title = f"{frame.known_as} assigns `self.{attribute}`, which its compiled code depends on: {plural(len(met), 'recompile')}"
             assignment_place = where(frame.filename, at_line)
-            detail_lines.append(
-                f"{frame.known_as} sets `self.{attribute}` at {short(assignment_place or '')} (`{code}`): Dynamo guards on the "
-                f"module's attributes, so each new value (None, then a tensor, then one of another size) fails the guards of the versions before."
-            )
-            fix = (
-                f"Keep `self.{attribute}` stable: make it once in __init__ (self.register_buffer('{attribute}', ...) for a tensor), "
-                "or pass it to forward as an argument, rather than assigning it inside forward."
-            )
+            values = [g.expected for _, _, g in met if g.expected is not None]
+            if number := number_type(values):
+                title = f"{frame.known_as} changes `self.{attribute}`, a Python {number} its compiled code reads as a constant: {plural(len(met), 'recompile')}"
+                advice = number_attribute_advice(frame, attribute, number, values[0], compiles, assigned)
+                detail_lines.append(
+                    f"{frame.known_as} sets `self.{attribute}` at {short(assignment_place or '')} (`{code}`): {advice.detail}"
+                )
+                fix = advice.fix
+            else:
+                detail_lines.append(
+                    f"{frame.known_as} sets `self.{attribute}` at {short(assignment_place or '')} (`{code}`): Dynamo guards on the "
+                    f"module's attributes, so each new value (None, then a tensor, then one of another size) fails the guards of the versions before."
+                )
+                fix = (
+                    f"Keep `self.{attribute}` stable: make it once in __init__ (self.register_buffer('{attribute}', ...) for a tensor), "
+                    "or pass it to forward as an argument, rather than assigning it inside forward."
+                )
             place_of_assignment = assignment_place
         elif attribute:
             fix = (
@@ -315,7 +335,13 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
     if len(labels) > 1 and kind != "shared code":
         detail_lines.append(f"One change, {len(labels)} functions compiled again: {', '.join(labels)}.")
     try_fixes = (
-        ("dynamic",) if kind in ("size", "stride", "value") and not _length_of(cause.guard.subject) and not flag and marking_helps else ()
+        ("dynamic",)
+        if kind in ("size", "stride", "value")
+        and not _length_of(cause.guard.subject)
+        and not flag
+        and not number_attribute
+        and marking_helps
+        else ()
     )
     first_call = next((c for c in compiles if c.called_from), None)
     place = first_call.called_from[-1].split(" in ")[0] if first_call else met[0][0].place
