@@ -298,3 +298,31 @@ def _one_titled(found: list, text: str):
     chosen = [f for f in found if f.kind == "recompile" and text in f.title]
     assert len(chosen) == 1, [f.title for f in found]
     return chosen[0]
+
+
+def test_what_a_lookup_and_a_string_are_not_offered_would_not_work(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    # GIVEN indices read with .tolist() to index a list, and a string argument: the findings
+    # withhold torch's hint to capture the scalar, and dynamic=True for the string
+    _, session, found = _run_original(tmp_path, "label_lookup")
+    brk = next(f for f in found if f.kind == "graph break")
+    string = _one(found, "recompile")
+    assert "capture_scalar_outputs" not in brk.try_fixes and "dynamic" not in string.try_fixes
+    assert len(session.recompiles) == 3  # the code after the break twice, the string once
+    program = _copy("label_lookup", tmp_path)
+    source = program.read_text()
+    # WHEN the scalar is captured after all, as torch's hint says
+    program.write_text(source.replace("import torch\n", "import torch\ntorch._dynamo.config.capture_scalar_outputs = True\n", 1))
+    captured = subprocess.run([sys.executable, program.name], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    # THEN the program stops at the lookup, as the finding says
+    assert captured.returncode != 0 and "GuardOnDataDependentSymNode" in captured.stderr, captured.stderr[-2000:]
+    assert "names[i]" in captured.stderr
+    # WHEN instead the loss is compiled with dynamic=True
+    program.write_text(
+        source.replace('@torch.compile(backend="eager")\ndef loss_fn', '@torch.compile(backend="eager", dynamic=True)\ndef loss_fn')
+    )
+    _, dynamic, _ = _run(tmp_path, "label_lookup")
+    # THEN the string still compiles a version per value
+    assert [len(f.compiles) for f in dynamic.frames if f.name == "loss_fn"] == [2]

@@ -185,3 +185,33 @@ def test_a_module_attribute_that_is_no_number_keeps_its_advice() -> None:
     mask = one(found("causal"), kind="recompile", title_has="src_mask")
     # THEN its advice is the one for a cached tensor, not a number's
     assert "None, then a tensor" in mask.detail and "allow_unspec_int_on_nn_module" not in mask.fix
+
+
+def test_capturing_a_scalar_that_indexes_a_python_list_is_not_offered_and_why_is_said() -> None:
+    # GIVEN indices read with .tolist() and looked up in a Python list (`names[i] for i in idx`):
+    # torch hints capture_scalar_outputs, which stops this program (GuardOnDataDependentSymNode)
+    brk = one(found("label_lookup"), kind="graph break")
+    fix = flat(brk.fix)
+    # THEN the setting is neither offered nor tried, the use that rules it out is named, and
+    # what can work is said
+    assert "capture_scalar_outputs" not in brk.try_fixes
+    assert "torch's hint" not in fix and "capture_scalar_outputs = True" not in fix
+    assert "--try capture_scalar_outputs cannot remove this break: `names[i]` after it indexes a Python list with it" in fix
+    assert "torch stops the program there (GuardOnDataDependentSymNode)" in fix and "Do the lookup outside the compiled function" in fix
+
+
+def test_a_scalar_only_computed_with_keeps_torchs_hint_to_capture_it() -> None:
+    # GIVEN a scalar read with .item() and only multiplied (scalar_branch's `scaled`)
+    brk = one(found("scalar_branch"), kind="graph break", title_has="scaled")
+    # THEN capturing it is still offered: nothing indexes a Python object with it
+    assert "capture_scalar_outputs" in brk.try_fixes and "indexes a Python" not in brk.fix
+
+
+def test_a_string_argument_is_a_version_per_value_not_a_tensor_to_pass() -> None:
+    # GIVEN a loss whose reduction is passed as 'mean', then 'sum'
+    string = one(found("label_lookup"), kind="recompile")
+    fix = flat(string.fix)
+    # THEN it is said to be a string, a version per value, and no tensor or dynamic=True is offered
+    assert string.title == "`reduction` in loss_fn is a string, compiled in: 1 recompile"
+    assert "`reduction` is a string ('mean' compiled in)" in fix and "a string cannot be passed as a tensor" in fix
+    assert "torch.tensor(" not in fix and "Python number" not in fix and "dynamic" not in string.try_fixes

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from compilescope.findings import INFO, PROBLEM, WARNING
+from compilescope.findings.captured_scalars import scalar_indexes_container
 from compilescope.findings.finding import (
     NOT_MEASURED,
     Finding,
@@ -329,6 +330,11 @@ def _cannot_help(fixes: tuple[str, ...], breaks: list[GraphBreak], versions: lis
             why = next((w for b in breaks if (w := logging_not_ignorable(b))), None)
         elif fix == "capture_dynamic_output_shape_ops":
             why = next((w for b in breaks if (w := dynamic_shape_not_capturable(b, versions))), None)
+        elif fix == "capture_scalar_outputs" and (use := next((u for b in breaks if (u := scalar_indexes_container(b, versions))), None)):
+            why = (
+                f"{use}: captured, the value has no number while torch compiles, and torch stops the program there "
+                "(GuardOnDataDependentSymNode) rather than break"
+            )
         elif already_set(fix, settings):
             why = f"the run already had torch._dynamo.config.{fix.removeprefix('config.').replace('=', ' = ')}"
         if why is not None:
@@ -337,6 +343,10 @@ def _cannot_help(fixes: tuple[str, ...], breaks: list[GraphBreak], versions: lis
 
 
 _CANNOT_ADVICE = {  # what can, where a fix cannot (capture_dynamic_output_shape_ops: offers.py says it, by use)
+    "capture_scalar_outputs": (
+        "Do the lookup outside the compiled function: return the tensor (the argmax, the indices), and read it "
+        "(.item(), .tolist()) and index the Python object after the call."
+    ),
     "reorder-print": (
         "Print outside the compiled function, or print only tensors, numbers and strings: an f-string is one string, "
         "which torch formats after the graph."

@@ -118,6 +118,11 @@ def _is_flag(constants: list[str]) -> bool:
     return bool(constants) and all(value in ("True", "False") for value in constants)
 
 
+def _is_string(constants: list[str]) -> bool:
+    """Whether the constants compiled in were strings, as torch's guard says them ('mean')."""
+    return bool(constants) and all(re.fullmatch(r"'.*'|\".*\"", value, re.S) is not None for value in constants)
+
+
 def _length_of(subject: str | None) -> str | None:
     """`parts` for a guard on `len(parts)`: the length of a list, tuple or *args, which Dynamo
     compiles in; None for any other subject."""
@@ -140,7 +145,7 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
     detail_lines: list[str] = []
     fix = ""
     flag = False  # a True/False value compiled in: nothing to try
-    number_attribute = False  # a module's number attribute: dynamic=True does not make an int one symbolic
+    dynamic_cannot_help = False  # a string, a module's number attribute: dynamic=True does not make it symbolic
     place_of_assignment: str | None = None  # a module attribute forward assigns: the assignment is the place
     marking_helps = True  # whether making the dimension dynamic can remove these recompiles
     callees = callee_names(met[0][0], session.compiled_modules)
@@ -218,6 +223,17 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
                 "a version for each of its two values. That is as it should be, and nothing to change: as a tensor, "
                 "the branch on it would depend on a tensor's value, a graph break."
             )
+        elif _is_string(constants):
+            title = f"`{subject}` in {frame.label_of(met[0][1])} is a string, compiled in: {plural(len(met), 'recompile')}"
+            # (a string cannot be a tensor, and dynamic=True makes numbers symbolic, never a string)
+            fix = (
+                f"`{subject}` is a string ({listed(list(dict.fromkeys(constants)))} compiled in), and Dynamo compiles each "
+                "value in: code that depends on it gets a version per value. While it takes a few values that is as it "
+                "should be, and nothing to change: a string cannot be passed as a tensor, and dynamic=True makes only "
+                "numbers symbolic. Where it takes many (a name per step, a path), work out what the compiled code needs "
+                "from it before the call and pass that instead, or keep it out of the compiled function."
+            )
+            dynamic_cannot_help = True
         elif (attribute := self_attribute(subject)) and (number := number_type(constants)):
             # (a module's attribute is read, not passed either; and an int one is never made
             # symbolic by dynamic=True: number_attributes.py)
@@ -225,7 +241,7 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
             advice = number_attribute_advice(frame, attribute, number, constants[0], compiles, None)
             detail_lines.append(advice.detail)
             fix = advice.fix
-            number_attribute = True
+            dynamic_cannot_help = True
             place_of_assignment = advice.init_place  # (set from outside: the fix goes where it is made)
         elif name is not None:
             # (a global is read, not passed: it is the global that becomes a tensor, read at each
@@ -339,7 +355,7 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
         if kind in ("size", "stride", "value")
         and not _length_of(cause.guard.subject)
         and not flag
-        and not number_attribute
+        and not dynamic_cannot_help
         and marking_helps
         else ()
     )
