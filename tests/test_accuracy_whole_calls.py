@@ -137,3 +137,70 @@ def test_in_place_changes_are_compared_and_an_uncopyable_argument_is_not_checked
     assert found["BatchNorm1d"].matches
     # and a compiled method, its module an argument, is run with a copy of the module
     assert found["Net.forward"].matches
+
+
+HOOKED = """
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(8, 8), nn.ReLU())
+model = torch.compile(net, backend="eager")
+
+
+@torch.compile(backend="eager")
+def step(x):
+    return net(x) * 2
+
+
+@torch.compile(backend="eager")
+def scaled(x):
+    if not torch.compiler.is_compiling():  # (left out of the compiled code, as libraries do with warnings)
+        print("scaled ran eagerly")
+    return x.sin() * 2
+
+
+x = torch.randn(2, 8)
+model(x)
+step(x)
+seen = []
+net[0].register_forward_hook(lambda module, args, out: seen.append(out.shape))
+for _ in range(3):
+    model(x)
+    step(x)
+    scaled(x)
+# torch does not guard on hooks: the compiled code never calls the hook registered after it
+print(len(seen))
+"""
+
+
+def test_the_checks_eager_runs_call_no_late_hook_and_no_code_left_out_of_compiling(tmp_path: Path) -> None:
+    # GIVEN a module and a function that calls it (a global), both compiled, and a forward hook
+    # that appends to the program's list, registered after their first calls: the compiled code
+    # never calls it (torch does not guard on hooks), so the program prints 0; and a function
+    # that prints only where it is not compiling
+    (tmp_path / "hooked.py").write_text(HOOKED)
+    plain = _python(tmp_path, "hooked.py")
+    assert plain.returncode == 0 and plain.stdout == "0\n", plain.stderr[-2000:]
+    # WHEN it is run with --check-accuracy
+    run = run_cli("run", "--check-accuracy", "--no-html", "hooked.py", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    # THEN the checks' eager runs called no hook and printed nothing: the program printed what it
+    # prints without us (the eager runs take the paths Dynamo traced: is_compiling() True)
+    assert run.stdout == plain.stdout
+    # AND each function's first call was checked, the later ones not, with the hook named
+    session = compilescope.load(tmp_path / "compilescope-hooked.json")
+    assert session.accuracy is not None
+    calls = {c.name: [(call.outcome, call.why) for call in c.calls] for c in session.accuracy.callables}
+    assert set(calls) == {"Sequential", "step", "scaled"}, calls
+    assert calls.pop("scaled") == [("matches", None)] * 3
+    for outcomes in calls.values():
+        assert outcomes[0] == ("matches", None)
+        assert [o for o, _ in outcomes[1:]] == ["not checked", "not checked"]
+        assert all(
+            (why or "").startswith("a forward hook on Sequential.0 (Linear) was registered after its first call") for _, why in outcomes[1:]
+        )
+    # AND the terminal says why they were not checked
+    said = " ".join(run.stderr.split())
+    assert "Sequential: 2 of its 3 calls not checked: a forward hook on Sequential.0 (Linear) was registered after its first call" in said
+    assert "skip_nnmodule_hook_guards" in said

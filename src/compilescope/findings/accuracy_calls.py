@@ -29,7 +29,23 @@ def whole_calls_said(session: Session) -> str | None:
         return None
     dynamo = sum(1 for c in checks.callables if _dynamo_calls(c))
     counted = outcomes_counted([outcome_of(c) for c in checks.callables], {"differs": f"{dynamo} in Dynamo's capture"} if dynamo else None)
-    return f"whole calls against their Python run eagerly: {plural(len(checks.callables), 'function')} checked: {counted}"
+    said = f"whole calls against their Python run eagerly: {plural(len(checks.callables), 'function')} checked: {counted}"
+    return said + "".join(f"; {why}" for c in checks.callables if (why := _not_checked(c)))
+
+
+def _not_checked(callable_: CompiledCallable) -> str | None:
+    """ "Net: 2 of its 3 calls not checked: WHY" (the first reason given), or None where every
+    call it made was checked."""
+    skipped = [c for c in callable_.calls if c.outcome == "not checked"]
+    if not skipped:
+        return None
+    why = next((c.why for c in skipped if c.why), None) or "unknown why"
+    calls = (
+        "its call"
+        if len(callable_.calls) == 1
+        else f"{'all' if len(skipped) == len(callable_.calls) else len(skipped)} of its {len(callable_.calls)} calls"
+    )
+    return f"{callable_.name}: {calls} not checked: {why}"
 
 
 def whole_call_findings(session: Session) -> list[Finding]:

@@ -12,8 +12,10 @@ effect replayed wrong. So, on the first N calls of each function torch.compile m
 2. makes the program's call, noting the graphs it ran and the inputs they changed in place;
 3. where running the Python again cannot change the program (no graph break, whose Python
    between graphs would run twice; no side effect Dynamo replays; no tensor changed in place but
-   the call's own arguments), runs the original function on the copies with torch.compile set
-   aside (force_eager), from the same generator states, and puts the generators back;
+   the call's own arguments; no module hook registered since its first call, which the compiled
+   code may skip: module_hooks.py), runs the original function on the copies with torch.compile
+   set aside (force_eager) and is_compiling() True (the paths Dynamo traced), from the same
+   generator states, and puts the generators back;
 4. compares every output and every argument changed in place (accuracy_compare.py).
 
 Where the whole call differs and every graph it ran matched its own eager run on that call, the
@@ -34,6 +36,7 @@ import torch
 
 import compilescope.record.torch_adapter as torch_adapter
 from compilescope.record.accuracy_compare import Compared, compare
+from compilescope.record.module_hooks import hooks_of, modules_reached
 from compilescope.record.random_states import moved, rng_states, set_rng_states
 from compilescope.record.staging import Staged
 from compilescope.session import error_summary
@@ -61,6 +64,7 @@ class CheckedCallable:
         self.checked = 0
         self.stopped: str | None = None
         self.seconds = 0.0
+        self.first_hooks: set[Any] | None = None  # the hooks it could reach at its first call (module_hooks.py)
 
     def __call__(self, args: tuple, kwargs: dict[str, Any]) -> Any:
         if self.checked >= self.owner.calls or self.stopped is not None or graphs_running() is not None:
@@ -68,6 +72,7 @@ class CheckedCallable:
         started = time.perf_counter()
         tensors = _call_tensors(self.original, args, kwargs)
         copies, problem = self._copies(args, kwargs, tensors)
+        problem = problem or self._hook_added(args, kwargs)
         versions = {id(t): t._version for t in tensors}
         states = rng_states()
         skipping = torch_adapter.skipping_guards()
@@ -95,6 +100,8 @@ class CheckedCallable:
         except torch.OutOfMemoryError:
             self.stopped = "out of memory while checking: no more calls of it are checked"
             facts.update(outcome="not checked", why=self.stopped)
+        except torch_adapter.NotAvailable as error:
+            facts.update(outcome="not checked", why=str(error))
         except Exception as error:  # never fail the program for our check
             facts.update(outcome="not checked", why=f"the check failed: {error_summary(error)}")
         finally:
@@ -102,6 +109,26 @@ class CheckedCallable:
             self.seconds += time.perf_counter() - started
         self._write(facts)
         return result
+
+    def _hook_added(self, args: tuple, kwargs: dict[str, Any]) -> str | None:
+        """Why not to run the call's Python again where a module hook it can reach was registered
+        after its first call (module_hooks.py), or None; the first call notes the hooks there."""
+        try:
+            hooks = hooks_of(modules_reached(self.original, _module_of(self.original), _leaves((args, kwargs))))
+        except Exception as error:
+            return f"its modules' hooks could not be read ({error_summary(error)})"
+        if self.first_hooks is None:
+            self.first_hooks = set(hooks)
+            return None
+        added = [said for key, said in hooks.items() if key not in self.first_hooks]
+        if not added:
+            return None
+        return (
+            f"{added[0]} was registered after its first call"
+            + (f" (and {len(added) - 1} more hook{'s' if len(added) > 2 else ''})" if len(added) > 1 else "")
+            + ": torch does not guard on hooks (torch._dynamo.config.skip_nnmodule_hook_guards), so the compiled code may "
+            "not call it, while an eager run would, repeating what it does to the program"
+        )
 
     def _copies(self, args: tuple, kwargs: dict[str, Any], tensors: list[torch.Tensor]) -> tuple[Any, str | None]:
         """(the function, args, kwargs) to run eagerly, staged (staging.Staged), or why none: a module

@@ -388,12 +388,24 @@ def wrap_compiled_callables(wrap: Callable[[Any, Any], Any]) -> str | None:
 
 @contextlib.contextmanager
 def running_eagerly() -> Iterator[None]:
-    """Run the code inside as if torch.compile were not there (nothing compiled, nothing
-    recorded: torch.compiler.set_stance("force_eager"), torch >= 2.6)."""
+    """Run the code inside eagerly (nothing compiled, nothing recorded:
+    torch.compiler.set_stance("force_eager"), torch >= 2.6), down the paths Dynamo traced:
+    torch.compiler.is_compiling() True, as torch's own non-strict export runs Python
+    (torch.compiler._is_compiling_flag). Code under `if not torch.compiler.is_compiling():` (a
+    print, a logger's warning, a counter) is what the compiled code left out; run here, it would
+    change the program's output. Raises NotAvailable where this torch has no such flag."""
     import torch
 
+    compiler = torch.compiler
+    if not isinstance(getattr(compiler, "_is_compiling_flag", None), bool):
+        raise NotAvailable(not_available("torch.compiler._is_compiling_flag (running Python as Dynamo traced it)"))
+    before = compiler._is_compiling_flag
     with torch.compiler.set_stance("force_eager"):
-        yield
+        compiler._is_compiling_flag = True
+        try:
+            yield
+        finally:
+            compiler._is_compiling_flag = before
 
 
 def skipping_guards() -> bool | None:
