@@ -204,3 +204,53 @@ def test_the_checks_eager_runs_call_no_late_hook_and_no_code_left_out_of_compili
     said = " ".join(run.stderr.split())
     assert "Sequential: 2 of its 3 calls not checked: a forward hook on Sequential.0 (Linear) was registered after its first call" in said
     assert "skip_nnmodule_hook_guards" in said
+
+
+REORDERED = """
+import logging
+
+import torch
+
+logging.basicConfig(level=logging.INFO, format="%(message)s")
+log = logging.getLogger("train")
+torch._dynamo.config.reorderable_logging_functions.add(print)
+torch._dynamo.config.ignore_logging_functions.add(log.info)
+
+
+@torch.compile(backend="eager")
+def printed(x):
+    print("printed, after the graph")
+    return x.sin() * 2
+
+
+@torch.compile(backend="eager")
+def logged(x):
+    log.info("left out of the compiled code")
+    return x.cos() * 2
+
+
+for _ in range(2):
+    printed(torch.ones(4))
+    logged(torch.ones(4))
+"""
+
+
+def test_prints_dynamo_reorders_and_logging_it_leaves_out_are_not_run_again_by_the_check(tmp_path: Path) -> None:
+    # GIVEN print made reorderable (the compiled code prints after its graph) and a logger's info
+    # ignored (the compiled code never logs)
+    (tmp_path / "reordered.py").write_text(REORDERED)
+    plain = _python(tmp_path, "reordered.py")
+    assert plain.returncode == 0 and plain.stdout == "printed, after the graph\n" * 2 and plain.stderr == "", plain.stderr[-2000:]
+    # WHEN it is run with --check-accuracy
+    run = run_cli("run", "--check-accuracy", "--no-html", "reordered.py", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    # THEN no eager run printed or logged: the program's output is its own
+    assert run.stdout == plain.stdout and "left out of the compiled code" not in run.stderr
+    # AND neither function's calls were run again, each with its reason
+    session = compilescope.load(tmp_path / "compilescope-reordered.json")
+    assert session.accuracy is not None
+    whys = {c.name: {(call.outcome, call.why) for call in c.calls} for c in session.accuracy.callables}
+    [(outcome, why)] = whys["printed"]
+    assert outcome == "not checked" and "Dynamo calls print or a logging function after its graph" in (why or "")
+    [(outcome, why)] = whys["logged"]
+    assert outcome == "not checked" and (why or "").startswith("torch._dynamo.config.ignore_logging_functions is set")

@@ -282,9 +282,19 @@ def _not_safe(ran: list[dict[str, Any]]) -> str | None:
             return (
                 "Dynamo replays Python side effects after its graph (an attribute set, a list appended to), which an eager run would repeat"
             )
+        if capture.get("replays_calls"):
+            return (
+                "Dynamo calls print or a logging function after its graph (torch._dynamo.config.reorderable_logging_functions), "
+                "which an eager run would call a second time"
+            )
         for name in entry["mutated"]:
             if not name.startswith("L["):
                 return f"it changes {name} in place, which an eager run would change a second time"
+    if torch_adapter.ignored_logging_functions():
+        return (
+            "torch._dynamo.config.ignore_logging_functions is set: the compiled code leaves out calls to those functions, "
+            "which an eager run would make"
+        )
     return None
 
 

@@ -340,15 +340,29 @@ def wrap_graph_compiles(wrap: Callable[[Any, list[Any], Any, Any, dict[str, Any]
 
 
 def capture_facts(output_graph: Any) -> dict[str, Any]:
-    """Whether the frame a graph came from broke into more graphs ("graph_break") and whether
+    """Whether the frame a graph came from broke into more graphs ("graph_break"), whether
     Dynamo replays Python side effects after it ("side_effects": an attribute set, a list
-    appended to); a fact torch does not say is left out."""
+    appended to), and whether it calls print or a logging function after it, reordered
+    ("replays_calls": config.reorderable_logging_functions, the translator's debug_locals); a
+    fact torch does not say is left out."""
     facts: dict[str, Any] = {}
     with contextlib.suppress(Exception):
         facts["graph_break"] = bool(output_graph.compile_subgraph_reason.graph_break)
     with contextlib.suppress(Exception):
         facts["side_effects"] = replays_side_effects(output_graph.side_effects)
+    with contextlib.suppress(Exception):
+        facts["replays_calls"] = bool(output_graph.root_tx.debug_locals)
     return facts
+
+
+def ignored_logging_functions() -> int | None:
+    """How many functions torch._dynamo.config.ignore_logging_functions holds (calls the compiled
+    code leaves out); None where Dynamo is not loaded or has no such setting."""
+    import sys
+
+    config = sys.modules.get("torch._dynamo.config")
+    ignored = getattr(config, "ignore_logging_functions", None)
+    return len(ignored) if isinstance(ignored, (set, frozenset, list, tuple)) else None
 
 
 def replays_side_effects(side_effects: Any) -> bool:
