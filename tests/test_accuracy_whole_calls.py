@@ -202,7 +202,10 @@ def test_the_checks_eager_runs_call_no_late_hook_and_no_code_left_out_of_compili
         )
     # AND the terminal says why they were not checked
     said = " ".join(run.stderr.split())
-    assert "Sequential: 2 of its 3 calls not checked: a forward hook on Sequential.0 (Linear) was registered after its first call" in said
+    assert (
+        "Sequential (2 of its 3 calls), step (2 of its 3 calls): their calls not checked: "
+        "a forward hook on Sequential.0 (Linear) was registered after its first call"
+    ) in said
     assert "skip_nnmodule_hook_guards" in said
 
 
@@ -254,3 +257,49 @@ def test_prints_dynamo_reorders_and_logging_it_leaves_out_are_not_run_again_by_t
     assert outcome == "not checked" and "Dynamo calls print or a logging function after its graph" in (why or "")
     [(outcome, why)] = whys["logged"]
     assert outcome == "not checked" and (why or "").startswith("torch._dynamo.config.ignore_logging_functions is set")
+
+
+DRAWN = """
+import random
+
+import numpy as np
+import torch
+
+random.seed(0)
+np.random.seed(0)
+
+
+@torch.compile(backend="eager")
+def noisy(x):  # (numpy traced: the compiled code draws from torch's generator, eager from numpy's)
+    return x + torch.as_tensor(np.random.rand(2), dtype=torch.float32)
+
+
+@torch.compile(backend="eager")
+def jitter(x):  # (random.random() is a graph break before any graph)
+    return x * random.random()
+
+
+for _ in range(2):
+    noisy(torch.ones(2))
+    jitter(torch.ones(2))
+print(random.random(), np.random.rand())
+"""
+
+
+def test_the_checks_leave_pythons_and_numpys_random_streams_as_they_were(tmp_path: Path) -> None:
+    # GIVEN compiled functions that draw from numpy's and Python's random generators
+    (tmp_path / "drawn.py").write_text(DRAWN)
+    plain = _python(tmp_path, "drawn.py")
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    # WHEN it is run with --check-accuracy
+    run = run_cli("run", "--check-accuracy", "--no-html", "drawn.py", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    # THEN the program drew the same numbers after them: its generators were put back
+    assert run.stdout == plain.stdout
+    # AND the numpy draw is said to be random, not wrong; the break before any graph is a break
+    session = compilescope.load(tmp_path / "compilescope-drawn.json")
+    assert session.accuracy is not None
+    calls = {c.name: [(call.outcome, call.why or "") for call in c.calls] for c in session.accuracy.callables}
+    assert [o for o, _ in calls["noisy"]] == ["not compared", "not compared"]
+    assert [o for o, _ in calls["jitter"]] == ["not checked", "not checked"]
+    assert all("broke into more graphs (a graph break before any graph)" in why for _, why in calls["jitter"])

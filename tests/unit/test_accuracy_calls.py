@@ -55,6 +55,30 @@ def test_the_terminal_says_the_whole_calls_checked() -> None:
         in text
     )
     assert "Compiled scaled differs from its own Python run eagerly: Dynamo's capture" in text
+    # and why the calls not run a second time were not, each function's reason after the counts
+    assert "; broken: its calls not checked: it broke into more graphs" in text
+    assert "; noted: its calls not checked: Dynamo replays Python side effects" in text
+
+
+def test_calls_not_checked_for_one_reason_are_said_together() -> None:
+    from compilescope.findings.accuracy_calls import whole_calls_said
+    from compilescope.session.accuracy import CompiledCallable, WholeCall
+
+    s = session("accuracy_guards")
+    assert s.accuracy is not None
+    late = "a forward hook on Net.0 (Linear) was registered after its first call"
+    s.accuracy.callables = [
+        CompiledCallable(
+            "Net", calls=[WholeCall(1, "matches"), WholeCall(2, "not checked", why=late), WholeCall(3, "not checked", why=late)]
+        ),
+        CompiledCallable("step", calls=[WholeCall(1, "not checked", why=late)]),
+        CompiledCallable("f", calls=[WholeCall(1, "not checked", why="it broke into more graphs")]),
+    ]
+    said = whole_calls_said(s) or ""
+    assert said.endswith(
+        f"3 functions checked: 1 matches, 2 not checked; Net (2 of its 3 calls), step: their calls not checked: {late}; "
+        "f: its calls not checked: it broke into more graphs"
+    ), said
 
 
 def test_the_whole_calls_survive_the_sessions_json() -> None:

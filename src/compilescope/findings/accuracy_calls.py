@@ -30,22 +30,28 @@ def whole_calls_said(session: Session) -> str | None:
     dynamo = sum(1 for c in checks.callables if _dynamo_calls(c))
     counted = outcomes_counted([outcome_of(c) for c in checks.callables], {"differs": f"{dynamo} in Dynamo's capture"} if dynamo else None)
     said = f"whole calls against their Python run eagerly: {plural(len(checks.callables), 'function')} checked: {counted}"
-    return said + "".join(f"; {why}" for c in checks.callables if (why := _not_checked(c)))
+    return said + "".join(f"; {line}" for line in _not_checked(checks.callables))
 
 
-def _not_checked(callable_: CompiledCallable) -> str | None:
-    """ "Net: 2 of its 3 calls not checked: WHY" (the first reason given), or None where every
-    call it made was checked."""
-    skipped = [c for c in callable_.calls if c.outcome == "not checked"]
-    if not skipped:
-        return None
-    why = next((c.why for c in skipped if c.why), None) or "unknown why"
-    calls = (
-        "its call"
-        if len(callable_.calls) == 1
-        else f"{'all' if len(skipped) == len(callable_.calls) else len(skipped)} of its {len(callable_.calls)} calls"
-    )
-    return f"{callable_.name}: {calls} not checked: {why}"
+def _not_checked(callables: list[CompiledCallable]) -> list[str]:
+    """Why calls were not checked, one line per reason (the first each function gave): "Net: 2
+    of its 3 calls not checked: WHY"; "f, g: their calls not checked: WHY"."""
+    by_reason: dict[str, list[tuple[str, str | None]]] = {}  # why: (name, "2 of its 3 calls" where not all)
+    for callable_ in callables:
+        skipped = [c for c in callable_.calls if c.outcome == "not checked"]
+        if skipped:
+            why = next((c.why for c in skipped if c.why), None) or "unknown why"
+            part = None if len(skipped) == len(callable_.calls) else f"{len(skipped)} of its {len(callable_.calls)} calls"
+            by_reason.setdefault(why, []).append((callable_.name, part))
+    lines = []
+    for why, named in by_reason.items():
+        if len(named) == 1:
+            name, part = named[0]
+            lines.append(f"{name}: {part or 'its calls'} not checked: {why}")
+        else:
+            names = ", ".join(name + (f" ({part})" if part else "") for name, part in named)
+            lines.append(f"{names}: their calls not checked: {why}")
+    return lines
 
 
 def whole_call_findings(session: Session) -> list[Finding]:

@@ -39,7 +39,7 @@ import torch
 import compilescope.record.torch_adapter as torch_adapter
 from compilescope.record.accuracy_calls import checked, graphs_running
 from compilescope.record.accuracy_compare import Compared, compare, flat
-from compilescope.record.random_states import moved, rng_states, set_rng_states
+from compilescope.record.random_states import RandomStates, moved, rng_states, set_rng_states
 from compilescope.record.staging import kept, restored, staged_copies
 from compilescope.session import error_summary
 from compilescope.trace.ours import ACCURACY_RECORD
@@ -182,7 +182,7 @@ class CheckedGraph:
             running.append({"graph": self, "outcome": outcome, "mutated": mutated})
 
     def _check(
-        self, args: tuple, before: list[Any], versions: list[Any], states: list[Any], after: list[Any], result: Any, memory: _Memory
+        self, args: tuple, before: list[Any], versions: list[Any], states: RandomStates, after: RandomStates, result: Any, memory: _Memory
     ) -> str:
         copies = [torch_adapter.clone_input(a) for a in before]  # (the eager run changes what it is given)
         set_rng_states(states)
@@ -223,7 +223,7 @@ class CheckedGraph:
         self._write(facts)
         return str(facts["outcome"])
 
-    def _keep_for_gradients(self, before: list[Any], states: list[Any], result: Any) -> None:
+    def _keep_for_gradients(self, before: list[Any], states: RandomStates, result: Any) -> None:
         """The first call in grad mode: its inputs kept (in the CPU's memory, so that the GPU's
         is the program's) until the program ends, and a hook on its outputs that notes whether
         the program's backward went through them: only then was it training, and only then are
@@ -324,7 +324,7 @@ class _Float64:
     """The float64 run of the graph on the same inputs, made once and only when a value is not
     within its tolerance (it costs a copy of every input in float64)."""
 
-    def __init__(self, graph: Any, before: list[Any], states: list[Any]) -> None:
+    def __init__(self, graph: Any, before: list[Any], states: RandomStates) -> None:
         self._graph, self._before, self._states = graph, before, states
         self._made: tuple[list[Any], list[Any]] | None = None
         self._failed = False
@@ -381,7 +381,7 @@ class _Memory:
 
 
 def _float64_gradients(
-    graph: Any, before: list[Any], states: list[Any], outputs: list[int], wanted: list[int], seeds: list[Any]
+    graph: Any, before: list[Any], states: RandomStates, outputs: list[int], wanted: list[int], seeds: list[Any]
 ) -> list[Any] | None:
     """The gradients of a float64 run of the graph (None where it cannot run so)."""
     try:

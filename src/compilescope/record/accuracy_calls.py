@@ -37,7 +37,7 @@ import torch
 import compilescope.record.torch_adapter as torch_adapter
 from compilescope.record.accuracy_compare import Compared, compare
 from compilescope.record.module_hooks import hooks_of, modules_reached
-from compilescope.record.random_states import moved, rng_states, set_rng_states
+from compilescope.record.random_states import RandomStates, moved, rng_states, set_rng_states
 from compilescope.record.staging import Staged
 from compilescope.session import error_summary
 from compilescope.trace.ours import ACCURACY_CALL_RECORD
@@ -158,8 +158,8 @@ class CheckedCallable:
         result: Any,
         copies: Any,
         versions: dict[int, int],
-        states: list[Any],
-        after: list[Any],
+        states: RandomStates,
+        after: RandomStates,
         ran: list[dict[str, Any]],
     ) -> dict[str, Any]:
         function, copied_args, copied_kwargs = copies.placed()
@@ -208,7 +208,7 @@ class CheckedCallable:
                 facts["cause"] = "dynamo"
         return facts
 
-    def _float64_outputs(self, args: tuple, kwargs: dict[str, Any], versions: dict[int, int], states: list[Any]) -> list[Any] | None:
+    def _float64_outputs(self, args: tuple, kwargs: dict[str, Any], versions: dict[int, int], states: RandomStates) -> list[Any] | None:
         """The call's outputs run eagerly with every float made float64, from the same generator
         states (as torch's own accuracy checks make their reference); None where the call changed
         its arguments or module in place (their values before it are gone) or cannot run so."""
@@ -276,6 +276,8 @@ def _not_safe(ran: list[dict[str, Any]]) -> str | None:
             if "graph_break" not in capture:
                 return torch_adapter.not_available("whether the call broke into graphs")
             return "it broke into more graphs: its Python between them would run a second time"
+        if capture.get("resumed"):
+            return "it broke into more graphs (a graph break before any graph): its Python around them would run a second time"
         if capture.get("side_effects") is not False:
             if "side_effects" not in capture:
                 return torch_adapter.not_available("whether the call has Python side effects")

@@ -34,7 +34,7 @@ import compilescope.record.torch_adapter as torch_adapter
 from compilescope.record.accuracy import CheckedGraph
 from compilescope.record.accuracy_compare import compare, flat
 from compilescope.record.accuracy_memory import peaks
-from compilescope.record.random_states import rng_states, set_rng_states
+from compilescope.record.random_states import RandomStates, rng_states, set_rng_states
 from compilescope.record.staging import restored
 from compilescope.session import error_summary
 from compilescope.trace.ours import ACCURACY_END_RECORD
@@ -78,7 +78,7 @@ def find_stage(graph: CheckedGraph) -> dict[str, Any]:
     return {"stages": results, "first_differs": first, "seconds": round(time.perf_counter() - started, 3)}
 
 
-def _run(function: Any, kept: list[Any], states: list[Any]) -> Any:
+def _run(function: Any, kept: list[Any], states: RandomStates) -> Any:
     set_rng_states(states)
     with torch.no_grad():
         return function(*[torch_adapter.clone_input(a) for a in kept])

@@ -340,7 +340,8 @@ def wrap_graph_compiles(wrap: Callable[[Any, list[Any], Any, Any, dict[str, Any]
 
 
 def capture_facts(output_graph: Any) -> dict[str, Any]:
-    """Whether the frame a graph came from broke into more graphs ("graph_break"), whether
+    """Whether the frame a graph came from broke into more graphs ("graph_break") or is the code
+    after a break ("resumed"), whether
     Dynamo replays Python side effects after it ("side_effects": an attribute set, a list
     appended to), and whether it calls print or a logging function after it, reordered
     ("replays_calls": config.reorderable_logging_functions, the translator's debug_locals); a
@@ -352,6 +353,10 @@ def capture_facts(output_graph: Any) -> dict[str, Any]:
         facts["side_effects"] = replays_side_effects(output_graph.side_effects)
     with contextlib.suppress(Exception):
         facts["replays_calls"] = bool(output_graph.root_tx.debug_locals)
+    with contextlib.suppress(Exception):
+        # (code after a graph break, compiled as a function of its own: the call broke, though
+        # the code before the break may have made no graph, so no graph of its says so)
+        facts["resumed"] = output_graph.root_tx.f_code.co_name.startswith("torch_dynamo_resume_in_")
     return facts
 
 
