@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +24,18 @@ PROGRAM = ROOT / "tests" / "programs" / "accuracy_guards.py"
 
 def _python(folder: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *args], cwd=folder, capture_output=True, text=True, timeout=600)
+
+
+def _plain_and_checked(folder: Path, name: str, source: str) -> tuple[subprocess.CompletedProcess, Any, compilescope.Session]:
+    """The program run by python, then by `compilescope run --check-accuracy`: both runs, and
+    the session; both ran to the end, and the program printed the same under both."""
+    (folder / f"{name}.py").write_text(source)
+    plain = _python(folder, f"{name}.py")
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    run = run_cli("run", "--check-accuracy", "--no-html", f"{name}.py", cwd=folder)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout == plain.stdout
+    return plain, run, compilescope.load(folder / f"compilescope-{name}.json")
 
 
 def test_a_result_wrong_in_dynamos_capture_is_found_and_its_fix_pasted_makes_it_match(tmp_path: Path) -> None:
@@ -115,15 +128,9 @@ print("what torch.compile wrapped:", bump_plain.__wrapped__.__code__.co_name, bu
 def test_in_place_changes_are_compared_and_an_uncopyable_argument_is_not_checked_with_its_reason(tmp_path: Path) -> None:
     # GIVEN calls that change their argument or their module's buffers in place, and an
     # argument that refuses to be copied
-    (tmp_path / "odd.py").write_text(ODD)
-    plain = _python(tmp_path, "odd.py")
-    assert plain.returncode == 0, plain.stderr[-2000:]
-    # WHEN it is run with --check-accuracy
-    run = run_cli("run", "--check-accuracy", "--no-html", "odd.py", cwd=tmp_path)
-    assert run.returncode == 0, run.stderr[-3000:]
-    # THEN its output is its own
-    assert run.stdout == plain.stdout
-    checks = compilescope.load(tmp_path / "compilescope-odd.json").accuracy
+    # WHEN it is run with --check-accuracy, THEN its output is its own
+    _, run, session = _plain_and_checked(tmp_path, "odd", ODD)
+    checks = session.accuracy
     assert checks is not None
     found = {c.name: c for c in checks.callables}
     # and the argument that cannot be copied is said, the program untouched
@@ -179,17 +186,12 @@ def test_the_checks_eager_runs_call_no_late_hook_and_no_code_left_out_of_compili
     # that appends to the program's list, registered after their first calls: the compiled code
     # never calls it (torch does not guard on hooks), so the program prints 0; and a function
     # that prints only where it is not compiling
-    (tmp_path / "hooked.py").write_text(HOOKED)
-    plain = _python(tmp_path, "hooked.py")
-    assert plain.returncode == 0 and plain.stdout == "0\n", plain.stderr[-2000:]
     # WHEN it is run with --check-accuracy
-    run = run_cli("run", "--check-accuracy", "--no-html", "hooked.py", cwd=tmp_path)
-    assert run.returncode == 0, run.stderr[-3000:]
+    plain, run, session = _plain_and_checked(tmp_path, "hooked", HOOKED)
     # THEN the checks' eager runs called no hook and printed nothing: the program printed what it
     # prints without us (the eager runs take the paths Dynamo traced: is_compiling() True)
-    assert run.stdout == plain.stdout
+    assert plain.stdout == run.stdout == "0\n"
     # AND each function's first call was checked, the later ones not, with the hook named
-    session = compilescope.load(tmp_path / "compilescope-hooked.json")
     assert session.accuracy is not None
     calls = {c.name: [(call.outcome, call.why) for call in c.calls] for c in session.accuracy.callables}
     assert set(calls) == {"Sequential", "step", "scaled"}, calls
@@ -241,16 +243,12 @@ for _ in range(2):
 def test_prints_dynamo_reorders_and_logging_it_leaves_out_are_not_run_again_by_the_check(tmp_path: Path) -> None:
     # GIVEN print made reorderable (the compiled code prints after its graph) and a logger's info
     # ignored (the compiled code never logs)
-    (tmp_path / "reordered.py").write_text(REORDERED)
-    plain = _python(tmp_path, "reordered.py")
-    assert plain.returncode == 0 and plain.stdout == "printed, after the graph\n" * 2 and plain.stderr == "", plain.stderr[-2000:]
     # WHEN it is run with --check-accuracy
-    run = run_cli("run", "--check-accuracy", "--no-html", "reordered.py", cwd=tmp_path)
-    assert run.returncode == 0, run.stderr[-3000:]
+    plain, run, session = _plain_and_checked(tmp_path, "reordered", REORDERED)
     # THEN no eager run printed or logged: the program's output is its own
-    assert run.stdout == plain.stdout and "left out of the compiled code" not in run.stderr
+    assert run.stdout == plain.stdout == "printed, after the graph\n" * 2 and plain.stderr == ""
+    assert "left out of the compiled code" not in run.stderr
     # AND neither function's calls were run again, each with its reason
-    session = compilescope.load(tmp_path / "compilescope-reordered.json")
     assert session.accuracy is not None
     whys = {c.name: {(call.outcome, call.why) for call in c.calls} for c in session.accuracy.callables}
     [(outcome, why)] = whys["printed"]
@@ -288,16 +286,10 @@ print(random.random(), np.random.rand())
 
 def test_the_checks_leave_pythons_and_numpys_random_streams_as_they_were(tmp_path: Path) -> None:
     # GIVEN compiled functions that draw from numpy's and Python's random generators
-    (tmp_path / "drawn.py").write_text(DRAWN)
-    plain = _python(tmp_path, "drawn.py")
-    assert plain.returncode == 0, plain.stderr[-2000:]
-    # WHEN it is run with --check-accuracy
-    run = run_cli("run", "--check-accuracy", "--no-html", "drawn.py", cwd=tmp_path)
-    assert run.returncode == 0, run.stderr[-3000:]
-    # THEN the program drew the same numbers after them: its generators were put back
-    assert run.stdout == plain.stdout
+    # WHEN it is run with --check-accuracy, THEN the program drew the same numbers after them
+    # (its generators were put back: it printed what it prints without us)
+    _, _, session = _plain_and_checked(tmp_path, "drawn", DRAWN)
     # AND the numpy draw is said to be random, not wrong; the break before any graph is a break
-    session = compilescope.load(tmp_path / "compilescope-drawn.json")
     assert session.accuracy is not None
     calls = {c.name: [(call.outcome, call.why or "") for call in c.calls] for c in session.accuracy.callables}
     assert [o for o, _ in calls["noisy"]] == ["not compared", "not compared"]
