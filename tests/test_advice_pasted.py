@@ -326,3 +326,20 @@ def test_what_a_lookup_and_a_string_are_not_offered_would_not_work(tmp_path: Pat
     _, dynamic, _ = _run(tmp_path, "label_lookup")
     # THEN the string still compiles a version per value
     assert [len(f.compiles) for f in dynamic.frames if f.name == "loss_fn"] == [2]
+
+
+def test_dynamic_as_offered_for_a_size_removes_its_recompile_and_not_a_loops(tmp_path: Path) -> None:
+    # GIVEN a loop's count and a view's sizes passed as Python numbers: dynamic=True is offered for
+    # the sizes, and said not to help the loop
+    result, session, found = _run_original(tmp_path, "number_uses")
+    size = next(f for f in found if f.kind == "recompile" and "shape[0]" in f.title)
+    count = next(f for f in found if f.kind == "recompile" and "config.repeats" in f.title)
+    assert "dynamic" in size.try_fixes and "dynamic=True can help" in " ".join(count.fix.split())
+    # WHEN both functions are compiled with dynamic=True
+    program = _copy("number_uses", tmp_path)
+    program.write_text(program.read_text().replace('@torch.compile(backend="eager")', '@torch.compile(backend="eager", dynamic=True)'))
+    pasted_result, pasted, _ = _run(tmp_path, "number_uses")
+    # THEN the view compiles once, the loop still once per count, as the findings say; same output
+    compiles = {f.name: len(f.compiles) for f in pasted.frames}
+    assert compiles == {"regrouped": 1, "repeated": 3}, compiles
+    assert pasted_result.stdout == result.stdout

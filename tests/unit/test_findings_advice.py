@@ -215,3 +215,24 @@ def test_a_string_argument_is_a_version_per_value_not_a_tensor_to_pass() -> None
     assert string.title == "`reduction` in loss_fn is a string, compiled in: 1 recompile"
     assert "`reduction` is a string ('mean' compiled in)" in fix and "a string cannot be passed as a tensor" in fix
     assert "torch.tensor(" not in fix and "Python number" not in fix and "dynamic" not in string.try_fixes
+
+
+def test_a_loop_count_torch_specialized_back_is_offered_no_tensor_and_no_dynamic() -> None:
+    # GIVEN a loop's count read from a config object: torch made it symbolic, then specialized it
+    # back (range() needs the number)
+    count = one(found("number_uses"), kind="recompile", title_has="config.repeats")
+    fix = flat(count.fix)
+    # THEN the line that needs the number is named, and neither a tensor nor dynamic=True offered
+    assert "torch made `config.repeats` symbolic at its first change, but `for _ in range(config.repeats):`" in flat(count.detail)
+    assert fix.startswith("Neither a tensor nor dynamic=True can help here: `for _ in range(config.repeats):`")
+    assert "torch.tensor(" not in fix and "dynamic" not in count.try_fixes
+
+
+def test_a_size_is_offered_dynamic_not_a_tensor() -> None:
+    # GIVEN the sizes of a view passed as a tuple of ints: torch made them symbolic at the change
+    size = one(found("number_uses"), kind="recompile", title_has="shape[0]")
+    fix = flat(size.fix)
+    # THEN no tensor is offered (a size cannot be one), and dynamic=True is, to skip the recompile
+    assert "It is a size or a dimension in `x.view(shape)`, which a tensor cannot be" in fix
+    assert "torch then made it symbolic" in fix and "compile with dynamic=True" in fix
+    assert "torch.tensor(" not in fix and "dynamic" in size.try_fixes

@@ -38,6 +38,7 @@ from compilescope.findings.finding import (
 )
 from compilescope.findings.kinds import FindingKind
 from compilescope.findings.number_attributes import number_attribute_advice, number_type
+from compilescope.findings.number_uses import decisions_on, specialized, used_as_size
 from compilescope.findings.recompile_causes import (
     Met,
     RecompileCause,
@@ -212,7 +213,10 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
         title = f"{named} in {frame.label_of(met[0][1])} was compiled in as a constant ({listed(list(dict.fromkeys(constants)))}): {plural(len(met), 'recompile')}"
         origin = _origin(cause.guard, frame)
         detail_lines.append(f"Guard failed: {cause.guard.text}" + (f" (from {origin})" if origin else ""))
-        became_dynamic = any(subject in (d.source or "") for c in compiles for d in c.dynamic)
+        became_dynamic = any(d.kind == "symbol" for d in decisions_on(subject, compiles)) or any(
+            subject in (d.source or "") for c in compiles for d in c.dynamic
+        )
+        held = specialized(subject, compiles)  # made symbolic, then specialized back: its code needs the number
         flag = _is_flag(constants)
         if flag:
             title = f"`{subject}` in {frame.label_of(met[0][1])} is a flag, True or False, compiled in: {plural(len(met), 'recompile')}"
@@ -232,6 +236,23 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
                 "should be, and nothing to change: a string cannot be passed as a tensor, and dynamic=True makes only "
                 "numbers symbolic. Where it takes many (a name per step, a path), work out what the compiled code needs "
                 "from it before the call and pass that instead, or keep it out of the compiled function."
+            )
+            dynamic_cannot_help = True
+        elif held is not None:
+            needs = (
+                f"`{held.code}`" + (f" ({short(where(held.filename, held.lineno) or '')})" if held.filename else "")
+                if held.code
+                else "its code"
+            )
+            detail_lines.append(
+                f"torch made `{subject}` symbolic at its first change, but {needs} needs its exact value, so torch "
+                "specialized it back: each value compiles a version of its own."
+            )
+            fix = (
+                f"Neither a tensor nor dynamic=True can help here: {needs} needs `{subject}` as a Python number (a loop's "
+                "count, a value that decides the code). A version per value is as it should be while it takes a few values; "
+                "where it takes many, keep that code out of the compiled function (compile the loop's body and loop in "
+                "Python), or let the number take only a few values."
             )
             dynamic_cannot_help = True
         elif (attribute := self_attribute(subject)) and (number := number_type(constants)):
@@ -259,6 +280,15 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
                 fix += f" torch then made it symbolic, so later values reuse one version. To skip the recompile, make it a tensor: {tensor}"
             else:
                 fix += f" Make it a tensor, so that its value is an input, not a constant: {tensor}"
+        elif (size := used_as_size(cause.guard.user_code, subject)) is not None:
+            fix = (
+                f"A Python number passed as `{subject}` was compiled into the graph as the constant {cause.guard.expected}, "
+                f"so a new value compiles again. It is a size or a dimension in {size}, which a tensor cannot be: "
+            )
+            if became_dynamic:
+                fix += "torch then made it symbolic, so later values reuse one version; to skip that recompile too, compile with dynamic=True (sizes symbolic from the first call)."
+            else:
+                fix += "compile with dynamic=True, which makes it symbolic, so that one version serves every value."
         else:
             fix = f"A Python number passed as `{subject}` was compiled into the graph as the constant {cause.guard.expected}, so a new value compiles again."
             passed = _at_call(met, compiles, variable=False, callees=callees)
