@@ -236,3 +236,25 @@ def test_a_size_is_offered_dynamic_not_a_tensor() -> None:
     assert "It is a size or a dimension in `x.view(shape)`, which a tensor cannot be" in fix
     assert "torch then made it symbolic" in fix and "compile with dynamic=True" in fix
     assert "torch.tensor(" not in fix and "dynamic" in size.try_fixes
+
+
+def test_a_number_that_decides_a_branch_is_not_offered_as_a_tensor() -> None:
+    # GIVEN `best`, a Python float compared in `if loss < best:` after an .item() break: its value
+    # compiled in, then the branch's outcome
+    recompiles = [f for f in found("scalar_branch") if f.kind == "recompile"]
+    value = one(recompiles, title_has="`best`")
+    outcome = one(recompiles, title_has="compiled again")
+    # THEN neither is offered a tensor (the branch would depend on a tensor's value) or dynamic=True,
+    # and the branch is named at the user's line, not torch's
+    fix = flat(value.fix)
+    assert fix.startswith("`best` decides the branch `if loss < best:` (programs/scalar_branch.py:10)")
+    assert "torch.tensor(" not in fix and "torch.where" in fix and value.try_fixes == ()
+    fix = flat(outcome.fix)
+    assert fix.startswith("The branch `if loss < best:` (programs/scalar_branch.py:10) went the other way")
+    assert "pass it as a tensor" not in fix and "_dynamo/" not in fix
+
+
+def test_a_guards_place_is_the_users_line_not_torchs_after_it() -> None:
+    # torch writes "# if loss < best:  # scalar_branch.py:10 in fn (_dynamo/variables/tensor.py:2606 in evaluate_expr)"
+    places = {(g.filename or "").rsplit("/", 1)[-1] for c in session("scalar_branch").compiles for g in c.failed_guards}
+    assert places == {"scalar_branch.py"}, places

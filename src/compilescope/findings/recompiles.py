@@ -119,6 +119,16 @@ def _is_flag(constants: list[str]) -> bool:
     return bool(constants) and all(value in ("True", "False") for value in constants)
 
 
+def _branch(guard: FailedGuard) -> str | None:
+    """ "the branch `if loss < best:` (file:line)" where the guard was made by a Python branch
+    (`if`, `elif`, `while`, `assert`, `a if c else b`), else None."""
+    code = (guard.user_code or "").strip()
+    if not (re.match(r"(if|elif|while|assert)\b", code) or re.search(r"\bif\b.+\belse\b", code)):
+        return None
+    place = f" ({short(where(guard.filename, guard.lineno) or '')})" if guard.filename and is_user_code(guard.filename) else ""
+    return f"the branch `{code}`{place}"
+
+
 def _is_string(constants: list[str]) -> bool:
     """Whether the constants compiled in were strings, as torch's guard says them ('mean')."""
     return bool(constants) and all(re.fullmatch(r"'.*'|\".*\"", value, re.S) is not None for value in constants)
@@ -236,6 +246,18 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
                 "should be, and nothing to change: a string cannot be passed as a tensor, and dynamic=True makes only "
                 "numbers symbolic. Where it takes many (a name per step, a path), work out what the compiled code needs "
                 "from it before the call and pass that instead, or keep it out of the compiled function."
+            )
+            dynamic_cannot_help = True
+        elif (branch := _branch(cause.guard)) is not None:
+            fix = (
+                f"`{subject}` decides {branch}, so passed as a tensor it would make that branch depend on a tensor's value: "
+                "a graph break. "
+                + (
+                    "torch made it symbolic at its first change, so later values reuse one version while the branch goes the same way."
+                    if became_dynamic
+                    else "Each value compiles a version of its own."
+                )
+                + " To keep one version, decide the branch in the graph (torch.where on tensors)."
             )
             dynamic_cannot_help = True
         elif held is not None:
@@ -364,6 +386,12 @@ def _finding(cause: RecompileCause, session: Session) -> Finding:
             fix = (
                 f"The compiled code depends on `self.{attribute}`, and it changed between calls: keep it stable (make it once in "
                 "__init__, or register_buffer for a tensor), or pass it to forward as an argument."
+            )
+        elif (branch := _branch(cause.guard)) is not None:
+            fix = (
+                f"{branch[0].upper()}{branch[1:]} went the other way than when it was compiled: Dynamo compiles one way of a Python branch into "
+                "each version. Passed as tensors, its values would make the branch depend on a tensor's value, a graph "
+                "break; to keep one version, decide it in the graph (torch.where on tensors)."
             )
         else:
             fix = (

@@ -123,7 +123,9 @@ def parse_recompile_reasons(reasons: list[str]) -> list[FailedGuard]:
         guard.text = text
         if len(parts) > 1:
             guard.user_code = parts[1].strip()
-        if len(parts) > 2 and (loc := _LOCATION.search(parts[2].strip())):
+        # (torch may add where in itself the guard was made: "file.py:10 in fn (_dynamo/variables/tensor.py:2606
+        # in evaluate_expr)"; the user's place is the one before it)
+        if len(parts) > 2 and (loc := _LOCATION.search(re.sub(r"\s*\([^()]*\)$", "", parts[2].strip()))):
             guard.filename, guard.lineno = loc.group("file"), int(loc.group("line"))
         if m := re.match(
             r"^tensor '(?P<subject>.+?)' (?P<what>[a-z_ ]+?(?: at index \d+)?)\. expected (?P<e>.+?), actual (?P<a>.+?)$", text
