@@ -295,3 +295,43 @@ def test_the_checks_leave_pythons_and_numpys_random_streams_as_they_were(tmp_pat
     assert [o for o, _ in calls["noisy"]] == ["not compared", "not compared"]
     assert [o for o, _ in calls["jitter"]] == ["not checked", "not checked"]
     assert all("broke into more graphs (a graph break before any graph)" in why for _, why in calls["jitter"])
+
+
+STEPPED = """
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(8, 1)
+opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+
+
+@torch.compile(backend="eager")
+def step():  # (Dynamo holds the parameters and AdamW's state in the graph, not as inputs)
+    opt.step()
+
+
+for _ in range(3):
+    x, y = torch.randn(32, 8), torch.randn(32, 1)
+    opt.zero_grad()
+    nn.functional.mse_loss(model(x), y).backward()
+    step()
+    print(round(float(model.weight.sum()), 6))
+"""
+
+
+def test_a_compiled_optimizer_step_is_not_applied_a_second_time_by_the_checks(tmp_path: Path) -> None:
+    # GIVEN a compiled AdamW step: its graph changes the parameters and the optimizer's state in
+    # place, tensors Dynamo holds in the graph rather than passing them in
+    # WHEN it is run with --check-accuracy, THEN the weights after each step are the program's own
+    # (neither the graph's check nor the whole call's applied the update again)
+    _, _, session = _plain_and_checked(tmp_path, "stepped", STEPPED)
+    # AND both say why they did not run it again
+    assert session.accuracy is not None
+    [graph] = [c for c in session.compiles if c.accuracy]
+    [checked] = graph.accuracy
+    assert [c.outcome for c in checked.calls] == ["not checked"] * 3
+    assert "changes in place 8 tensors it holds itself" in (checked.calls[0].why or "")
+    [callable_] = session.accuracy.callables
+    assert [c.outcome for c in callable_.calls] == ["not checked"] * 3
+    assert (callable_.calls[0].why or "").startswith("a graph it ran changes in place 8 tensors it holds itself")

@@ -39,6 +39,7 @@ import torch
 import compilescope.record.torch_adapter as torch_adapter
 from compilescope.record.accuracy_calls import checked, graphs_running
 from compilescope.record.accuracy_compare import Compared, compare, flat
+from compilescope.record.graph_mutations import held_tensors_changed
 from compilescope.record.random_states import RandomStates, moved, rng_states, set_rng_states
 from compilescope.record.staging import kept, restored, staged_copies
 from compilescope.session import error_summary
@@ -120,6 +121,13 @@ class CheckedGraph:
         self.training: dict[str, Any] | None = None
         self.first: dict[str, Any] | None = None  # the first call's inputs on a GPU (for the peaks), or why not kept
         self.kept: list[Any] | None = None  # the inputs of the first call that differed, copied before it (in the CPU's memory)
+        changed = held_tensors_changed(graph)  # (tensors it holds, not inputs: an eager run would change them again)
+        self.holds_changed = (
+            f"its graph changes in place {len(changed)} tensor{'s' if len(changed) != 1 else ''} it holds itself, not as inputs "
+            "(as Dynamo holds an optimizer's parameters and state), which an eager run would change a second time"
+            if changed
+            else None
+        )
 
     def __getattr__(self, name: str) -> Any:  # (what Dynamo asks of the compiled function)
         if name in ("__self__", "__func__"):
@@ -142,7 +150,7 @@ class CheckedGraph:
         started = time.perf_counter()
         staged = None
         try:
-            problem = _uncopyable(args)
+            problem = self.holds_changed or _uncopyable(args)
             if problem is None:
                 staged = staged_copies(args)
         except torch.OutOfMemoryError:

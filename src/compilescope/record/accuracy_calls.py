@@ -289,6 +289,8 @@ def _not_safe(ran: list[dict[str, Any]]) -> str | None:
                 "Dynamo calls print or a logging function after its graph (torch._dynamo.config.reorderable_logging_functions), "
                 "which an eager run would call a second time"
             )
+        if getattr(entry["graph"], "holds_changed", None):
+            return entry["graph"].holds_changed.replace("its graph changes", "a graph it ran changes", 1)
         for name in entry["mutated"]:
             if not name.startswith("L["):
                 return f"it changes {name} in place, which an eager run would change a second time"
