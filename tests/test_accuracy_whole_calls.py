@@ -107,6 +107,22 @@ def bump_plain(x):
 
 
 print("plain:", bump_plain(a).tolist(), a.tolist())
+
+
+def counter():
+    total = torch.zeros(3)
+
+    @torch.compile(backend="aot_eager")
+    def add(x):  # (a closure's tensor changed in place: Dynamo names it L['total'], as if an argument)
+        total.add_(x)
+        return total.clone()
+
+    return add
+
+
+add = counter()
+add(a)
+print("closure:", add(a).tolist())
 print("norm:", norm(torch.randn(5, 4)).sum().item(), norm.running_mean.tolist())
 
 
@@ -144,6 +160,10 @@ def test_in_place_changes_are_compared_and_an_uncopyable_argument_is_not_checked
     assert found["BatchNorm1d"].matches
     # and a compiled method, its module an argument, is run with a copy of the module
     assert found["Net.forward"].matches
+    # and a closure's tensor changed in place is not run again (it would be changed twice)
+    closure = found["counter.<locals>.add"].calls
+    assert [c.outcome for c in closure] == ["not checked", "not checked"]
+    assert "changes L['total'] in place, not one of its arguments" in (closure[0].why or "")
 
 
 HOOKED = """

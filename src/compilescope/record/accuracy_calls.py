@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import re
 import sys
 import threading
 import time
@@ -92,7 +93,7 @@ class CheckedCallable:
         if skipping:
             facts["guards_skipped"] = True
         try:
-            problem = problem or _not_safe(ran)
+            problem = problem or _not_safe(ran, _parameters(self.original))
             if problem is not None:
                 facts.update(outcome="not checked", why=problem)
             else:
@@ -268,8 +269,27 @@ def checked(owner: Any, original: Any, compiled: Any) -> Any:
     return checked_call
 
 
-def _not_safe(ran: list[dict[str, Any]]) -> str | None:
-    """Why running the call's Python again could change the program, or None."""
+def _parameters(original: Any) -> set[str] | None:
+    """The names the compiled frame has for what the check copies: the function's parameters; for
+    a module's call, its forward's (`self` among them) and those of torch's wrapper around a
+    torch.nn module (external_utils.wrap_inline: `fn`, the module, and its `args`, `kwargs`).
+    None where the code cannot be read."""
+    module = _module_of(original)
+    target = type(module).forward if module is not None else inspect.unwrap(original)
+    code = getattr(target, "__code__", None)
+    if code is None:
+        return None
+    count = (
+        code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    )
+    names = set(code.co_varnames[:count])
+    return names | {"self", "fn", "args", "kwargs"} if module is not None else names
+
+
+def _not_safe(ran: list[dict[str, Any]], parameters: set[str] | None = None) -> str | None:
+    """Why running the call's Python again could change the program, or None. A tensor changed in
+    place is safe only where it is one of the call's `parameters` (copied): Dynamo names a
+    closure's tensor as a local too (L['total'])."""
     for entry in ran:
         capture = entry["graph"].capture
         if capture.get("graph_break") is not False:
@@ -292,8 +312,11 @@ def _not_safe(ran: list[dict[str, Any]]) -> str | None:
         if getattr(entry["graph"], "holds_changed", None):
             return entry["graph"].holds_changed.replace("its graph changes", "a graph it ran changes", 1)
         for name in entry["mutated"]:
-            if not name.startswith("L["):
+            local = re.match(r"L\['([^']+)'\]", name)
+            if local is None:
                 return f"it changes {name} in place, which an eager run would change a second time"
+            if parameters is not None and local.group(1) not in parameters:
+                return f"it changes {name} in place, not one of its arguments (a closure's), which an eager run would change a second time"
     if torch_adapter.ignored_logging_functions():
         return (
             "torch._dynamo.config.ignore_logging_functions is set: the compiled code leaves out calls to those functions, "
