@@ -343,3 +343,21 @@ def test_dynamic_as_offered_for_a_size_removes_its_recompile_and_not_a_loops(tmp
     compiles = {f.name: len(f.compiles) for f in pasted.frames}
     assert compiles == {"regrouped": 1, "repeated": 3}, compiles
     assert pasted_result.stdout == result.stdout
+
+
+def test_marking_a_dimension_torch_specializes_stops_the_program_as_the_finding_says(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    # GIVEN a loop over a tensor's rows, compiled: the finding says marking its dimension dynamic
+    # makes torch raise, and offers no mark_dynamic
+    _, _, found = _run_original(tmp_path, "row_loop")
+    assert "ConstraintViolationError" in _one(found, "recompile").fix
+    # WHEN the dimension is marked dynamic anyway, before the calls
+    program = _copy("row_loop", tmp_path)
+    source = program.read_text()
+    assert "    x = torch.ones(n, 3)\n" in source
+    program.write_text(source.replace("    x = torch.ones(n, 3)\n", "    x = torch.ones(n, 3)\n    torch._dynamo.mark_dynamic(x, 0)\n"))
+    marked = subprocess.run([sys.executable, program.name], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    # THEN torch raises ConstraintViolationError and the program stops
+    assert marked.returncode != 0 and "ConstraintViolationError" in marked.stderr, marked.stderr[-2000:]

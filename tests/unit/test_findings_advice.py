@@ -258,3 +258,16 @@ def test_a_guards_place_is_the_users_line_not_torchs_after_it() -> None:
     # torch writes "# if loss < best:  # scalar_branch.py:10 in fn (_dynamo/variables/tensor.py:2606 in evaluate_expr)"
     places = {(g.filename or "").rsplit("/", 1)[-1] for c in session("scalar_branch").compiles for g in c.failed_guards}
     assert places == {"scalar_branch.py"}, places
+
+
+def test_a_dimension_torch_specialized_back_is_not_offered_mark_dynamic() -> None:
+    # GIVEN a loop over a tensor's rows in one compiled function (torch specializes the size
+    # back: a version per size), the same tensor passed to another made dynamic at the change
+    size = one(found("row_loop"), kind="recompile")
+    fix = flat(size.fix)
+    # THEN marking is said not to help, with the line that needs the size, and is not offered
+    assert fix.startswith(
+        "Marking the dimension dynamic would not remove this recompile: in per_row, `for i in range(x.shape[0]):` "
+        "(programs/row_loop.py:17) needs the size's exact value"
+    )
+    assert "ConstraintViolationError" in fix and "mark_dynamic(" not in fix and "dynamic" not in size.try_fixes

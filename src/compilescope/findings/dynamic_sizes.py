@@ -17,9 +17,9 @@ from compilescope.findings.arguments import (
     local_of,
     which_argument,
 )
-from compilescope.findings.finding import listed, short
+from compilescope.findings.finding import listed, short, where
 from compilescope.findings.recompile_causes import Met
-from compilescope.session.model import Compile, FailedGuard, Frame
+from compilescope.session.model import Compile, DynamicShape, FailedGuard, Frame
 
 
 def mark_dynamic_advice(met: list[Met], compiles: list[Compile], dim: str, callees: tuple[str, ...] = ()) -> str:
@@ -147,7 +147,21 @@ def marking_cannot_help(met: list[Met], dim: str) -> str | None:
     - the version torch compiled with the dimension dynamic is kept to a range (a guard
       `2 <= x.size()[0] <= 15`, put there by an op that works one way below a size and another
       above it, conv2d on the CPU) that leaves out the size before: whatever is marked, the two
-      sizes need a version each."""
+      sizes need a version each;
+    - torch specialized the dimension back to its size in a function (the trace's
+      `specialization` decision: `for i in range(x.shape[0])` needs the count): each size
+      compiles a version there, and a dimension marked dynamic makes torch raise
+      ConstraintViolationError (measured: tests/traces/programs/row_loop.py)."""
+    if (held := _specialized(met, dim)) is not None:
+        frame, decision = held
+        place = where(decision.filename, decision.lineno)
+        return (
+            f"Marking the dimension dynamic would not remove this recompile: in {frame.known_as}, `{decision.code}`"
+            + (f" ({short(place)})" if place else "")
+            + " needs the size's exact value, so torch specialized it back and compiles a version per size; a dimension "
+            "marked dynamic there makes torch raise ConstraintViolationError (the program stops). To compile it once, "
+            "loop outside the compiled function and compile the loop's body."
+        )
     if all((guard.expected or "") in ("0", "1") for _, _, guard in met):  # (1 → 2, not 1 → 2 → 3: from 2 on, marking helps)
         before = met[0][2].expected
         dynamic = any(d.kind == "automatic dynamic" for _, c, _ in met for d in c.dynamic)
@@ -181,6 +195,23 @@ def marking_cannot_help(met: list[Met], dim: str) -> str | None:
                 f"{c.compile_id}, holds only while {g.text.replace(found.group('source'), local_of(found.group('source')))}{origin}, "
                 f"which leaves out {before}: the sizes on either side of that bound need a version each, whatever is marked."
             )
+    return None
+
+
+def _specialized(met: list[Met], dim: str) -> tuple[Frame, DynamicShape] | None:
+    """The first function among `met` where torch specialized the tensor's dimension `dim` back
+    to its size, and torch's decision (its code and line)."""
+    for frame, c, guard in met:
+        for d in c.dynamic:
+            found = re.fullmatch(r"(?P<source>L\[.+?\])\.size\(\)\[(?P<dim>\d+)\]", (d.source or "").strip())
+            if (
+                d.kind == "specialization"
+                and d.code
+                and found is not None
+                and found.group("dim") == dim
+                and local_of(found.group("source")) == local_of(guard.subject or "")
+            ):
+                return frame, d
     return None
 
 
