@@ -203,7 +203,7 @@ def _specialized(met: list[Met], dim: str) -> tuple[Frame, DynamicShape] | None:
     to its size, and torch's decision (its code and line)."""
     for frame, c, guard in met:
         for d in c.dynamic:
-            found = re.fullmatch(r"(?P<source>L\[.+?\])\.size\(\)\[(?P<dim>\d+)\]", (d.source or "").strip())
+            found = _RANGE.match((d.source or "").strip())  # ("L['x'].size()[0]": a range with no bounds)
             if (
                 d.kind == "specialization"
                 and d.code

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from compilescope.findings.arguments import init_assignment
 from compilescope.findings.finding import short, where
+from compilescope.findings.number_uses import decisions_on
 from compilescope.session.model import Compile, Frame
 
 _INT = re.compile(r"-?\d+")
@@ -52,7 +53,7 @@ def number_attribute_advice(
     attribute's `kind` ("int" or "float"); `assigned` is where forward itself sets it, if it does."""
     # (torch notes "automatic dynamic 0 -> 1" for an int too, then keeps it a constant: only a
     # symbol made for it says it became symbolic)
-    symbolic = any(d.kind == "symbol" and _of_attribute(d.source, attribute) for c in compiles for d in c.dynamic)
+    symbolic = any(d.kind == "symbol" for d in decisions_on(f"self.{attribute}", compiles))
     constant = f"(the guard `self.{attribute} == {first_value}`)"
     if kind == "int" and not symbolic:
         why = (
@@ -93,8 +94,3 @@ def number_attribute_advice(
     else:
         fix = f"To compile it once, {tensor}"
     return NumberAdvice(detail=why, fix=fix, init_place=place)
-
-
-def _of_attribute(source: str | None, attribute: str) -> bool:
-    """Whether a dynamic-shape source is the module's attribute: "L['self'].temperature"."""
-    return bool(source) and re.fullmatch(rf"(?:L\['self'\]|self)\.{re.escape(attribute)}", (source or "").strip()) is not None

@@ -47,6 +47,7 @@ from compilescope.findings.recompile_causes import (
     self_attribute,
     without_ids,
 )
+from compilescope.findings.skipped import is_branch
 from compilescope.findings.version_calls import calls_served, flip_flop_findings, limit_findings
 from compilescope.session.model import Compile, FailedGuard, Frame, Session
 from compilescope.session.places import is_user_code, library
@@ -123,7 +124,7 @@ def _branch(guard: FailedGuard) -> str | None:
     """ "the branch `if loss < best:` (file:line)" where the guard was made by a Python branch
     (`if`, `elif`, `while`, `assert`, `a if c else b`), else None."""
     code = (guard.user_code or "").strip()
-    if not (re.match(r"(if|elif|while|assert)\b", code) or re.search(r"\bif\b.+\belse\b", code)):
+    if not is_branch(code):
         return None
     place = f" ({short(where(guard.filename, guard.lineno) or '')})" if guard.filename and is_user_code(guard.filename) else ""
     return f"the branch `{code}`{place}"

@@ -226,6 +226,13 @@ def hinted_fixes(hints: list[str]) -> list[str]:
 # ---- a scalar that decides a branch ---------------------------------------------------------
 
 _BRANCH = re.compile(r"^\s*(if|elif|while|assert)\b")
+_CONDITIONAL = re.compile(r"\bif\b.+\belse\b")  # a conditional expression: `a if c else b`
+
+
+def is_branch(code: str) -> bool:
+    """Whether a line of code decides a Python branch: an `if`, `elif`, `while` or `assert`
+    statement, or a conditional expression."""
+    return bool(_BRANCH.match(code) or _CONDITIONAL.search(code))
 
 
 def scalar_decides_branch(brk: GraphBreak, versions: list[Compile]) -> str | None:
@@ -236,7 +243,7 @@ def scalar_decides_branch(brk: GraphBreak, versions: list[Compile]) -> str | Non
         return None
     if _BRANCH.match(code):
         return f"the `{code.strip().split()[0]}` on the same line"
-    if re.search(r"\bif\b.+\belse\b", code):
+    if _CONDITIONAL.search(code):
         return "the conditional expression (`a if … else b`) on the same line"
     target = re.match(r"^\s*([A-Za-z_]\w*)\s*=[^=]", code)
     if target is None:
